@@ -1,0 +1,518 @@
+package replay
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+
+	"github.com/zeebo/blake3"
+)
+
+// The problems a decoder reports; a *FormatError wraps exactly one of them,
+// so errors.Is tells which admission check failed.
+var (
+	ErrNotArtifact = errors.New("not a Hale artifact")
+	ErrVersion     = errors.New("unsupported artifact format version")
+	ErrFraming     = errors.New("bad framing")
+	ErrTruncated   = errors.New("truncated artifact")
+	ErrCount       = errors.New("entry count mismatch")
+	ErrChecksum    = errors.New("checksum mismatch")
+)
+
+// FormatError is a problem found while decoding an artifact.
+type FormatError struct {
+	Err    error // ErrNotArtifact, ErrVersion, ErrFraming, ErrTruncated, ErrCount or ErrChecksum
+	Offset int64 // byte offset where the problem was found
+	Entry  int   // index of the entry concerned, or -1
+	Msg    string
+}
+
+func (e *FormatError) Error() string { return e.Msg }
+
+// Unwrap returns the sentinel error naming the kind of problem.
+func (e *FormatError) Unwrap() error { return e.Err }
+
+// ReadFile reads and strictly decodes the artifact at path.
+func ReadFile(path string) (*Artifact, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	return Decode(data)
+}
+
+// Read reads all of r and strictly decodes it.
+func Read(r io.Reader) (*Artifact, error) {
+	data, err := io.ReadAll(r)
+	if err != nil {
+		return nil, err
+	}
+	return Decode(data)
+}
+
+// Decode decodes a complete artifact. Any problem is a *FormatError: bad
+// magic, a newer or invalid version, bad framing, a missing trailer,
+// counts that disagree with the trailer, or a checksum mismatch.
+// Byte-slice fields of the result share memory with data.
+func Decode(data []byte) (*Artifact, error) {
+	a, ferr := decode(data)
+	if ferr != nil {
+		return nil, ferr
+	}
+	return a, nil
+}
+
+// Salvage decodes as much of data as it can. It returns every complete
+// entry before the first problem, with a.Complete false and the problem
+// as err; a is nil only when not even the header could be read. For a
+// valid artifact it returns the same as Decode.
+func Salvage(data []byte) (a *Artifact, err error) {
+	a, ferr := decode(data)
+	if ferr != nil {
+		return a, ferr
+	}
+	return a, nil
+}
+
+// decode is the one decoder: it stops at the first problem and returns
+// what it had read until then.
+func decode(data []byte) (*Artifact, *FormatError) {
+	if len(data) < len(Magic) || string(data[:len(Magic)]) != Magic {
+		return nil, &FormatError{Err: ErrNotArtifact, Entry: -1, Msg: "not a Hale artifact (bad magic)"}
+	}
+	c := &cursor{data: data, pos: len(Magic), end: len(data), entry: -1, top: true}
+	version := c.uvarint("format version")
+	if c.err != nil {
+		return nil, c.err
+	}
+	switch {
+	case version > FormatVersion:
+		return nil, &FormatError{Err: ErrVersion, Offset: int64(len(Magic)), Entry: -1,
+			Msg: fmt.Sprintf("artifact format version %d is newer than this hale supports (%d)", version, FormatVersion)}
+	case version == 0:
+		return nil, &FormatError{Err: ErrVersion, Offset: int64(len(Magic)), Entry: -1,
+			Msg: "artifact format version 0 is not valid"}
+	}
+
+	hc := c.record("header", c.pos)
+	if c.err != nil {
+		return nil, c.err
+	}
+	a := &Artifact{Version: version}
+	hc.header(&a.Header)
+	if hc.finish(); hc.err != nil {
+		return nil, hc.err
+	}
+
+	found := map[uint32]uint64{}
+	for {
+		start := c.pos
+		c.entry = len(a.Entries)
+		if c.pos == c.end {
+			return a, c.truncated(start, "the data ends")
+		}
+		kind := Kind(c.uvarint("entry kind"))
+		if c.err != nil {
+			return a, c.err
+		}
+		if kind == trailerMarker {
+			c.entry = -1
+			break
+		}
+		bc := c.record(kind.String()+" entry", start)
+		if c.err != nil {
+			return a, c.err
+		}
+		e := bc.body(kind)
+		if bc.finish(); bc.err != nil {
+			return a, bc.err
+		}
+		a.Entries = append(a.Entries, e)
+		found[e.Consumer]++
+	}
+	return a, c.trailer(a, found)
+}
+
+// trailer reads the trailer record (its marker already consumed) and the
+// checksum, and checks both against what was decoded.
+func (c *cursor) trailer(a *Artifact, found map[uint32]uint64) *FormatError {
+	tc := c.record("trailer", c.pos-1)
+	if c.err != nil {
+		return c.err
+	}
+	t := &a.Trailer
+	t.Entries = tc.uvarint("total entry count")
+	n := tc.count("consumer count")
+	last := int64(-1)
+	for i := uint64(0); i < n && tc.err == nil; i++ {
+		at := tc.pos
+		id := tc.consumer()
+		count := tc.uvarint("entry count")
+		switch {
+		case tc.err != nil:
+		case int64(id) <= last:
+			tc.failAt(at, "trailer consumer %d is not in ascending order", id)
+		case count == 0:
+			tc.failAt(at, "trailer lists consumer %d with zero entries", id)
+		}
+		last = int64(id)
+		t.Counts = append(t.Counts, ConsumerCount{Consumer: id, Entries: count})
+	}
+	t.Verdict = tc.string("verdict")
+	t.ExitCode = tc.varint("exit code")
+	if tc.finish(); tc.err != nil {
+		return tc.err
+	}
+
+	sumAt := c.pos
+	if c.end-c.pos < len(t.Checksum) {
+		return c.truncated(sumAt, "the checksum is cut off")
+	}
+	copy(t.Checksum[:], c.data[sumAt:])
+	c.pos += len(t.Checksum)
+	if c.pos != c.end {
+		return c.failAt(c.pos, "%d bytes follow the trailer", c.end-c.pos)
+	}
+	if got := blake3.Sum256(c.data[:sumAt]); got != t.Checksum {
+		return &FormatError{Err: ErrChecksum, Offset: int64(sumAt), Entry: -1,
+			Msg: fmt.Sprintf("checksum mismatch at offset %d: the trailer has %s but the content hashes to %s",
+				sumAt, hexDigest(t.Checksum), hexDigest(got))}
+	}
+
+	mismatch := func(msg string, args ...any) *FormatError {
+		return &FormatError{Err: ErrCount, Offset: int64(tc.start), Entry: -1,
+			Msg: "entry count mismatch: " + fmt.Sprintf(msg, args...)}
+	}
+	if t.Entries != uint64(len(a.Entries)) {
+		return mismatch("the trailer says %d entries, the artifact has %d", t.Entries, len(a.Entries))
+	}
+	for _, cc := range t.Counts {
+		if found[cc.Consumer] != cc.Entries {
+			return mismatch("the trailer says consumer %d has %d entries, the artifact has %d",
+				cc.Consumer, cc.Entries, found[cc.Consumer])
+		}
+	}
+	if len(t.Counts) != len(found) {
+		for id, n := range found {
+			if !hasCount(t.Counts, id) {
+				return mismatch("the trailer does not list consumer %d, which has %d entries", id, n)
+			}
+		}
+	}
+	a.Complete = true
+	return nil
+}
+
+func hasCount(counts []ConsumerCount, id uint32) bool {
+	for _, cc := range counts {
+		if cc.Consumer == id {
+			return true
+		}
+	}
+	return false
+}
+
+// cursor reads fields from data[pos:end]. The first problem sticks in err
+// and turns every later read into a no-op returning zero values, so
+// parsing code reads straight through and checks err once.
+type cursor struct {
+	data     []byte
+	pos, end int
+	start    int    // offset of the record being read
+	what     string // the record being read, for messages
+	entry    int    // index of the entry being read, or -1
+	top      bool   // reading the file itself: running out of data means truncation
+	err      *FormatError
+}
+
+// record reads a length-prefixed record and returns a cursor over its body.
+// start is the offset of the record's first byte, marker included.
+func (c *cursor) record(what string, start int) *cursor {
+	n := c.uvarint(what + " length")
+	if c.err != nil {
+		return nil
+	}
+	if n > uint64(c.end-c.pos) {
+		c.truncated(start, fmt.Sprintf("the data ends inside the %s (%d of %d bytes present)", what, c.end-c.pos, n))
+		return nil
+	}
+	body := &cursor{data: c.data, pos: c.pos, end: c.pos + int(n), start: start, what: what, entry: c.entry}
+	c.pos += int(n)
+	return body
+}
+
+// finish checks that a record body was read exactly.
+func (c *cursor) finish() {
+	if c.err == nil && c.pos != c.end {
+		c.failAt(c.pos, "%d unused bytes at the end of the %s", c.end-c.pos, c.what)
+	}
+}
+
+func (c *cursor) failAt(at int, format string, args ...any) *FormatError {
+	if c.err == nil {
+		where := fmt.Sprintf("bad framing at offset %d", at)
+		if c.entry >= 0 {
+			where += fmt.Sprintf(" (entry %d)", c.entry)
+		}
+		c.err = &FormatError{Err: ErrFraming, Offset: int64(at), Entry: c.entry,
+			Msg: where + ": " + fmt.Sprintf(format, args...)}
+	}
+	return c.err
+}
+
+func (c *cursor) truncated(at int, detail string) *FormatError {
+	if c.err == nil {
+		msg := fmt.Sprintf("truncated artifact: missing trailer; %s at offset %d", detail, at)
+		if c.entry >= 0 {
+			msg += fmt.Sprintf(", after %d complete entries", c.entry)
+		}
+		c.err = &FormatError{Err: ErrTruncated, Offset: int64(at), Entry: c.entry, Msg: msg}
+	}
+	return c.err
+}
+
+// short reports that a field does not fit in what remains.
+func (c *cursor) short(at int, field string) {
+	if c.top {
+		c.truncated(at, "the data ends inside the "+field)
+		return
+	}
+	c.failAt(at, "%s runs past the end of the %s", field, c.what)
+}
+
+// uvarint reads a minimally encoded LEB128 integer; minimality makes the
+// encoding canonical, so decode-then-encode reproduces the input.
+func (c *cursor) uvarint(field string) uint64 {
+	if c.err != nil {
+		return 0
+	}
+	at := c.pos
+	var x uint64
+	for i := 0; i < 10; i++ {
+		if c.pos >= c.end {
+			c.short(at, field)
+			return 0
+		}
+		b := c.data[c.pos]
+		c.pos++
+		if i == 9 && b > 1 {
+			c.failAt(at, "%s overflows 64 bits", field)
+			return 0
+		}
+		x |= uint64(b&0x7f) << (7 * i)
+		if b < 0x80 {
+			if b == 0 && i > 0 {
+				c.failAt(at, "%s is not minimally encoded", field)
+				return 0
+			}
+			return x
+		}
+	}
+	c.failAt(at, "%s is longer than 10 bytes", field)
+	return 0
+}
+
+// varint reads a zigzag-encoded signed integer.
+func (c *cursor) varint(field string) int64 {
+	u := c.uvarint(field)
+	return int64(u>>1) ^ -int64(u&1)
+}
+
+func (c *cursor) consumer() uint32 {
+	at := c.pos
+	id := c.uvarint("consumer id")
+	if id > math.MaxUint32 {
+		c.failAt(at, "consumer id %d does not fit in 32 bits", id)
+		return 0
+	}
+	return uint32(id)
+}
+
+func (c *cursor) messageID() MessageID {
+	p := c.consumer()
+	return MessageID{Producer: p, Seq: c.uvarint("message seq")}
+}
+
+// count reads a list length; every element takes at least one byte, so a
+// count beyond the remaining bytes is bad framing, caught before anything
+// is allocated for it.
+func (c *cursor) count(field string) uint64 {
+	at := c.pos
+	n := c.uvarint(field)
+	if c.err == nil && n > uint64(c.end-c.pos) {
+		c.failAt(at, "%s %d exceeds the %d bytes left in the %s", field, n, c.end-c.pos, c.what)
+		return 0
+	}
+	return n
+}
+
+// bytes reads a length-prefixed byte string. The result shares data's
+// memory; its capacity is clipped so that appending to it cannot clobber
+// the bytes after it.
+func (c *cursor) bytes(field string) []byte {
+	at := c.pos
+	n := c.uvarint(field + " length")
+	if c.err != nil {
+		return nil
+	}
+	if n > uint64(c.end-c.pos) {
+		c.short(at, field)
+		return nil
+	}
+	p := c.pos
+	c.pos += int(n)
+	return c.data[p:c.pos:c.pos]
+}
+
+func (c *cursor) string(field string) string { return string(c.bytes(field)) }
+
+func (c *cursor) strings(field string) []string {
+	n := c.count(field + " count")
+	var ss []string
+	for i := uint64(0); i < n && c.err == nil; i++ {
+		ss = append(ss, c.string(field))
+	}
+	return ss
+}
+
+func (c *cursor) digest(d *[32]byte, field string) {
+	if c.err != nil {
+		return
+	}
+	if c.end-c.pos < len(d) {
+		c.short(c.pos, field)
+		return
+	}
+	copy(d[:], c.data[c.pos:])
+	c.pos += len(d)
+}
+
+// flag reads a byte that must be 0 or 1.
+func (c *cursor) flag(field string) bool {
+	if c.err != nil {
+		return false
+	}
+	if c.pos >= c.end {
+		c.short(c.pos, field)
+		return false
+	}
+	b := c.data[c.pos]
+	if b > 1 {
+		c.failAt(c.pos, "%s is %d, not 0 or 1", field, b)
+		return false
+	}
+	c.pos++
+	return b == 1
+}
+
+func (c *cursor) header(h *Header) {
+	h.HaleVersion = c.string("hale version")
+	h.Created = c.varint("creation time")
+	c.digest(&h.BuildDigest, "build digest")
+	c.digest(&h.ShapeHash, "shape hash")
+	h.EnvPolicy = c.string("env policy")
+	h.Files = c.strings("file path")
+	n := c.count("consumer count")
+	for i := uint64(0); i < n && c.err == nil; i++ {
+		var k Consumer
+		k.ID = c.consumer()
+		k.Kind = c.string("consumer kind")
+		k.Name = c.string("consumer name")
+		k.Instances = c.strings("instance name")
+		h.Consumers = append(h.Consumers, k)
+	}
+	h.Types = c.bytes("type table")
+}
+
+// body reads an entry body: consumer, seq, then the kind's fields.
+func (c *cursor) body(kind Kind) Entry {
+	e := Entry{Consumer: c.consumer(), Seq: c.uvarint("seq")}
+	switch kind {
+	case KindInvocation:
+		var x Invocation
+		x.Primitive = c.string("primitive")
+		x.Args = c.bytes("args")
+		x.Outcome, x.Result, x.Length, x.Message = c.outcome()
+		e.Body = x
+	case KindPublish:
+		var x Publish
+		x.Topic = c.string("topic")
+		x.Message = c.messageID()
+		x.Payload = c.bytes("payload")
+		e.Body = x
+	case KindDelivery:
+		var x Delivery
+		x.Target = c.string("target")
+		x.Start = c.flag("start flag")
+		if !x.Start {
+			x.Message = c.messageID()
+			x.Topic = c.string("topic")
+		}
+		e.Body = x
+	case KindOutput:
+		var x Output
+		x.Channel = c.string("channel")
+		x.Primitive = c.string("primitive")
+		x.Args = c.bytes("args")
+		x.Outcome, x.Result, x.Length, x.Message = c.outcome()
+		e.Body = x
+	case KindTrap:
+		var x Trap
+		x.Message = c.string("message")
+		x.Position = c.string("position")
+		x.Stack = c.strings("stack frame")
+		x.At = c.coordinate()
+		e.Body = x
+	case KindExit:
+		var x Exit
+		x.Code = c.varint("exit code")
+		x.Position = c.string("position")
+		x.At = c.coordinate()
+		e.Body = x
+	default:
+		if c.err == nil {
+			e.Body = Unknown{Code: kind, Data: c.data[c.pos:c.end:c.end]}
+			c.pos = c.end
+		}
+	}
+	return e
+}
+
+func (c *cursor) outcome() (o Outcome, result []byte, length uint64, message string) {
+	if c.err != nil {
+		return
+	}
+	if c.pos >= c.end {
+		c.short(c.pos, "outcome")
+		return
+	}
+	o = Outcome(c.data[c.pos])
+	switch o {
+	case OK:
+		c.pos++
+		result = c.bytes("result")
+	case Withheld:
+		c.pos++
+		length = c.uvarint("withheld length")
+	case Trapped:
+		c.pos++
+		message = c.string("trap message")
+	default:
+		c.failAt(c.pos, "unknown outcome %d", o)
+		o = OK
+	}
+	return
+}
+
+func (c *cursor) coordinate() *Coordinate {
+	if !c.flag("coordinate flag") {
+		return nil
+	}
+	co := Coordinate{Consumer: c.consumer(), N: c.uvarint("delivery number")}
+	if c.err != nil {
+		return nil
+	}
+	return &co
+}

@@ -1,0 +1,35 @@
+// Package replay owns the recording artifact of a Hale run: its binary
+// format, the recorder that writes it while the program runs, and the
+// inspection behind `hale trace summary|dump|verify`.
+//
+// An artifact is a header (program identity and the consumer table), a
+// sequence of entries (the run's replayable decisions, each stamped with
+// its consumer and that consumer's sequence number) and a trailer (exact
+// counts, the verdict and a BLAKE3 checksum). docs/artifact.md describes
+// the byte layout precisely enough to write an independent reader.
+//
+// Writing. The runtime holds a *Recorder, nil when LOTUS_OBS_RECORD is
+// unset, so each instrumentation site is one branch:
+//
+//	if rec != nil {
+//		rec.Append(consumer, replay.Invocation{Primitive: name, Args: args, Result: res})
+//	}
+//
+// Append encodes the entry on the caller's goroutine, then queues it for
+// the recorder's single writer goroutine. Each consumer may have at most
+// Options.Buffer entries waiting; beyond that Append blocks until the
+// writer catches up (entries are never dropped). Close writes the trailer,
+// syncs the file and renames it into place; a failure anywhere leaves no
+// file that looks complete.
+//
+// Reading. Decode is strict and is what replay admission uses: any
+// problem (magic, version, framing, counts, checksum, missing trailer) is
+// a *FormatError naming the byte offset. Salvage is lenient and is what
+// trace summary and dump use: it returns every complete entry before the
+// first problem, with Complete reporting whether the artifact was whole.
+// Artifact.Verify checks the entries against each other.
+//
+// The package knows nothing of the language: payloads, arguments and
+// results are canonical value bytes it carries without interpreting, and
+// the header's type table is an opaque blob.
+package replay

@@ -1,0 +1,276 @@
+package replay
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+
+	"github.com/zeebo/blake3"
+)
+
+// flushSize is how many encoded bytes a Writer gathers before writing them.
+const flushSize = 64 << 10
+
+// trailerMarker is the kind code that announces the trailer.
+const trailerMarker = 0
+
+// Writer encodes an artifact onto an io.Writer: the header when it is
+// created, then entries one by one, then the trailer on Finish. It
+// buffers up to 64 KiB; Flush writes what it holds. A Writer is not safe
+// for concurrent use (the Recorder serialises through one goroutine).
+type Writer struct {
+	w       io.Writer
+	sum     *blake3.Hasher
+	buf     []byte
+	scratch []byte
+	total   uint64
+	counts  map[uint32]uint64
+	err     error // first write error; every later call returns it
+	done    bool
+}
+
+// NewWriter writes the magic, the format version and the header to w and
+// returns a Writer for the entries.
+func NewWriter(w io.Writer, h *Header) (*Writer, error) {
+	wr := &Writer{w: w, sum: blake3.New(), counts: map[uint32]uint64{}}
+	wr.buf = append(wr.buf, Magic...)
+	wr.buf = binary.AppendUvarint(wr.buf, FormatVersion)
+	body := appendHeader(nil, h)
+	wr.buf = binary.AppendUvarint(wr.buf, uint64(len(body)))
+	wr.buf = append(wr.buf, body...)
+	if err := wr.Flush(); err != nil {
+		return nil, err
+	}
+	return wr, nil
+}
+
+// WriteEntry appends one entry. Its Consumer and Seq are written as given.
+func (w *Writer) WriteEntry(e Entry) error {
+	if err := w.usable(); err != nil {
+		return err
+	}
+	rest, err := appendBody(w.scratch[:0], e.Body)
+	w.scratch = rest
+	if err != nil {
+		return err
+	}
+	return w.writeFrame(e.Body.Kind(), e.Consumer, e.Seq, rest)
+}
+
+// writeFrame appends an entry whose kind-specific part is already encoded.
+func (w *Writer) writeFrame(kind Kind, consumer uint32, seq uint64, rest []byte) error {
+	if err := w.usable(); err != nil {
+		return err
+	}
+	n := uvarintLen(uint64(consumer)) + uvarintLen(seq) + len(rest)
+	w.buf = binary.AppendUvarint(w.buf, uint64(kind))
+	w.buf = binary.AppendUvarint(w.buf, uint64(n))
+	w.buf = binary.AppendUvarint(w.buf, uint64(consumer))
+	w.buf = binary.AppendUvarint(w.buf, seq)
+	w.buf = append(w.buf, rest...)
+	w.total++
+	w.counts[consumer]++
+	if len(w.buf) >= flushSize {
+		return w.Flush()
+	}
+	return nil
+}
+
+// Flush writes the buffered bytes.
+func (w *Writer) Flush() error {
+	if w.err != nil {
+		return w.err
+	}
+	w.sum.Write(w.buf)
+	return w.write()
+}
+
+func (w *Writer) write() error {
+	if len(w.buf) == 0 {
+		return nil
+	}
+	_, err := w.w.Write(w.buf)
+	w.buf = w.buf[:0]
+	if err != nil {
+		w.err = err
+	}
+	return err
+}
+
+// Finish appends the trailer (counts, verdict, exit code, checksum) and
+// flushes. The Writer cannot be used afterwards.
+func (w *Writer) Finish(verdict string, exitCode int64) error {
+	if err := w.usable(); err != nil {
+		return err
+	}
+	w.done = true
+	body := binary.AppendUvarint(nil, w.total)
+	ids := make([]uint32, 0, len(w.counts))
+	for id := range w.counts {
+		ids = append(ids, id)
+	}
+	slices.Sort(ids)
+	body = binary.AppendUvarint(body, uint64(len(ids)))
+	for _, id := range ids {
+		body = binary.AppendUvarint(body, uint64(id))
+		body = binary.AppendUvarint(body, w.counts[id])
+	}
+	body = appendString(body, verdict)
+	body = binary.AppendVarint(body, exitCode)
+
+	w.buf = binary.AppendUvarint(w.buf, trailerMarker)
+	w.buf = binary.AppendUvarint(w.buf, uint64(len(body)))
+	w.buf = append(w.buf, body...)
+	w.sum.Write(w.buf)
+	w.buf = w.sum.Sum(w.buf) // the checksum covers every byte before it
+	return w.write()
+}
+
+var errFinished = errors.New("artifact writer already finished")
+
+func (w *Writer) usable() error {
+	if w.err != nil {
+		return w.err
+	}
+	if w.done {
+		return errFinished
+	}
+	return nil
+}
+
+// Encode returns the bytes of a complete artifact holding a's header and
+// entries. The trailer's counts and checksum are computed; its verdict and
+// exit code are taken from a.Trailer. For an artifact that Decode
+// accepted, Encode returns the decoded bytes exactly.
+func Encode(a *Artifact) ([]byte, error) {
+	var buf bytes.Buffer
+	w, err := NewWriter(&buf, &a.Header)
+	if err != nil {
+		return nil, err
+	}
+	for i, e := range a.Entries {
+		if err := w.WriteEntry(e); err != nil {
+			return nil, fmt.Errorf("entry %d: %w", i, err)
+		}
+	}
+	if err := w.Finish(a.Trailer.Verdict, a.Trailer.ExitCode); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+func appendHeader(b []byte, h *Header) []byte {
+	b = appendString(b, h.HaleVersion)
+	b = binary.AppendVarint(b, h.Created)
+	b = append(b, h.BuildDigest[:]...)
+	b = append(b, h.ShapeHash[:]...)
+	b = appendString(b, h.EnvPolicy)
+	b = appendStrings(b, h.Files)
+	b = binary.AppendUvarint(b, uint64(len(h.Consumers)))
+	for _, c := range h.Consumers {
+		b = binary.AppendUvarint(b, uint64(c.ID))
+		b = appendString(b, c.Kind)
+		b = appendString(b, c.Name)
+		b = appendStrings(b, c.Instances)
+	}
+	return appendBytes(b, h.Types)
+}
+
+// appendBody appends the kind-specific part of an entry body, the bytes
+// after consumer and seq.
+func appendBody(b []byte, body Body) ([]byte, error) {
+	switch x := body.(type) {
+	case Invocation:
+		b = appendString(b, x.Primitive)
+		b = appendBytes(b, x.Args)
+		return appendOutcome(b, x.Outcome, x.Result, x.Length, x.Message)
+	case Publish:
+		b = appendString(b, x.Topic)
+		b = binary.AppendUvarint(b, uint64(x.Message.Producer))
+		b = binary.AppendUvarint(b, x.Message.Seq)
+		return appendBytes(b, x.Payload), nil
+	case Delivery:
+		b = appendString(b, x.Target)
+		if x.Start {
+			return append(b, 1), nil
+		}
+		b = append(b, 0)
+		b = binary.AppendUvarint(b, uint64(x.Message.Producer))
+		b = binary.AppendUvarint(b, x.Message.Seq)
+		return appendString(b, x.Topic), nil
+	case Output:
+		b = appendString(b, x.Channel)
+		b = appendString(b, x.Primitive)
+		b = appendBytes(b, x.Args)
+		return appendOutcome(b, x.Outcome, x.Result, x.Length, x.Message)
+	case Trap:
+		b = appendString(b, x.Message)
+		b = appendString(b, x.Position)
+		b = appendStrings(b, x.Stack)
+		return appendCoordinate(b, x.At), nil
+	case Exit:
+		b = binary.AppendVarint(b, x.Code)
+		b = appendString(b, x.Position)
+		return appendCoordinate(b, x.At), nil
+	case Unknown:
+		if x.Code == trailerMarker || x.Code.known() {
+			return b, fmt.Errorf("cannot encode an unknown entry with kind code %d", x.Code)
+		}
+		return append(b, x.Data...), nil
+	case nil:
+		return b, errors.New("entry has no body")
+	}
+	return b, fmt.Errorf("unsupported entry body %T", body)
+}
+
+func appendOutcome(b []byte, o Outcome, result []byte, length uint64, message string) ([]byte, error) {
+	b = append(b, byte(o))
+	switch o {
+	case OK:
+		return appendBytes(b, result), nil
+	case Withheld:
+		return binary.AppendUvarint(b, length), nil
+	case Trapped:
+		return appendString(b, message), nil
+	}
+	return b, fmt.Errorf("invalid call outcome %d", o)
+}
+
+func appendCoordinate(b []byte, c *Coordinate) []byte {
+	if c == nil {
+		return append(b, 0)
+	}
+	b = append(b, 1)
+	b = binary.AppendUvarint(b, uint64(c.Consumer))
+	return binary.AppendUvarint(b, c.N)
+}
+
+func appendString(b []byte, s string) []byte {
+	b = binary.AppendUvarint(b, uint64(len(s)))
+	return append(b, s...)
+}
+
+func appendBytes(b, p []byte) []byte {
+	b = binary.AppendUvarint(b, uint64(len(p)))
+	return append(b, p...)
+}
+
+func appendStrings(b []byte, ss []string) []byte {
+	b = binary.AppendUvarint(b, uint64(len(ss)))
+	for _, s := range ss {
+		b = appendString(b, s)
+	}
+	return b
+}
+
+func uvarintLen(x uint64) int {
+	n := 1
+	for x >= 0x80 {
+		x >>= 7
+		n++
+	}
+	return n
+}

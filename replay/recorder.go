@@ -1,0 +1,418 @@
+package replay
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+)
+
+// Environment variables that control recording.
+const (
+	RecordVar    = "LOTUS_OBS_RECORD"     // path of the artifact; unset or empty: no recording
+	RecordEnvVar = "LOTUS_OBS_RECORD_ENV" // "full" records environment values; default withheld
+)
+
+// Settings is what the environment asks of the recorder.
+type Settings struct {
+	Path      string // "" when not recording
+	EnvPolicy string // EnvWithheld or EnvFull
+}
+
+// FromEnv reads the recording settings through getenv (os.Getenv in the
+// runtime, a map in tests). An unknown LOTUS_OBS_RECORD_ENV value is an
+// error rather than a silent default, since it is most likely a typo for
+// "full".
+func FromEnv(getenv func(string) string) (Settings, error) {
+	s := Settings{Path: getenv(RecordVar), EnvPolicy: EnvWithheld}
+	switch v := getenv(RecordEnvVar); v {
+	case "", EnvWithheld:
+	case EnvFull:
+		s.EnvPolicy = EnvFull
+	default:
+		return Settings{}, fmt.Errorf("%s=%q: want %q or %q", RecordEnvVar, v, EnvFull, EnvWithheld)
+	}
+	return s, nil
+}
+
+// withheldHeaders are the HTTP request headers recorded like withheld
+// environment values, whatever the env policy.
+var withheldHeaders = []string{"Authorization", "Cookie", "Proxy-Authorization"}
+
+// WithheldHeader reports whether an HTTP request header's value must be
+// withheld from a recording. Header names are case-insensitive.
+func WithheldHeader(name string) bool {
+	for _, h := range withheldHeaders {
+		if strings.EqualFold(name, h) {
+			return true
+		}
+	}
+	return false
+}
+
+// ErrClosed is returned by Append after Close or Abort has begun.
+var ErrClosed = errors.New("recorder closed")
+
+// DefaultBuffer is the number of entries a consumer may have waiting for
+// the writer before Append blocks.
+const DefaultBuffer = 1024
+
+// File is where a Recorder writes; *os.File satisfies it.
+type File interface {
+	io.Writer
+	Sync() error
+	Close() error
+	Name() string
+}
+
+// Options tunes a Recorder. The zero value is ready to use.
+type Options struct {
+	// Buffer is the number of entries each consumer may have waiting for
+	// the writer; Append blocks beyond it. 0 means DefaultBuffer.
+	Buffer int
+	// CreateTemp creates the temporary file next to the artifact; it has
+	// the signature of os.CreateTemp, the default. Tests inject failures
+	// through it.
+	CreateTemp func(dir, pattern string) (File, error)
+}
+
+// Recorder writes an artifact while the program runs. Each consumer
+// appends its entries from its own goroutine, where they are encoded;
+// one writer goroutine frames them and writes them in the order Append
+// accepted them.
+//
+// Order. Every accepted entry goes into one FIFO, so the file order is
+// the order in which Append calls returned. An entry appended before
+// something that causes another consumer's Append therefore precedes that
+// entry in the file: the runtime appends a publish before it hands the
+// message to any queue, so every delivery follows its publish, and bare
+// coordinates (the Nth delivery in file order) are well defined.
+//
+// Backpressure. The FIFO is shared but the bound is per consumer: a
+// consumer with Options.Buffer entries still waiting blocks in Append
+// until the writer takes them, while the other consumers go on. Nothing is
+// ever dropped.
+//
+// Failure. The first write or encoding error is remembered. From then on
+// Append returns it at once (it never blocks and the entry is discarded),
+// Err reports it, and Close returns it after removing the temporary
+// file. The runtime must then end the run with exit code 4; it may stop
+// as soon as Append returns an error or carry on until Close.
+//
+// All methods may be called on a nil *Recorder, which records nothing, but
+// call sites should test for nil before building the entry, so that not
+// recording costs one branch.
+type Recorder struct {
+	path  string // final artifact path; "" when writing to a plain io.Writer
+	file  File   // temporary file; nil when writing to a plain io.Writer
+	w     *Writer
+	limit int
+
+	mu       sync.Mutex
+	space    sync.Cond // a consumer's waiting entries decreased, or the recorder failed
+	ready    sync.Cond // the queue or the inflight count changed, or closing began
+	queue    []queued
+	spare    []queued
+	lanes    map[uint32]*lane
+	inflight int // Append calls past the closing check and not yet returned
+	closing  bool
+	err      error
+	stalls   uint64
+	done     chan struct{} // closed when the writer goroutine ends
+	closed   bool
+}
+
+// lane is one consumer's state in the recorder.
+type lane struct {
+	waiting int    // entries in the queue
+	next    uint64 // seq of the consumer's next entry
+}
+
+// queued is an entry whose kind-specific part is already encoded.
+type queued struct {
+	kind     Kind
+	consumer uint32
+	seq      uint64
+	rest     []byte
+}
+
+// Create starts recording to path. The artifact is written to a temporary
+// file in the same folder (".NAME.tmp-*") and renamed to path by Close. The
+// header's EnvPolicy and consumer table are checked first. Errors name
+// path.
+func Create(path string, h *Header, opts Options) (*Recorder, error) {
+	if err := h.check(); err != nil {
+		return nil, fmt.Errorf("recording %s: %w", path, err)
+	}
+	create := opts.CreateTemp
+	if create == nil {
+		create = func(dir, pattern string) (File, error) { return os.CreateTemp(dir, pattern) }
+	}
+	f, err := create(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
+	if err != nil {
+		return nil, fmt.Errorf("recording %s: %w", path, err)
+	}
+	w, err := NewWriter(f, h)
+	if err != nil {
+		f.Close()
+		os.Remove(f.Name())
+		return nil, fmt.Errorf("recording %s: %w", path, err)
+	}
+	r := newRecorder(w, opts)
+	r.path, r.file = path, f
+	return r, nil
+}
+
+// New starts recording to w, for callers that handle the file themselves.
+// Close writes the trailer but neither syncs nor closes w.
+func New(w io.Writer, h *Header, opts Options) (*Recorder, error) {
+	if err := h.check(); err != nil {
+		return nil, fmt.Errorf("recording: %w", err)
+	}
+	wr, err := NewWriter(w, h)
+	if err != nil {
+		return nil, fmt.Errorf("recording: %w", err)
+	}
+	return newRecorder(wr, opts), nil
+}
+
+func newRecorder(w *Writer, opts Options) *Recorder {
+	r := &Recorder{w: w, limit: opts.Buffer, lanes: map[uint32]*lane{}, done: make(chan struct{})}
+	if r.limit <= 0 {
+		r.limit = DefaultBuffer
+	}
+	r.space.L = &r.mu
+	r.ready.L = &r.mu
+	go r.run()
+	return r
+}
+
+// Append records one entry of consumer and gives it the consumer's next
+// sequence number. The body is encoded (its byte slices copied) before
+// Append returns, so the caller may reuse them. Append blocks while the
+// consumer has Options.Buffer entries waiting for the writer.
+func (r *Recorder) Append(consumer uint32, body Body) error {
+	if r == nil {
+		return nil
+	}
+	rest, encErr := appendBody(nil, body)
+
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if encErr != nil {
+		r.failLocked(fmt.Errorf("encoding an entry of consumer %d: %w", consumer, encErr))
+	}
+	if r.err != nil {
+		return r.err
+	}
+	if r.closing {
+		return ErrClosed
+	}
+	l := r.lanes[consumer]
+	if l == nil {
+		l = &lane{}
+		r.lanes[consumer] = l
+	}
+	// An Append that has passed the closing check is finished by Close,
+	// not refused, even if it has to wait for space.
+	r.inflight++
+	defer func() {
+		r.inflight--
+		r.ready.Signal()
+	}()
+	if l.waiting >= r.limit {
+		r.stalls++
+		for l.waiting >= r.limit && r.err == nil {
+			r.space.Wait()
+		}
+		if r.err != nil {
+			return r.err
+		}
+	}
+	r.queue = append(r.queue, queued{kind: body.Kind(), consumer: consumer, seq: l.next, rest: rest})
+	l.next++
+	l.waiting++
+	return nil
+}
+
+// run is the writer goroutine: it takes everything queued at once and
+// writes it, so a slow disk costs one write per batch, not per entry.
+func (r *Recorder) run() {
+	defer close(r.done)
+	r.mu.Lock()
+	for {
+		for len(r.queue) == 0 && !(r.closing && r.inflight == 0) {
+			r.ready.Wait()
+		}
+		if len(r.queue) == 0 {
+			r.mu.Unlock()
+			return
+		}
+		batch := r.queue
+		r.queue = r.spare[:0]
+		for _, q := range batch {
+			r.lanes[q.consumer].waiting--
+		}
+		r.space.Broadcast()
+		failed := r.err != nil
+		r.mu.Unlock()
+
+		var err error
+		if !failed {
+			for _, q := range batch {
+				if err = r.w.writeFrame(q.kind, q.consumer, q.seq, q.rest); err != nil {
+					break
+				}
+			}
+			if err == nil {
+				err = r.w.Flush()
+			}
+		}
+		clear(batch) // drop the encoded bodies before the slice is reused
+
+		r.mu.Lock()
+		r.spare = batch[:0]
+		if err != nil {
+			r.failLocked(r.wrap(err))
+		}
+	}
+}
+
+// failLocked remembers the first failure and wakes every waiting producer.
+func (r *Recorder) failLocked(err error) {
+	if r.err == nil {
+		r.err = err
+	}
+	r.space.Broadcast()
+}
+
+func (r *Recorder) wrap(err error) error {
+	if r.path != "" {
+		return fmt.Errorf("recording %s: %w", r.path, err)
+	}
+	return fmt.Errorf("recording: %w", err)
+}
+
+// Err returns the recorder's failure, or nil.
+func (r *Recorder) Err() error {
+	if r == nil {
+		return nil
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.err
+}
+
+// Stalls returns how many Append calls had to wait for the writer.
+func (r *Recorder) Stalls() uint64 {
+	if r == nil {
+		return 0
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.stalls
+}
+
+// drain stops new Appends, waits for the ones in flight and for the writer
+// to write everything, and reports whether the recorder was already closed.
+func (r *Recorder) drain() (already bool) {
+	r.mu.Lock()
+	already = r.closed
+	r.closed, r.closing = true, true
+	r.ready.Broadcast()
+	r.mu.Unlock()
+	<-r.done
+	return already
+}
+
+// Close waits for every accepted entry to be written, then writes the
+// trailer with the run's verdict and exit code. For a recorder made by
+// Create it then syncs the file and renames it to its path; on any
+// failure it removes the temporary file instead and returns the failure.
+// The runtime calls Close once every consumer has stopped appending.
+func (r *Recorder) Close(verdict string, exitCode int64) error {
+	if r == nil {
+		return nil
+	}
+	if r.drain() {
+		return ErrClosed
+	}
+	err := r.Err()
+	if err == nil {
+		if err = r.w.Finish(verdict, exitCode); err != nil {
+			err = r.wrap(err)
+		}
+	}
+	if r.file == nil {
+		return err
+	}
+	if err == nil {
+		if err = r.file.Sync(); err != nil {
+			err = r.wrap(err)
+		}
+	}
+	if cerr := r.file.Close(); err == nil && cerr != nil {
+		err = r.wrap(cerr)
+	}
+	if err == nil {
+		if rerr := os.Rename(r.file.Name(), r.path); rerr != nil {
+			err = r.wrap(rerr)
+		}
+	}
+	if err != nil {
+		os.Remove(r.file.Name())
+		return err
+	}
+	syncDir(filepath.Dir(r.path))
+	return nil
+}
+
+// Abort stops recording without a trailer and removes the temporary file.
+// It is for runs that end in a way the artifact cannot describe.
+func (r *Recorder) Abort() {
+	if r == nil || r.drain() || r.file == nil {
+		return
+	}
+	r.file.Close()
+	os.Remove(r.file.Name())
+}
+
+// syncDir makes the rename durable where the system allows it; the
+// artifact is already complete, so a failure here is not reported.
+func syncDir(dir string) {
+	if d, err := os.Open(dir); err == nil {
+		d.Sync()
+		d.Close()
+	}
+}
+
+// check rejects a header the recorder should never write: an unknown env
+// policy or consumer kind, or a consumer id or instance listed twice.
+func (h *Header) check() error {
+	if h.EnvPolicy != EnvWithheld && h.EnvPolicy != EnvFull {
+		return fmt.Errorf("env policy %q is neither %q nor %q", h.EnvPolicy, EnvWithheld, EnvFull)
+	}
+	ids := map[uint32]bool{}
+	owner := map[string]uint32{}
+	for _, c := range h.Consumers {
+		switch c.Kind {
+		case ConsumerMain, ConsumerPool, ConsumerPinned, ConsumerAsyncIO, ConsumerIngress:
+		default:
+			return fmt.Errorf("consumer %d has unknown kind %q", c.ID, c.Kind)
+		}
+		if ids[c.ID] {
+			return fmt.Errorf("consumer %d is listed twice", c.ID)
+		}
+		ids[c.ID] = true
+		for _, in := range c.Instances {
+			if o, dup := owner[in]; dup {
+				return fmt.Errorf("instance %s is listed by consumers %d and %d", in, o, c.ID)
+			}
+			owner[in] = c.ID
+		}
+	}
+	return nil
+}

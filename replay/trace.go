@@ -1,0 +1,291 @@
+package replay
+
+import (
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+	"text/tabwriter"
+	"time"
+)
+
+// Summary is what `hale trace summary` shows. The JSON keys are part of
+// the CLI's contract; fields tagged "-" appear in the text form only.
+type Summary struct {
+	FormatVersion uint64            `json:"format_version"`
+	HaleVersion   string            `json:"hale_version"`
+	Created       string            `json:"created"` // RFC 3339, UTC
+	BuildDigest   string            `json:"build_digest"`
+	ShapeHash     string            `json:"shape_hash"`
+	EnvPolicy     string            `json:"env_policy"`
+	Complete      bool              `json:"complete"`
+	Consumers     []ConsumerSummary `json:"consumers"`
+	Entries       uint64            `json:"entries"`
+	ByKind        map[string]uint64 `json:"by_kind"`
+
+	Files    []string `json:"-"`
+	Verdict  string   `json:"-"` // "" when incomplete
+	ExitCode int64    `json:"-"`
+	Problem  string   `json:"-"` // why the artifact is incomplete
+}
+
+// ConsumerSummary is one consumer and its number of entries.
+type ConsumerSummary struct {
+	ID      uint32 `json:"id"`
+	Kind    string `json:"kind"`
+	Name    string `json:"name"`
+	Entries uint64 `json:"entries"`
+}
+
+// Summarize summarises an artifact read by Salvage; problem is the error
+// Salvage returned with it, or nil. Counts are those of the entries
+// present, so a truncated artifact is summarised up to its cut.
+func Summarize(a *Artifact, problem error) *Summary {
+	s := &Summary{
+		FormatVersion: a.Version,
+		HaleVersion:   a.Header.HaleVersion,
+		Created:       time.Unix(0, a.Header.Created).UTC().Format(time.RFC3339Nano),
+		BuildDigest:   hexDigest(a.Header.BuildDigest),
+		ShapeHash:     hexDigest(a.Header.ShapeHash),
+		EnvPolicy:     a.Header.EnvPolicy,
+		Complete:      a.Complete && problem == nil,
+		Consumers:     []ConsumerSummary{},
+		Entries:       uint64(len(a.Entries)),
+		ByKind:        map[string]uint64{},
+		Files:         a.Header.Files,
+	}
+	for k := KindInvocation; k <= KindExit; k++ {
+		s.ByKind[k.String()] = 0
+	}
+	counts := map[uint32]uint64{}
+	for _, e := range a.Entries {
+		s.ByKind[e.Body.Kind().String()]++
+		counts[e.Consumer]++
+	}
+	listed := map[uint32]bool{}
+	for _, c := range a.Header.Consumers {
+		s.Consumers = append(s.Consumers, ConsumerSummary{ID: c.ID, Kind: c.Kind, Name: c.Name, Entries: counts[c.ID]})
+		listed[c.ID] = true
+	}
+	// Entries of consumers missing from the table are still counted, so
+	// that the per-consumer counts add up to the total.
+	var extra []uint32
+	for id := range counts {
+		if !listed[id] {
+			extra = append(extra, id)
+		}
+	}
+	slices.Sort(extra)
+	for _, id := range extra {
+		s.Consumers = append(s.Consumers, ConsumerSummary{ID: id, Kind: "unlisted", Entries: counts[id]})
+	}
+	if s.Complete {
+		s.Verdict, s.ExitCode = a.Trailer.Verdict, a.Trailer.ExitCode
+	}
+	if problem != nil {
+		s.Problem = problem.Error()
+	}
+	return s
+}
+
+// WriteText writes the summary for a person to read.
+func (s *Summary) WriteText(w io.Writer) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintf(tw, "format version\t%d\n", s.FormatVersion)
+	fmt.Fprintf(tw, "hale version\t%s\n", s.HaleVersion)
+	fmt.Fprintf(tw, "created\t%s\n", s.Created)
+	fmt.Fprintf(tw, "build digest\t%s\n", s.BuildDigest)
+	fmt.Fprintf(tw, "shape hash\t%s\n", s.ShapeHash)
+	fmt.Fprintf(tw, "env policy\t%s\n", s.EnvPolicy)
+	if len(s.Files) > 0 {
+		fmt.Fprintf(tw, "files\t%s\n", strings.Join(s.Files, " "))
+	}
+	if s.Complete {
+		fmt.Fprintf(tw, "complete\tyes (verdict %s, exit code %d)\n", s.Verdict, s.ExitCode)
+	} else {
+		fmt.Fprintf(tw, "complete\tno: %s\n", s.Problem)
+	}
+	fmt.Fprintf(tw, "entries\t%d\n", s.Entries)
+	kinds := make([]string, 0, len(s.ByKind))
+	for k := range s.ByKind {
+		kinds = append(kinds, k)
+	}
+	slices.SortFunc(kinds, func(a, b string) int { return kindRank(a) - kindRank(b) })
+	for _, k := range kinds {
+		fmt.Fprintf(tw, "  %s\t%d\n", k, s.ByKind[k])
+	}
+	fmt.Fprintf(tw, "consumers\t%d\n", len(s.Consumers))
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	// The consumer table is aligned on its own.
+	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintf(tw, "  id\tkind\tname\tentries\n")
+	for _, c := range s.Consumers {
+		fmt.Fprintf(tw, "  %d\t%s\t%s\t%d\n", c.ID, c.Kind, c.Name, c.Entries)
+	}
+	return tw.Flush()
+}
+
+// kindRank orders kind names as the format numbers them, unknown last.
+func kindRank(name string) int {
+	for k := KindInvocation; k <= KindExit; k++ {
+		if k.String() == name {
+			return int(k)
+		}
+	}
+	return int(KindExit) + 1
+}
+
+// ValueDecoder gives a JSON-ready view of canonical value bytes for trace
+// dump. field is "payload", "args" or "result"; hint is the topic for a
+// payload and the primitive for arguments and results. It returns false
+// when it cannot decode the bytes, and the view is then left out.
+type ValueDecoder func(field, hint string, data []byte) (any, bool)
+
+// Dump writes one JSON object per entry, one per line, in file order.
+// Every object has index, consumer, seq and kind, then the kind's fields;
+// byte fields appear as lower-case hex (payload_hex, args_hex,
+// result_hex, data_hex) and, when decode is not nil and succeeds, also as
+// decoded views (payload, args, result). A delivery also carries its
+// coordinate ("C:N") and its bare coordinate (delivery, its number in
+// file order).
+func Dump(w io.Writer, a *Artifact, decode ValueDecoder) error {
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	view := func(field, hint string, data []byte) any {
+		if decode == nil {
+			return nil
+		}
+		if v, ok := decode(field, hint, data); ok {
+			return v
+		}
+		return nil
+	}
+	deliveries := map[uint32]uint64{}
+	var bare uint64
+	for i, e := range a.Entries {
+		head := dumpHead{Index: i, Consumer: e.Consumer, Seq: e.Seq, Kind: e.Body.Kind().String()}
+		var rec any
+		switch x := e.Body.(type) {
+		case Invocation:
+			call := dumpCall(x.Primitive, x.Args, x.Outcome, x.Result, x.Length, x.Message, view)
+			rec = struct {
+				dumpHead
+				dumpCallFields
+			}{head, call}
+		case Output:
+			call := dumpCall(x.Primitive, x.Args, x.Outcome, x.Result, x.Length, x.Message, view)
+			var text *string
+			if x.Outcome == OK && (x.Channel == ChannelStdout || x.Channel == ChannelStderr) {
+				t := string(x.Result)
+				text = &t
+			}
+			rec = struct {
+				dumpHead
+				Channel string `json:"channel"`
+				dumpCallFields
+				Text *string `json:"text,omitempty"`
+			}{head, x.Channel, call, text}
+		case Publish:
+			rec = struct {
+				dumpHead
+				Topic      string `json:"topic"`
+				Message    string `json:"message"`
+				PayloadHex string `json:"payload_hex"`
+				Payload    any    `json:"payload,omitempty"`
+			}{head, x.Topic, x.Message.String(), hex.EncodeToString(x.Payload), view("payload", x.Topic, x.Payload)}
+		case Delivery:
+			msg := "start"
+			if !x.Start {
+				msg = x.Message.String()
+			}
+			rec = struct {
+				dumpHead
+				Target     string `json:"target"`
+				Message    string `json:"message"`
+				Topic      string `json:"topic"`
+				Coordinate string `json:"coordinate"`
+				Delivery   uint64 `json:"delivery"`
+			}{head, x.Target, msg, x.Topic, Coordinate{e.Consumer, deliveries[e.Consumer]}.String(), bare}
+			deliveries[e.Consumer]++
+			bare++
+		case Trap:
+			stack := x.Stack
+			if stack == nil {
+				stack = []string{}
+			}
+			rec = struct {
+				dumpHead
+				Message    string   `json:"message"`
+				Position   string   `json:"position"`
+				Stack      []string `json:"stack"`
+				Coordinate *string  `json:"coordinate"`
+			}{head, x.Message, x.Position, stack, coordinateString(x.At)}
+		case Exit:
+			rec = struct {
+				dumpHead
+				Code       int64   `json:"code"`
+				Position   string  `json:"position"`
+				Coordinate *string `json:"coordinate"`
+			}{head, x.Code, x.Position, coordinateString(x.At)}
+		case Unknown:
+			rec = struct {
+				dumpHead
+				Code    uint64 `json:"code"`
+				DataHex string `json:"data_hex"`
+			}{head, uint64(x.Code), hex.EncodeToString(x.Data)}
+		default:
+			return fmt.Errorf("entry %d: unsupported entry body %T", i, e.Body)
+		}
+		if err := enc.Encode(rec); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+type dumpHead struct {
+	Index    int    `json:"index"`
+	Consumer uint32 `json:"consumer"`
+	Seq      uint64 `json:"seq"`
+	Kind     string `json:"kind"`
+}
+
+// dumpCallFields are the fields invocations and outputs share; only those
+// of the call's outcome are present.
+type dumpCallFields struct {
+	Primitive string  `json:"primitive"`
+	ArgsHex   string  `json:"args_hex"`
+	Args      any     `json:"args,omitempty"`
+	Outcome   string  `json:"outcome"`
+	ResultHex *string `json:"result_hex,omitempty"`
+	Result    any     `json:"result,omitempty"`
+	Length    *uint64 `json:"length,omitempty"`
+	Message   *string `json:"message,omitempty"`
+}
+
+func dumpCall(prim string, args []byte, o Outcome, result []byte, length uint64, message string,
+	view func(field, hint string, data []byte) any) dumpCallFields {
+	f := dumpCallFields{Primitive: prim, ArgsHex: hex.EncodeToString(args), Args: view("args", prim, args), Outcome: o.String()}
+	switch o {
+	case OK:
+		h := hex.EncodeToString(result)
+		f.ResultHex, f.Result = &h, view("result", prim, result)
+	case Withheld:
+		f.Length = &length
+	case Trapped:
+		f.Message = &message
+	}
+	return f
+}
+
+func coordinateString(c *Coordinate) *string {
+	if c == nil {
+		return nil
+	}
+	s := c.String()
+	return &s
+}
