@@ -1,0 +1,44 @@
+package hale
+
+import "testing"
+
+func TestToolchainDigestIsStableAndCoversSources(t *testing.T) {
+	a, b := ToolchainDigest(), ToolchainDigest()
+	if a != b || a == ([32]byte{}) {
+		t.Fatalf("ToolchainDigest not stable or empty: %x %x", a, b)
+	}
+	for _, p := range []string{"lang/ast/ast.go", "replay/artifact.go", "stdlib/std/time.hl", "go.sum"} {
+		if _, err := toolchainSources.ReadFile(p); err != nil {
+			t.Errorf("toolchain sources miss %s: %v", p, err)
+		}
+		if !partOfToolchain(p) {
+			t.Errorf("%s is not hashed", p)
+		}
+	}
+	for _, p := range []string{"lang/diag/diag_test.go", "README.md"} {
+		if partOfToolchain(p) {
+			t.Errorf("%s must not be part of the toolchain digest", p)
+		}
+	}
+}
+
+func TestBuildDigest(t *testing.T) {
+	base := []SourceFile{{"app.hl", []byte("main {}\n")}, {"lib/a.hl", []byte("fn a() {}\n")}}
+	d := BuildDigest(base, BuildOptions{})
+	if d != BuildDigest([]SourceFile{base[1], base[0]}, BuildOptions{}) {
+		t.Error("digest depends on file order")
+	}
+	comment := []SourceFile{{"app.hl", []byte("main {} // hi\n")}, base[1]}
+	if d == BuildDigest(comment, BuildOptions{}) {
+		t.Error("a comment did not change the digest")
+	}
+	renamed := []SourceFile{{"app2.hl", base[0].Data}, base[1]}
+	if d == BuildDigest(renamed, BuildOptions{}) {
+		t.Error("a logical path change did not change the digest")
+	}
+	// Field framing: moving a byte between path and data changes the digest.
+	shifted := []SourceFile{{"app.hlm", []byte("ain {}\n")}, base[1]}
+	if d == BuildDigest(shifted, BuildOptions{}) {
+		t.Error("path/data boundary is ambiguous")
+	}
+}
