@@ -1,0 +1,182 @@
+package syntax
+
+import (
+	"strings"
+	"testing"
+)
+
+var errorsTests = []struct{ src, want string }{
+	// Statements and expressions.
+	{"fn f() { x = 1 }", `t.hl:1:16: expected ";" after assignment, found "}" [E0101]`},
+	{"fn f() -> int {\n    let x = 1\n    return x;\n}", `t.hl:2:14: expected ";" after variable initial value, found keyword "return" [E0101]`},
+	{"fn f() {\n    g(x) // call\n    h(y);\n}", `t.hl:2:9: expected ";" after expression, found identifier "h" [E0101]`},
+	{"main {\n  spawn A\n}", `t.hl:2:10: expected ";" after spawn, found "}" [E0101]`},
+	{"fn f() {\n    let x = 1\n    \"abc\n}", `t.hl:3:5: string literal not terminated [E0103]`},
+	{"fn f() -> string { return \"bad \\q escape\"; }\nmain {}", `t.hl:1:32: unknown escape sequence \q [E0105]`},
+	{"fn f() -> string {\n    return \"never closed;\n}\nmain {}", `t.hl:2:12: string literal not terminated [E0103]`},
+	{"fn f() { g(x) }", `t.hl:1:15: expected ";" after expression, found "}" [E0101]`},
+	{"fn f() { a => b; }", `t.hl:1:12: expected ";" after expression, found "=>" [E0101]`},
+	{"fn f() { let x = => 1; }", `t.hl:1:18: expected expression, found "=>" [E0101]`},
+	{"fn f() { let x = 1 \"ééééééééééééééééééééééé\"; }", `t.hl:1:20: expected ";" after variable initial value, found string "ééééééééééééééééééé… [E0101]`},
+	{"fn f() { let x = ; }", `t.hl:1:18: expected expression, found ";" [E0101]`},
+	{"fn f() { let = 1; }", `t.hl:1:14: expected variable name after "let", found "=" [E0101]`},
+	{"fn f() { let x; }", `t.hl:1:15: expected "=" after variable name (a variable needs an initial value), found ";" [E0101]`},
+	{"fn f() { ; }", `t.hl:1:10: expected statement, found ";" [E0101]`},
+	{"fn f() { { let x = 1; } }", `t.hl:1:10: a block cannot stand alone as a statement [E0101]`},
+	{"fn f() { {} }", `t.hl:1:10: a block cannot stand alone as a statement [E0101]`},
+	{"fn f() { let x = b \"a\"; }", `t.hl:1:20: expected ";" after variable initial value, found string "a" [E0101]`},
+	{"fn f() { let x = 0..5; }", `t.hl:1:19: expected ";" after variable initial value, found ".." (a range is only allowed in a for head) [E0101]`},
+	{"fn f() { if P { x: 1 } == p {} }", `t.hl:1:13: struct literal not allowed in if head; put it in parentheses [E0101]`},
+	{"fn f() { while a::B { x: 1 }.x {} }", `t.hl:1:16: struct literal not allowed in while head; put it in parentheses [E0101]`},
+	{"fn f() { for x in P { a: 1 }.xs {} }", `t.hl:1:19: struct literal not allowed in for head; put it in parentheses [E0101]`},
+	{"fn f() { if m == P { to: 1 } {} }", `t.hl:1:18: struct literal not allowed in if head; put it in parentheses [E0101]`},
+	{"fn f() { let to = 1; }", `t.hl:1:14: expected variable name after "let", found keyword "to" [E0101]`},
+	{"fn f() { match P { a: 1 } { _ => {} } }", `t.hl:1:16: struct literal not allowed in match head; put it in parentheses [E0101]`},
+	{"fn f() { if x {} else return; }", `t.hl:1:23: expected "if" or "{" after "else", found keyword "return" [E0101]`},
+	{"fn f() { let x = f(1 2); }", `t.hl:1:22: expected "," or ")" after argument, found number 2 [E0101]`},
+	{"fn f() { let x = [1, 2; }", `t.hl:1:23: expected "," or "]" after list element, found ";" [E0101]`},
+	{"fn f() { let x = (1 + 2; }", `t.hl:1:24: expected ")" to close "(", found ";" [E0101]`},
+	{"fn f() { x.1 = 2; }", `t.hl:1:12: expected field name after ".", found number 1 [E0101]`},
+	{"fn f() { for i, in xs {} }", `t.hl:1:17: expected second loop variable name, found keyword "in" [E0101]`},
+	{"fn f() { for i xs {} }", `t.hl:1:16: expected "in" after loop variables, found identifier "xs" [E0101]`},
+	{"fn f() { match x { 1 => {} 2 => {} } }", `t.hl:1:28: expected "," or "}" after match arm, found number 2 [E0101]`},
+	{"fn f() { match x { y => {} } }", `t.hl:1:22: expected "::" after enum name in pattern (variants are written Enum::Variant), found "=>" [E0101]`},
+	{"fn f() { match x { 1.5 => {} } }", `t.hl:1:20: expected pattern, found number 1.5 [E0101]`},
+	{"fn f() { match x { 9223372036854775808 => {} } }", `t.hl:1:20: integer pattern 9223372036854775808 is out of range [E0107]`},
+	{"fn f() { match x { E::V() => {} } }", `t.hl:1:25: expected binding name, found ")" [E0101]`},
+	{"fn f() { publish T { a: 1 } }", `t.hl:1:29: expected ";" after publish, found "}" [E0101]`},
+	{"fn f() { return 1 }", `t.hl:1:19: expected ";" after return, found "}" [E0101]`},
+	{"fn f() { break }", `t.hl:1:16: expected ";" after "break", found "}" [E0101]`},
+	{"fn f() { } else {}", `t.hl:1:12: expected declaration, found keyword "else" [E0101]`},
+	{"fn f() {\n  if x {\n", `t.hl:3:1: expected "}" to close the block opened at 2:8, found end of file [E0101]`},
+	{"fn f() { let p = P { x 1 }; }", `t.hl:1:24: expected ":" after field name, found number 1 [E0101]`},
+	// Declarations.
+	{"x", `t.hl:1:1: expected declaration, found identifier "x" [E0101]`},
+	{"fn f(a int) {}", `t.hl:1:8: expected ":" and a type after parameter name, found identifier "int" [E0101]`},
+	{"fn f() int {}", `t.hl:1:8: expected "->" or "{" after fn parameters, found identifier "int" [E0101]`},
+	{"fn f() -> {}", `t.hl:1:12: expected type, found "}" [E0101]`},
+	{"fn f() -> int;", `t.hl:1:14: fn f has no body (only standard library primitives may omit it) [E0109]`},
+	{"fn type() {}", `t.hl:1:4: expected fn name, found keyword "type" [E0101]`},
+	{"type T { x: int y: int }", `t.hl:1:17: expected "," or "}" after field, found identifier "y" [E0101]`},
+	{"enum E {}", `t.hl:1:9: expected variant name, found "}" [E0101]`},
+	{"enum E { A() }", `t.hl:1:12: expected type, found ")" [E0101]`},
+	{"const X = 1;", `t.hl:1:9: expected ":" and a type after constant name, found "=" [E0101]`},
+	{"const X: int = 1;\nimport \"a.hl\";", `t.hl:2:1: import must come before all declarations [E0108]`},
+	{"import a;", `t.hl:1:8: expected a path string after "import", found identifier "a" [E0101]`},
+	{"@deterministic const X: int = 1;", `t.hl:1:16: expected "fn" or "locus" after annotation, found keyword "const" [E0101]`},
+	{"@budget(steps 1) locus L {}", `t.hl:1:15: expected ":" after annotation argument name, found number 1 [E0101]`},
+	{"locus L { let x = 1; }", `t.hl:1:11: expected state variable, handler or fn in locus body, found keyword "let" [E0101]`},
+	{"locus L { var x = 1; }", `t.hl:1:17: expected ":" and a type after state variable name, found "=" [E0101]`},
+	{"locus L { on 1 {} }", `t.hl:1:14: expected "start" or a topic name after "on", found number 1 [E0101]`},
+	{"locus L { on T {} }", `t.hl:1:16: expected "(" after topic name in handler, found "{" [E0101]`},
+	{"locus L {", `t.hl:1:10: expected "}" to close locus L, found end of file [E0101]`},
+	{"main { print(1); }", `t.hl:1:8: expected "spawn" or "bind" in main, found identifier "print" [E0101]`},
+	{"main { spawn A on moon; }", `t.hl:1:19: expected placement (main, pinned, async_io or pool("name")) after "on", found identifier "moon" [E0101]`},
+	{"main { spawn A on pool(p); }", `t.hl:1:24: expected pool name string, found identifier "p" [E0101]`},
+	{"main { spawn A as; }", `t.hl:1:18: expected instance name after "as", found ";" [E0101]`},
+	{"main { spawn A }", `t.hl:1:16: expected ";" after spawn, found "}" [E0101]`},
+	{"main { bind stdout to T; }", `t.hl:1:13: expected "stdin" after "bind", found identifier "stdout" [E0101]`},
+	// Lexical errors.
+	{"fn f() { let s = \"abc\\q\"; }", `t.hl:1:22: unknown escape sequence \q [E0105]`},
+	{"fn f() { let s = \"\\u{D800}\"; }", `t.hl:1:19: escape \u{D800} is not a Unicode scalar value [E0105]`},
+	{"fn f() { let s = \"\\u{110000}\"; }", `t.hl:1:19: escape \u{110000} is not a Unicode scalar value [E0105]`},
+	{"fn f() { let s = \"\\u41\"; }", `t.hl:1:19: escape \u must be written \u{X} with 1 to 6 hexadecimal digits [E0105]`},
+	{"fn f() { let s = \"\\u{1234567}\"; }", `t.hl:1:19: escape \u must be written \u{X} with 1 to 6 hexadecimal digits [E0105]`},
+	{"fn f() { let s = \"\\u{}\"; }", `t.hl:1:19: escape \u must be written \u{X} with 1 to 6 hexadecimal digits [E0105]`},
+	{"fn f() { let s = \"\\xff\"; }", `t.hl:1:19: escape \x is only allowed in bytes literals (use \u{…}) [E0105]`},
+	{"fn f() { let s = b\"\\xf\"; }", `t.hl:1:20: escape \x needs exactly two hexadecimal digits [E0105]`},
+	{"fn f() { let s = b\"ok\\q\"; }", `t.hl:1:22: unknown escape sequence \q [E0105]`},
+	{"fn f() { let s = \"\\é\"; }", `t.hl:1:19: unknown escape sequence \é [E0105]`},
+	{"fn f() {\n  let s = \"abc; }", `t.hl:2:11: string literal not terminated [E0103]`},
+	{"fn f() { let s = \"abc\nxyz\"; }", `t.hl:1:18: string literal not terminated [E0103]`},
+	{"fn f() { let s = b\"abc; }", `t.hl:1:18: bytes literal not terminated [E0103]`},
+	{"fn f() {\n /* never closed\n }", `t.hl:2:2: comment not terminated [E0104]`},
+	{"fn f() { let x = 1__0; }", `t.hl:1:19: '_' must separate successive digits [E0106]`},
+	{"fn f() { let x = 1_; }", `t.hl:1:19: '_' must separate successive digits [E0106]`},
+	{"fn f() { let x = 0x_ff; }", `t.hl:1:20: '_' must separate successive digits [E0106]`},
+	{"fn f() { let x = 1_.5; }", `t.hl:1:19: '_' must separate successive digits [E0106]`},
+	{"fn f() { let x = 1e_5; }", `t.hl:1:20: '_' must separate successive digits [E0106]`},
+	{"fn f() { let x = 0xfg; }", `t.hl:1:21: invalid digit 'g' in hexadecimal literal [E0106]`},
+	{"fn f() { let x = 0x; }", `t.hl:1:18: hexadecimal literal has no digits [E0106]`},
+	{"fn f() { let x = 0b102; }", `t.hl:1:22: invalid digit '2' in binary literal [E0106]`},
+	{"fn f() { let x = 12ab; }", `t.hl:1:20: invalid digit 'a' in decimal literal [E0106]`},
+	{"fn f() { let x = 007; }", `t.hl:1:18: decimal literal 007 cannot start with 0 [E0106]`},
+	{"fn f() { let x = 18446744073709551616; }", `t.hl:1:18: integer literal 18446744073709551616 does not fit in 64 bits [E0107]`},
+	{"fn f() { let x = 0x1_0000_0000_0000_0000; }", `t.hl:1:18: integer literal 0x1_0000_0000_0000_0000 does not fit in 64 bits [E0107]`},
+	{"fn f() { let x = 1e400; }", `t.hl:1:18: float literal 1e400 is out of range [E0107]`},
+	{"fn f() { let x = 1e; }", `t.hl:1:20: exponent has no digits [E0106]`},
+	{"fn f() { let x = 1.5x; }", `t.hl:1:21: invalid character 'x' in float literal [E0106]`},
+	{"fn f() { let x = a # b; }", `t.hl:1:20: invalid character "#" [E0102]`},
+	{"fn f() { let x = a & b; }", `t.hl:1:20: invalid character "&" (did you mean "&&"?) [E0102]`},
+	{"fn f() { let x = 'a'; }", `t.hl:1:18: invalid character "'" (strings use double quotes) [E0102]`},
+	{"fn f() { let x = \x01; }", `t.hl:1:18: invalid character U+0001 [E0102]`},
+	{"fn f() {}\n\xff", `t.hl:2:1: invalid UTF-8 encoding [E0111]`},
+	{"fn f() { let x = " + strings.Repeat("(", 2000) + "1" + strings.Repeat(")", 2000) + "; }",
+		`t.hl:1:1017: nesting too deep (more than 1000 levels) [E0110]`},
+}
+
+// TestErrors checks the exact text of the first diagnostic for malformed
+// input, as `file:line:col: message [code]`.
+func TestErrors(t *testing.T) {
+	for _, tt := range errorsTests {
+		_, errs := Parse("t.hl", []byte(tt.src))
+		if len(errs) == 0 {
+			t.Errorf("%q: no error, want %s", tt.src, tt.want)
+			continue
+		}
+		if got := errs[0].Error(); got != tt.want {
+			src := tt.src
+			if len(src) > 80 {
+				src = src[:80] + "…"
+			}
+			t.Errorf("%q\n got  %s\n want %s", src, got, tt.want)
+		}
+	}
+}
+
+// TestSeveralErrors checks that the parser resumes at the next top-level
+// declaration and that lexical errors are all reported.
+func TestSeveralErrors(t *testing.T) {
+	src := `fn f() { x = 1; }}
+fn g() { y = ; }
+fn h() { z }
+fn ok() { let s = "\q"; let n = 1__2; }
+locus L { on start { a += ; } }
+main { spawn L; }
+`
+	_, errs := Parse("t.hl", []byte(src))
+	want := []string{
+		`t.hl:1:18: expected declaration, found "}" [E0101]`,
+		`t.hl:2:14: expected expression, found ";" [E0101]`,
+		`t.hl:3:12: expected ";" after expression, found "}" [E0101]`,
+		`t.hl:4:20: unknown escape sequence \q [E0105]`,
+		`t.hl:4:34: '_' must separate successive digits [E0106]`,
+		`t.hl:5:27: expected expression, found ";" [E0101]`,
+	}
+	var got []string
+	for _, e := range errs {
+		got = append(got, e.Error())
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	// The list is capped.
+	_, errs = Parse("t.hl", []byte(strings.Repeat("fn f() { x }\n", 50)))
+	if len(errs) != maxErrors {
+		t.Errorf("%d errors, want the cap %d", len(errs), maxErrors)
+	}
+}
+
+// TestNoCascade: a token the lexer already reported is not reported again
+// by the parser.
+func TestNoCascade(t *testing.T) {
+	for _, src := range []string{
+		"fn f() { let s = \"abc; }",
+		"fn f() { x # y; }",
+		"fn f() { /* open",
+	} {
+		if _, errs := Parse("t.hl", []byte(src)); len(errs) != 1 {
+			t.Errorf("%q: %d errors:\n%v", src, len(errs), errs)
+		}
+	}
+}
