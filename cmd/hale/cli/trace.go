@@ -1,0 +1,94 @@
+package cli
+
+import (
+	"fmt"
+	"os"
+
+	"github.com/spf13/cobra"
+
+	"github.com/hale-lang/hale/replay"
+)
+
+func init() { commands = append(commands, newTraceCmd) }
+
+func newTraceCmd(e env) *cobra.Command {
+	trace := &cobra.Command{
+		Use:   "trace",
+		Short: "Inspect a recorded artifact (summary, dump, verify)",
+		Long: "Trace looks inside a recording (.halerec) without running anything: summary\n" +
+			"counts what it holds, dump prints every entry as JSON, verify checks it.",
+	}
+	var asJSON bool
+	summary := &cobra.Command{
+		Use:   "summary [--json] run.halerec",
+		Short: "Summarise an artifact: versions, hashes, consumers, counts per kind",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			a, problem, err := salvageArtifact(args[0])
+			if err != nil {
+				return err
+			}
+			s := replay.Summarize(a, problem)
+			if asJSON {
+				return writeJSON(e.stdout, s)
+			}
+			return s.WriteText(e.stdout)
+		},
+	}
+	summary.Flags().BoolVar(&asJSON, "json", false, "print the summary as one JSON object")
+
+	dump := &cobra.Command{
+		Use:   "dump run.halerec",
+		Short: "Print every entry as one JSON object per line, in file order",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			a, problem, err := salvageArtifact(args[0])
+			if err != nil {
+				return err
+			}
+			if err := replay.Dump(e.stdout, a, artifactDecoder(a)); err != nil {
+				return err
+			}
+			if problem != nil {
+				fmt.Fprintf(e.stderr, "hale: %s: %v (the entries above are those before the damage)\n", args[0], problem)
+			}
+			return nil
+		},
+	}
+
+	verify := &cobra.Command{
+		Use:   "verify run.halerec",
+		Short: "Check an artifact's self-consistency; exit 0 when consistent, 1 otherwise",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			data, err := os.ReadFile(args[0])
+			if err != nil {
+				return exitf(ExitFailure, "cannot read artifact: %v", err)
+			}
+			if err := replay.Verify(data); err != nil {
+				return exitf(ExitFailure, "%s: inconsistent: %v", args[0], err)
+			}
+			a, _ := replay.Decode(data)
+			fmt.Fprintf(e.stdout, "%s: consistent: %d entries, %d consumers\n", args[0], len(a.Entries), len(a.Header.Consumers))
+			return nil
+		},
+	}
+	trace.AddCommand(summary, dump, verify)
+	return trace
+}
+
+// salvageArtifact reads what it can of an artifact: a truncated or damaged
+// file still yields the entries before the damage (problem says what is
+// wrong); only a file that is unreadable or not an artifact at all is an
+// error.
+func salvageArtifact(path string) (*replay.Artifact, error, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, nil, exitf(ExitFailure, "cannot read artifact: %v", err)
+	}
+	a, problem := replay.Salvage(data)
+	if a == nil {
+		return nil, nil, exitf(ExitFailure, "%s: %v", path, problem)
+	}
+	return a, problem, nil
+}
