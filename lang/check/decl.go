@@ -1,0 +1,617 @@
+package check
+
+import (
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/hale-lang/hale/lang/ast"
+)
+
+// setFile makes f the current file: in a standard library file the
+// module's own names are visible unqualified.
+func (c *checker) setFile(f *ast.File) {
+	c.module = ""
+	if f != nil && f.Stdlib {
+		c.module = f.Module
+	}
+}
+
+// signatures resolves the declared types of consts, fns and loci and
+// checks annotations, so that bodies can be checked in any order.
+func (c *checker) signatures() {
+	for _, d := range c.decls {
+		c.setFile(d.file)
+		switch decl := d.decl.(type) {
+		case *ast.ConstDecl:
+			t := c.typeOf(decl.Type)
+			if decl.Name != nil && decl.Name.Sym != nil {
+				decl.Name.Sym.Type = t
+			}
+			switch t.Kind {
+			case ast.Int, ast.Float, ast.Bool, ast.String, ast.Bytes, ast.Invalid:
+			default:
+				c.errorf(decl.Type.Pos(), "E0319", "constant type must be int, float, bool, string or bytes, not %s", t)
+			}
+		case *ast.FnDecl:
+			c.annotations(decl.Annotations, "fn", d.file)
+			c.signature(decl)
+			c.checkBodyPresence(decl, d.file)
+		case *ast.LocusDecl:
+			c.locusSignature(decl, d.file)
+		}
+	}
+	c.module = ""
+}
+
+// signature computes the Func type of fn into fn.Sym.Type.
+func (c *checker) signature(fn *ast.FnDecl) {
+	ft := &ast.Type{Kind: ast.Func, Result: ast.VoidType}
+	for _, p := range fn.Params {
+		if p == nil {
+			ft.Params = append(ft.Params, ast.InvalidType)
+			continue
+		}
+		ft.Params = append(ft.Params, c.typeOf(p.Type))
+	}
+	if fn.Result != nil {
+		ft.Result = c.typeOf(fn.Result)
+	}
+	fn.Sym.Type = ft
+}
+
+func fnName(fn *ast.FnDecl) string {
+	if fn.Name == nil {
+		return "?"
+	}
+	return fn.Name.Name
+}
+
+// checkBodyPresence enforces that only standard library @primitive fns
+// have no body, and that they indeed have none.
+func (c *checker) checkBodyPresence(fn *ast.FnDecl, f *ast.File) {
+	prim := false
+	for _, a := range fn.Annotations {
+		if a != nil && a.Name != nil && a.Name.Name == "primitive" {
+			prim = true
+		}
+	}
+	pos := fn.Pos()
+	if fn.Name != nil {
+		pos = fn.Name.Pos()
+	}
+	switch {
+	case fn.Body == nil && !(f.Stdlib && prim):
+		c.errorf(pos, "E0605", "fn %q has no body", fnName(fn))
+	case fn.Body != nil && prim && f.Stdlib:
+		c.errorf(pos, "E0605", "@primitive fn %q must not have a body", fnName(fn))
+	}
+}
+
+// annotations checks the annotations of a declaration of the given kind
+// ("fn", "locus fn" or "locus") and returns the @budget step count.
+func (c *checker) annotations(anns []*ast.Annotation, target string, f *ast.File) int64 {
+	var budget int64
+	seen := map[string]*ast.Annotation{}
+	for _, a := range anns {
+		if a == nil || a.Name == nil {
+			continue
+		}
+		name := a.Name.Name
+		pos := a.Pos()
+		if prev := seen[name]; prev != nil {
+			c.errorf(pos, "E0604", "duplicate annotation @%s (first at %s)", name, prev.Pos())
+			continue
+		}
+		seen[name] = a
+		switch name {
+		case "deterministic":
+			if target != "fn" && target != "locus fn" {
+				c.errorf(pos, "E0602", "@deterministic applies only to fns, not to a %s", target)
+			} else if len(a.Args) > 0 {
+				c.errorf(pos, "E0603", "@deterministic takes no arguments")
+			}
+		case "budget":
+			if target != "locus" {
+				c.errorf(pos, "E0602", "@budget applies only to loci, not to a %s", target)
+				continue
+			}
+			budget = c.budgetSteps(a)
+		case "primitive":
+			switch {
+			case f == nil || !f.Stdlib:
+				c.errorf(pos, "E0602", "@primitive is only allowed in the standard library")
+			case target != "fn":
+				c.errorf(pos, "E0602", "@primitive applies only to top-level fns, not to a %s", target)
+			default:
+				c.primitiveArgs(a)
+			}
+		default:
+			c.errorf(pos, "E0601", "unknown annotation @%s (known: @deterministic, @budget)", name)
+		}
+	}
+	return budget
+}
+
+// budgetSteps checks `@budget(steps: N)` and returns N (0 after an error).
+func (c *checker) budgetSteps(a *ast.Annotation) int64 {
+	if len(a.Args) != 1 || a.Args[0] == nil || a.Args[0].Name == nil || a.Args[0].Name.Name != "steps" {
+		c.errorf(a.Pos(), "E0603", "@budget takes one argument: @budget(steps: N)")
+		return 0
+	}
+	lit, ok := a.Args[0].Value.(*ast.IntLit)
+	if !ok || lit == nil || lit.Value == 0 || lit.Value > math.MaxInt64 {
+		pos := a.Args[0].Pos()
+		if a.Args[0].Value != nil {
+			pos = a.Args[0].Value.Pos()
+		}
+		c.errorf(pos, "E0603", "@budget steps must be a positive integer literal")
+		return 0
+	}
+	lit.SetType(ast.IntType)
+	return int64(lit.Value)
+}
+
+// primitiveArgs checks `@primitive` or `@primitive(effect: "name")`.
+func (c *checker) primitiveArgs(a *ast.Annotation) {
+	if len(a.Args) == 0 {
+		return
+	}
+	arg := a.Args[0]
+	if len(a.Args) > 1 || arg == nil || arg.Name == nil || arg.Name.Name != "effect" {
+		c.errorf(a.Pos(), "E0603", `@primitive takes one argument: @primitive(effect: "name")`)
+		return
+	}
+	lit, ok := arg.Value.(*ast.StringLit)
+	if !ok || lit == nil {
+		pos := arg.Pos()
+		if arg.Value != nil {
+			pos = arg.Value.Pos()
+		}
+		c.errorf(pos, "E0603", "@primitive effect must be a string literal")
+		return
+	}
+	lit.SetType(ast.StringType)
+}
+
+// locusSignature declares the members of a locus (parameters, state and
+// fns), assigns instance slots, reads @budget and resolves handler topics.
+func (c *checker) locusSignature(l *ast.LocusDecl, f *ast.File) {
+	l.Budget = c.annotations(l.Annotations, "locus", f)
+	ctx := &locusCtx{decl: l, members: map[string]*ast.Symbol{}, initState: -1}
+	c.loci[l] = ctx
+	lname := "?"
+	if l.Name != nil {
+		lname = l.Name.Name
+	}
+	add := func(id *ast.Ident, sym *ast.Symbol) {
+		if id == nil {
+			return
+		}
+		id.Sym = sym
+		sym.Pos = id.Pos()
+		sym.Name = lname + "." + id.Name
+		sym.Locus = l
+		if prev := ctx.members[id.Name]; prev != nil {
+			c.errorf(id.Pos(), "E0202", "duplicate declaration of %q in locus %q (first declared at %s)", id.Name, lname, prev.Pos)
+			return
+		}
+		if id.Name == "_" {
+			return
+		}
+		ctx.members[id.Name] = sym
+	}
+	for i, p := range l.Params {
+		var t *ast.Type = ast.InvalidType
+		if p != nil {
+			t = c.typeOf(p.Type)
+		}
+		ctx.params = append(ctx.params, t)
+		if p != nil {
+			add(p.Name, &ast.Symbol{Kind: ast.SymLocusParam, Slot: i, Type: t})
+		}
+	}
+	for j, s := range l.State {
+		var t *ast.Type = ast.InvalidType
+		if s != nil {
+			t = c.typeOf(s.Type)
+		}
+		ctx.state = append(ctx.state, t)
+		if s != nil {
+			add(s.Name, &ast.Symbol{Kind: ast.SymState, Slot: len(l.Params) + j, Type: t, Mutable: true})
+		}
+	}
+	l.NumSlots = len(l.Params) + len(l.State)
+	for _, fn := range l.Fns {
+		if fn == nil {
+			continue
+		}
+		c.annotations(fn.Annotations, "locus fn", f)
+		fn.Sym = &ast.Symbol{Kind: ast.SymLocusFn, Fn: fn, Type: &ast.Type{Kind: ast.Func, Result: ast.VoidType}}
+		c.signature(fn)
+		if fn.Body == nil {
+			c.errorf(fn.Pos(), "E0605", "fn %q has no body", fnName(fn))
+		}
+		add(fn.Name, fn.Sym)
+	}
+	// Handlers: one per topic, one on start.
+	var start *ast.Handler
+	byTopic := map[*ast.Symbol]*ast.Handler{}
+	for _, h := range l.Handlers {
+		if h == nil {
+			continue
+		}
+		if h.Start {
+			if start != nil {
+				c.errorf(h.Pos(), "E0502", "duplicate handler on start in locus %q (first at %s)", lname, start.Pos())
+			} else {
+				start = h
+			}
+			continue
+		}
+		if h.Topic == nil {
+			continue
+		}
+		sym := c.topic(h.Topic)
+		if sym == nil {
+			continue
+		}
+		if prev := byTopic[sym]; prev != nil {
+			c.errorf(h.Pos(), "E0502", "duplicate handler for topic %q in locus %q (first at %s)", h.Topic.Name, lname, prev.Pos())
+			continue
+		}
+		byTopic[sym] = h
+	}
+}
+
+// topic resolves a name that must be a topic (handler, publish, bind).
+func (c *checker) topic(id *ast.Ident) *ast.Symbol {
+	sym := c.lookupTop(id.Name)
+	if sym == nil {
+		c.errorf(id.Pos(), "E0201", "undefined topic %q", id.Name)
+		return nil
+	}
+	id.Sym = sym
+	if sym.Kind != ast.SymTopic {
+		c.errorf(id.Pos(), "E0501", "%s is not a topic", describe(sym))
+		return nil
+	}
+	return sym
+}
+
+// consts checks every constant initialiser and reports cycles among them.
+func (c *checker) consts() {
+	deps := map[*ast.ConstDecl][]*ast.ConstDecl{}
+	var order []*ast.ConstDecl
+	for _, d := range c.decls {
+		decl, ok := d.decl.(*ast.ConstDecl)
+		if !ok {
+			continue
+		}
+		c.setFile(d.file)
+		order = append(order, decl)
+		want := ast.InvalidType
+		name := "?"
+		if decl.Name != nil && decl.Name.Sym != nil {
+			want = decl.Name.Sym.Type
+			name = decl.Name.Name
+		}
+		c.fn = &funcCtx{name: name, result: ast.VoidType}
+		c.expectValue(&decl.Value, want, fmt.Sprintf("in constant %q", name))
+		c.fn = nil
+		var ds []*ast.ConstDecl
+		c.constExpr(decl.Value, &ds)
+		deps[decl] = ds
+	}
+	c.module = ""
+
+	// Depth-first search; a const met again while on the stack closes a cycle.
+	const (
+		unvisited = iota
+		active
+		done
+	)
+	state := map[*ast.ConstDecl]int{}
+	var stack []*ast.ConstDecl
+	var visit func(d *ast.ConstDecl)
+	visit = func(d *ast.ConstDecl) {
+		state[d] = active
+		stack = append(stack, d)
+		for _, dep := range deps[d] {
+			switch state[dep] {
+			case unvisited:
+				visit(dep)
+			case active:
+				i := len(stack) - 1
+				for i > 0 && stack[i] != dep {
+					i--
+				}
+				var names []string
+				for _, s := range stack[i:] {
+					names = append(names, s.Name.Name)
+				}
+				names = append(names, dep.Name.Name)
+				c.errorf(dep.Name.Pos(), "E0320", "constant %q refers to itself: %s", dep.Name.Name, strings.Join(names, " -> "))
+			}
+		}
+		stack = stack[:len(stack)-1]
+		state[d] = done
+	}
+	for _, d := range order {
+		if state[d] == unvisited && d.Name != nil {
+			visit(d)
+		}
+	}
+}
+
+// constExpr reports the parts of a constant initialiser that are not
+// constant and collects the constants it refers to.
+func (c *checker) constExpr(e ast.Expr, deps *[]*ast.ConstDecl) {
+	switch e := e.(type) {
+	case nil, *ast.IntLit, *ast.FloatLit, *ast.StringLit, *ast.BytesLit, *ast.BoolLit:
+	case *ast.Name:
+		c.constRef(e.Ident.Sym, e.Pos(), e.Ident.Name, deps)
+	case *ast.PathExpr:
+		c.constRef(e.Sym, e.Pos(), e.Joined(), deps)
+	case *ast.UnaryExpr:
+		c.constExpr(e.X, deps)
+	case *ast.BinaryExpr:
+		c.constExpr(e.X, deps)
+		c.constExpr(e.Y, deps)
+	default:
+		c.errorf(e.Pos(), "E0318", "constant initialiser must be a constant expression (literals, constants and operators)")
+	}
+}
+
+func (c *checker) constRef(sym *ast.Symbol, pos ast.Pos, name string, deps *[]*ast.ConstDecl) {
+	if sym == nil {
+		return // undefined: already reported
+	}
+	if sym.Kind != ast.SymConst {
+		c.errorf(pos, "E0318", "%q is not a constant; a constant initialiser may use only literals, constants and operators", name)
+		return
+	}
+	if sym.Const != nil && sym.Const.Name != nil {
+		*deps = append(*deps, sym.Const)
+	}
+}
+
+// bodies checks the body of every fn and locus.
+func (c *checker) bodies() {
+	for _, d := range c.decls {
+		c.setFile(d.file)
+		switch decl := d.decl.(type) {
+		case *ast.FnDecl:
+			c.fnBody(decl)
+		case *ast.LocusDecl:
+			c.locusBody(decl)
+		}
+	}
+	c.module = ""
+}
+
+// fnBody checks a fn: parameters take slots 0..n-1 and share the scope of
+// the body's top-level statements.
+func (c *checker) fnBody(fn *ast.FnDecl) {
+	ft := fn.Sym.Type
+	c.fn = &funcCtx{name: fmt.Sprintf("fn %q", fnName(fn)), result: ft.Result}
+	c.scope = nil
+	c.enter()
+	for i, p := range fn.Params {
+		if p == nil {
+			c.hidden(1)
+			continue
+		}
+		c.declareLocal(p.Name, ft.Params[i], false, "a parameter")
+	}
+	if fn.Body != nil {
+		c.stmts(fn.Body.Stmts)
+		if ft.Result.Kind != ast.Void && !terminates(fn.Body) {
+			c.errorf(closingBrace(fn.Body, fn), "E0406", "missing return at end of %q", fnName(fn))
+		}
+	}
+	fn.NumSlots = c.fn.slots
+	c.leave()
+	c.fn = nil
+}
+
+// closingBrace is the position of a block's closing brace (or of the fn's
+// name when the block has no end position).
+func closingBrace(b *ast.Block, fn *ast.FnDecl) ast.Pos {
+	end := b.End()
+	if end.IsValid() && end.Col > 1 {
+		end.Col--
+		end.Offset--
+		return end
+	}
+	if fn.Name != nil {
+		return fn.Name.Pos()
+	}
+	return fn.Pos()
+}
+
+// locusBody checks the state initialisers, handlers and fns of a locus.
+func (c *checker) locusBody(l *ast.LocusDecl) {
+	ctx := c.loci[l]
+	if ctx == nil {
+		return
+	}
+	c.locus = ctx
+	defer func() { c.locus = nil }()
+
+	c.fn = &funcCtx{name: "state initialiser", result: ast.VoidType}
+	for j, s := range l.State {
+		if s == nil {
+			continue
+		}
+		ctx.initState = j
+		c.scope = nil
+		name := "?"
+		if s.Name != nil {
+			name = s.Name.Name
+		}
+		c.expectValue(&s.Value, ctx.state[j], fmt.Sprintf("in initialiser of state %q", name))
+	}
+	ctx.initState = -1
+	l.InitSlots = c.fn.slots
+
+	for _, h := range l.Handlers {
+		if h == nil {
+			continue
+		}
+		name := "on start"
+		if !h.Start && h.Topic != nil {
+			name = "on " + h.Topic.Name
+		}
+		c.fn = &funcCtx{name: fmt.Sprintf("handler %q", name), result: ast.VoidType}
+		c.scope = nil
+		c.enter()
+		if !h.Start && h.Param != nil {
+			t := ast.InvalidType
+			if h.Topic != nil && h.Topic.Sym != nil && h.Topic.Sym.Kind == ast.SymTopic {
+				t = h.Topic.Sym.Type
+			}
+			c.declareLocal(h.Param, t, false, "a handler parameter")
+		}
+		if h.Body != nil {
+			c.stmts(h.Body.Stmts)
+		}
+		h.NumSlots = c.fn.slots
+		c.leave()
+	}
+	for _, fn := range l.Fns {
+		if fn != nil {
+			c.fnBody(fn)
+		}
+	}
+	c.fn = nil
+}
+
+// checkMain checks the main block: it is required, unique, in the entry
+// file, and its spawns and binds are well formed.
+func (c *checker) checkMain(entry *ast.File) {
+	c.module = ""
+	c.locus = nil
+	c.scope = nil
+	if len(c.mains) == 0 {
+		if entry != nil {
+			c.errorf(ast.Pos{File: entry.Path, Line: 1, Col: 1}, "E0503", "missing main: the entry file %q must declare main { … }", entry.Path)
+		}
+		return
+	}
+	var first *ast.MainDecl
+	for _, m := range c.mains {
+		if m.decl == nil {
+			continue
+		}
+		if m.file != entry && entry != nil {
+			c.errorf(m.decl.Pos(), "E0505", "main must be declared in the entry file %q, not in %q", entry.Path, m.file.Path)
+		}
+		if first != nil {
+			c.errorf(m.decl.Pos(), "E0504", "duplicate main (first declared at %s)", first.Pos())
+		} else {
+			first = m.decl
+		}
+		c.spawns(m.decl)
+		c.binds(m.decl)
+	}
+	c.res.Main = first
+}
+
+func (c *checker) spawns(m *ast.MainDecl) {
+	byLocus := map[*ast.Symbol][]*ast.Spawn{}
+	var spawned []*ast.Spawn
+	for _, sp := range m.Spawns {
+		if sp == nil || sp.Locus == nil {
+			continue
+		}
+		c.fn = &funcCtx{name: "main", result: ast.VoidType}
+		sym := c.res.Scope[sp.Locus.Name]
+		var params []*ast.Type
+		switch {
+		case sym == nil:
+			c.errorf(sp.Locus.Pos(), "E0201", "undefined locus %q", sp.Locus.Name)
+		case sym.Kind != ast.SymLocus:
+			sp.Locus.Sym = sym
+			c.errorf(sp.Locus.Pos(), "E0506", "cannot spawn %s: it is not a locus", describe(sym))
+			sym = nil
+		default:
+			sp.Locus.Sym = sym
+			params = c.loci[sym.Locus].params
+			switch {
+			case len(params) > 0 && !sp.HasArgs:
+				c.errorf(sp.Locus.Pos(), "E0507", "locus %q takes %s; write spawn %s(…)", sp.Locus.Name, plural(len(params), "argument"), sp.Locus.Name)
+			case len(sp.Args) != len(params):
+				c.errorf(sp.Locus.Pos(), "E0507", "locus %q takes %s, got %d", sp.Locus.Name, plural(len(params), "argument"), len(sp.Args))
+			}
+			byLocus[sym] = append(byLocus[sym], sp)
+			spawned = append(spawned, sp)
+		}
+		for i := range sp.Args {
+			var want *ast.Type
+			if i < len(params) {
+				want = params[i]
+			}
+			c.expectValue(&sp.Args[i], want, fmt.Sprintf("in argument %d of spawn %s", i+1, sp.Locus.Name))
+		}
+		if p := sp.Placement; p != nil && p.Kind == ast.PlacePool && p.Pool == "" {
+			c.errorf(p.Pos(), "E0510", "pool name must not be empty")
+		}
+		c.fn = nil
+	}
+	// Two spawns of one locus type need `as`.
+	needsAs := map[*ast.Spawn]bool{}
+	for _, sp := range spawned {
+		group := byLocus[sp.Locus.Sym]
+		if sp.As != nil || len(group) < 2 {
+			continue
+		}
+		other := group[0]
+		if other == sp {
+			other = group[1]
+		}
+		needsAs[sp] = true
+		c.errorf(sp.Pos(), "E0509", "locus %q is spawned more than once, so this spawn needs \"as name\" (other spawn at %s)", sp.Locus.Name, other.Pos())
+	}
+	instances := map[string]*ast.Spawn{}
+	for _, sp := range spawned {
+		if needsAs[sp] {
+			continue
+		}
+		name := sp.InstanceName()
+		pos := sp.Locus.Pos()
+		if sp.As != nil {
+			pos = sp.As.Pos()
+		}
+		if prev := instances[name]; prev != nil {
+			c.errorf(pos, "E0508", "duplicate instance name %q (first spawned at %s)", name, prev.Pos())
+			continue
+		}
+		instances[name] = sp
+	}
+}
+
+func (c *checker) binds(m *ast.MainDecl) {
+	var stdin *ast.Bind
+	for _, b := range m.Binds {
+		if b == nil {
+			continue
+		}
+		if stdin != nil {
+			c.errorf(b.Pos(), "E0512", "stdin is already bound (at %s)", stdin.Pos())
+		} else {
+			stdin = b
+		}
+		if b.Topic == nil {
+			continue
+		}
+		sym := c.topic(b.Topic)
+		if sym == nil {
+			continue
+		}
+		t := sym.Type
+		if len(t.Fields) != 1 || t.Fields[0].Type.Kind != ast.String {
+			c.errorf(b.Topic.Pos(), "E0511", "cannot bind stdin to %q: an ingress topic needs exactly one field, of type string", b.Topic.Name)
+		}
+	}
+}
