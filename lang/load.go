@@ -20,7 +20,7 @@ import (
 const (
 	codeRead   diag.Code = "E0001" // a file cannot be read
 	codeCycle  diag.Code = "E0002" // import cycle
-	codeImport diag.Code = "E0003" // malformed import path
+	codeImport diag.Code = "E0003" // malformed import path, or an entry file not ending in .hl
 )
 
 // Load reads the entry file at entryPath and every file it imports
@@ -72,6 +72,11 @@ type loader struct {
 }
 
 func load(read func(string) ([]byte, error), entry, shown string) (*Program, error) {
+	if !strings.HasSuffix(entry, ".hl") {
+		var l diag.List
+		l.Add(ast.Pos{File: shown}, codeImport, "%s is not a Hale source file: source files end in .hl", shown)
+		return nil, l
+	}
 	src, err := read(entry)
 	if err != nil {
 		var l diag.List
@@ -87,7 +92,12 @@ func load(read func(string) ([]byte, error), entry, shown string) (*Program, err
 	ld.file(entry, src)
 	p := ld.prog
 	for _, s := range stdlib.Files() {
-		p.Sources[s.Path] = s.Src
+		// A user file may have the same logical path as a library file
+		// (std/time.hl); Sources keeps the user's bytes, which
+		// diagnostics and the build digest are about.
+		if _, user := p.Sources[s.Path]; !user {
+			p.Sources[s.Path] = s.Src
+		}
 		f, errs := syntax.ParseStdlib(s.Path, s.Module, s.Src)
 		ld.errs = append(ld.errs, errs...)
 		if f != nil {

@@ -143,8 +143,12 @@ func TestLoadMissingEntry(t *testing.T) {
 	if err == nil || err.Error() != missing+": cannot read "+missing+": no such file or directory [E0001]" {
 		t.Errorf("Load(missing) = %v", err)
 	}
-	_, err = Load(dir)
-	if err == nil || !strings.Contains(err.Error(), "cannot read "+dir+": is a directory") {
+	hlDir := filepath.Join(dir, "folder.hl")
+	if err := os.Mkdir(hlDir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	_, err = Load(hlDir)
+	if err == nil || !strings.Contains(err.Error(), "cannot read "+hlDir+": is a directory") {
 		t.Errorf("Load(dir) = %v", err)
 	}
 }
