@@ -6,6 +6,84 @@
 // imports nothing that reads time, randomness, the environment, files or
 // the network, so the same code runs natively and as a WebAssembly guest
 // (vm/guest) with identical results.
+//
+// # Using a machine
+//
+// New prepares a Machine for an image (package codegen/image). For each
+// instance it hosts, the host calls Init once, in main order, before any
+// delivery: Init evaluates the instance's spawn arguments into its
+// parameter slots and runs its state initialisers. Deliver then runs one
+// handler to completion: HandlerStart for `on start`, or a topic index
+// with the canonical payload. State returns the canonical tuple of an
+// instance's state variables (StateTypes decodes it). Types, Type,
+// PayloadType and StateTypes give the runtime type descriptors (package
+// vm/value) that decode payloads, results and state for display.
+//
+// Within one instance, lists, maps and structs are shared references, as
+// the language says; a published payload is encoded, so the receiver gets
+// a deep copy.
+//
+// # The gateway
+//
+//   - A primitive call sends the canonical tuple of its arguments under the
+//     standard library id (package stdlib) and decodes the result with the
+//     primitive's result type; an empty result (or a lone void byte) is
+//     the result of a primitive without one.
+//   - publish T {…} sends PrimPublish with uvarint(topic index) followed by
+//     the canonical payload struct.
+//   - print(x) sends PrimPrint with str(x) as one canonical string value
+//     (tag 0x04, uvarint length, bytes), without the newline: the host
+//     writes the newline. std::io::println is an ordinary primitive.
+//   - args is only valid during the call (the machine reuses the buffer);
+//     a host that keeps it must copy it.
+//   - A host error becomes a trap whose message is err.Error(), at the
+//     position of the call (or publish or print).
+//
+// # Steps and budgets
+//
+// A step is one executed bytecode instruction. A call of a builtin or a
+// primitive is one step, however much work it does; so is a publish.
+// Deliver counts the steps of one handler run from zero, across the Hale
+// calls it makes; when the locus has @budget(steps: N), the run traps with
+// "budget exhausted" instead of executing its (N+1)-th instruction. Init
+// is not counted. The count depends only on the image, so every engine
+// running the same image counts the same; Steps reports the count of the
+// last run. For example `var s = 0; for i in 0..10 { s += i; }` as a
+// whole handler takes 25 steps: three loads, the range test, ten
+// iterations of two instructions, and the return.
+//
+// # Traps
+//
+// A trap aborts the handler run and is returned as a *Trap: the message
+// and the Hale stack, innermost first, each frame naming its function
+// ("fib", "Worker.on Job", "Ledger.init", "main" for spawn arguments)
+// and the position of the trapping instruction or active call. A stack
+// deeper than 100 frames keeps the innermost 100 and ends with a frame
+// "(N more frames)". The messages:
+//
+//	message                                          cause
+//	integer overflow                                 int + - * and unary -, abs(MIN), MIN / -1, MIN % -1
+//	division by zero                                 int / or % by 0
+//	index I out of range for list of length N        xs[i], xs[i] = v, insert (0 <= i <= N), remove
+//	index I out of range for string of length N      s[i] (also "for bytes of length N")
+//	key K not found in map                           m[k] (K as str() writes it inside a container: "x", 5, true)
+//	list changed during iteration                    assigning an element, push, pop, insert or remove on a list a for loop is iterating
+//	map changed during iteration                     assigning or delete on a map a for loop is iterating
+//	pop from empty list                              pop([])
+//	slice bounds A..B out of range for list of length N   slice with A < 0, A > B or B > N (also string, bytes)
+//	slice A..B cuts a UTF-8 character                slice of a string whose bound falls inside a character
+//	split with empty separator                       split(s, "")
+//	cannot convert "x" to int                        int(s) of anything but an optional sign and decimal digits, or out of range
+//	cannot convert "x" to float                      float(s) that strconv.ParseFloat rejects (or out of range)
+//	cannot convert X to int                          int(f) of NaN, inf, -inf or outside [-2^63, 2^63) (X as str() writes it)
+//	<msg>                                            assert(false, msg), panic(msg)
+//	budget exhausted                                 a handler run exceeds its @budget
+//	stack overflow                                   more than MaxDepth nested calls, or frames beyond MaxStack registers
+//	value contains itself                            ==, contains, std::json::encode, publish or a primitive argument of a cyclic value
+//	value nested too deeply                          the same on a value nested deeper than 1000 containers
+//	<host error>                                     a primitive, publish or print the host failed (err.Error())
+//	bad result from P: <why>                         the host answered primitive P with bytes that do not decode
+//	internal error: <why>                            a broken invariant of the machine or image (a bug)
 package vm
 
 // Host serves the interpreter's primitive calls. args and the result are
@@ -51,7 +129,7 @@ const (
 
 // The interpreter's entry points, implemented by Machine (machine.go):
 //
-//	func New(img *codegen.Image, host Host) (*Machine, error)
+//	func New(img *image.Image, host Host) (*Machine, error)                 // img: package codegen/image
 //	func (m *Machine) Init(inst int) error                                  // evaluate the instance's spawn arguments and state initialisers
 //	func (m *Machine) Deliver(inst int, handler int, payload []byte) error  // run one handler to completion; a trap is a *Trap
 //	func (m *Machine) State(inst int) ([]byte, error)                       // canonical tuple of the instance's state vars, in declaration order

@@ -1,0 +1,89 @@
+package vm_test
+
+import (
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/hale-lang/hale/vm"
+)
+
+type nopHost struct{}
+
+func (nopHost) Prim(id uint16, args []byte) ([]byte, error) { return nil, nil }
+
+// benchStart measures one delivery of the start handler of the program's
+// only instance.
+func benchStart(b *testing.B, src string) {
+	img := compile(b, src)
+	m, err := vm.New(img, nopHost{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := m.Init(0); err != nil {
+		b.Fatal(err)
+	}
+	b.ResetTimer()
+	start := cpuTime()
+	for range b.N {
+		if err := m.Deliver(0, vm.HandlerStart, nil); err != nil {
+			b.Fatal(err)
+		}
+	}
+	// The machines this runs on are shared: CPU time is steadier than
+	// wall time.
+	b.ReportMetric(float64(cpuTime()-start)/float64(b.N), "cpu-ns/op")
+	b.ReportMetric(float64(m.Steps()), "steps/op")
+}
+
+func BenchmarkFib30(b *testing.B) {
+	benchStart(b, startProg(`
+fn fib(n: int) -> int {
+    if n < 2 { return n; }
+    return fib(n - 1) + fib(n - 2);
+}`, `        let r = fib(30); assert(r == 832040, "fib");`))
+}
+
+func BenchmarkLoop1e6(b *testing.B) {
+	benchStart(b, startProg("", `
+        var s = 0;
+        for i in 0..1000000 { s += i; }
+        assert(s == 499999500000, "sum");`))
+}
+
+func BenchmarkWhileLoop1e6(b *testing.B) {
+	benchStart(b, startProg("", `
+        var s = 0;
+        var i = 0;
+        while i < 1000000 { s = s + i; i = i + 1; }
+        assert(s == 499999500000, "sum");`))
+}
+
+func BenchmarkStrings(b *testing.B) {
+	benchStart(b, startProg("", `
+        var parts: [string] = [];
+        for i in 0..1000 { push(parts, "item" + str(i)); }
+        let joined = join(parts, ",");
+        let back = split(joined, ",");
+        var s = "";
+        for p in back { s = s + p; }
+        assert(len(back) == 1000, "split");`))
+}
+
+func BenchmarkMaps(b *testing.B) {
+	benchStart(b, startProg("", `
+        var m: {int: int} = {};
+        for i in 0..100000 { m[i] = i * 2; }
+        var s = 0;
+        for i in 0..100000 { s += m[i]; }
+        assert(s == 9999900000, "sum");`))
+}
+
+// cpuTime returns the process's user and system CPU time.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}

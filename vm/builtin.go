@@ -1,0 +1,318 @@
+package vm
+
+import (
+	"encoding/binary"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/hale-lang/hale/codegen/image"
+	"github.com/hale-lang/hale/vm/value"
+)
+
+// Trap messages that do not depend on the data (see the table in the
+// package documentation).
+const (
+	msgOverflow = "integer overflow"
+	msgDivZero  = "division by zero"
+	msgBudget   = "budget exhausted"
+	msgStack    = "stack overflow"
+	msgListIter = "list changed during iteration"
+	msgMapIter  = "map changed during iteration"
+	msgPopEmpty = "pop from empty list"
+	msgSplitSep = "split with empty separator"
+)
+
+// trapMsg is an error whose text is a trap message.
+type trapMsg string
+
+func (e trapMsg) Error() string { return string(e) }
+
+func indexMsg(i int64, n int, what string) string {
+	return "index " + strconv.FormatInt(i, 10) + " out of range for " + what + " of length " + strconv.Itoa(n)
+}
+
+// quoted returns v as str() writes it inside a container: strings quoted
+// and escaped, everything else as at top level.
+func quoted(v value.Value) string {
+	s := value.Format(value.NewList([]value.Value{v}))
+	return s[1 : len(s)-1]
+}
+
+func keyMsg(k value.Value) string { return "key " + quoted(k) + " not found in map" }
+
+func convMsg(from value.Value, to string) trapMsg {
+	return trapMsg("cannot convert " + quoted(from) + " to " + to)
+}
+
+func sliceMsg(a, b int64, n int, what string) trapMsg {
+	return trapMsg("slice bounds " + strconv.FormatInt(a, 10) + ".." + strconv.FormatInt(b, 10) +
+		" out of range for " + what + " of length " + strconv.Itoa(n))
+}
+
+func iterMsg(v value.Value) trapMsg {
+	if v.Kind() == value.KindMap {
+		return msgMapIter
+	}
+	return msgListIter
+}
+
+// builtin computes builtin b on args (which may hold more registers than
+// b takes).
+func (m *Machine) builtin(b image.Builtin, args []value.Value) (value.Value, error) {
+	switch b {
+	case image.BuiltinPrint:
+		return value.Value{}, m.print(args[0])
+	case image.BuiltinStr:
+		return value.Str(value.Format(args[0])), nil
+	case image.BuiltinIntOfFloat:
+		f := args[0].AsFloat()
+		// The float range of int64 is [-2^63, 2^63): 2^63 itself is out.
+		if !(f >= -(1<<63) && f < 1<<63) {
+			return value.Value{}, convMsg(args[0], "int")
+		}
+		return value.Int(int64(f)), nil
+	case image.BuiltinIntOfString:
+		i, err := strconv.ParseInt(args[0].AsStr(), 10, 64)
+		if err != nil {
+			return value.Value{}, convMsg(args[0], "int")
+		}
+		return value.Int(i), nil
+	case image.BuiltinFloatOfInt:
+		return value.Float(float64(args[0].AsInt())), nil
+	case image.BuiltinFloatOfString:
+		f, err := strconv.ParseFloat(args[0].AsStr(), 64)
+		if err != nil {
+			return value.Value{}, convMsg(args[0], "float")
+		}
+		return value.Float(f), nil
+	case image.BuiltinLenList:
+		return value.Int(int64(args[0].AsList().Len())), nil
+	case image.BuiltinLenMap:
+		return value.Int(int64(args[0].AsMap().Len())), nil
+	case image.BuiltinLenStr:
+		return value.Int(int64(len(args[0].AsStr()))), nil
+	case image.BuiltinPush:
+		if err := args[0].AsList().Push(args[1]); err != nil {
+			return value.Value{}, trapMsg(msgListIter)
+		}
+		return value.Value{}, nil
+	case image.BuiltinPop:
+		v, err := args[0].AsList().Pop()
+		if err == value.ErrEmpty {
+			return v, trapMsg(msgPopEmpty)
+		} else if err != nil {
+			return v, trapMsg(msgListIter)
+		}
+		return v, nil
+	case image.BuiltinInsert:
+		l, i := args[0].AsList(), args[1].AsInt()
+		if l.Iterating() {
+			return value.Value{}, trapMsg(msgListIter)
+		}
+		if i < 0 || i > int64(l.Len()) {
+			return value.Value{}, trapMsg(indexMsg(i, l.Len(), "list"))
+		}
+		return value.Value{}, l.Insert(int(i), args[2])
+	case image.BuiltinRemove:
+		l, i := args[0].AsList(), args[1].AsInt()
+		if l.Iterating() {
+			return value.Value{}, trapMsg(msgListIter)
+		}
+		if uint64(i) >= uint64(l.Len()) {
+			return value.Value{}, trapMsg(indexMsg(i, l.Len(), "list"))
+		}
+		return l.Remove(int(i))
+	case image.BuiltinHas:
+		return value.Bool(args[0].AsMap().Has(args[1])), nil
+	case image.BuiltinKeys:
+		return args[0].AsMap().Keys(), nil
+	case image.BuiltinValues:
+		return args[0].AsMap().Values(), nil
+	case image.BuiltinDelete:
+		if err := args[0].AsMap().Delete(args[1]); err != nil {
+			return value.Value{}, trapMsg(msgMapIter)
+		}
+		return value.Value{}, nil
+	case image.BuiltinSliceList:
+		l := args[0].AsList()
+		lo, hi := args[1].AsInt(), args[2].AsInt()
+		if lo < 0 || lo > hi || hi > int64(l.Len()) {
+			return value.Value{}, sliceMsg(lo, hi, l.Len(), "list")
+		}
+		return value.NewList(l.Elems()[lo:hi]), nil
+	case image.BuiltinSliceStr, image.BuiltinSliceBytes:
+		s := args[0].AsStr()
+		lo, hi := args[1].AsInt(), args[2].AsInt()
+		if lo < 0 || lo > hi || hi > int64(len(s)) {
+			return value.Value{}, sliceMsg(lo, hi, len(s), args[0].Kind().String())
+		}
+		if b == image.BuiltinSliceBytes {
+			return value.BytesOf(s[lo:hi]), nil
+		}
+		if (lo < int64(len(s)) && !utf8.RuneStart(s[lo])) || (hi < int64(len(s)) && !utf8.RuneStart(s[hi])) {
+			return value.Value{}, trapMsg("slice " + strconv.FormatInt(lo, 10) + ".." + strconv.FormatInt(hi, 10) + " cuts a UTF-8 character")
+		}
+		return value.Str(s[lo:hi]), nil
+	case image.BuiltinSort:
+		src := args[0].AsList().Elems()
+		out := value.NewList(src)
+		slices.SortStableFunc(out.AsList().Elems(), value.Compare)
+		return out, nil
+	case image.BuiltinContainsStr:
+		return value.Bool(strings.Contains(args[0].AsStr(), args[1].AsStr())), nil
+	case image.BuiltinContainsList:
+		for _, x := range args[0].AsList().Elems() {
+			eq, err := value.Equal(x, args[1])
+			if err != nil {
+				return value.Value{}, err
+			}
+			if eq {
+				return value.Bool(true), nil
+			}
+		}
+		return value.Bool(false), nil
+	case image.BuiltinFind:
+		return value.Int(int64(strings.Index(args[0].AsStr(), args[1].AsStr()))), nil
+	case image.BuiltinSplit:
+		sep := args[1].AsStr()
+		if sep == "" {
+			return value.Value{}, trapMsg(msgSplitSep)
+		}
+		parts := strings.Split(args[0].AsStr(), sep)
+		out := value.NewListLen(len(parts))
+		elems := out.AsList().Elems()
+		for i, p := range parts {
+			elems[i] = value.Str(p)
+		}
+		return out, nil
+	case image.BuiltinJoin:
+		elems := args[0].AsList().Elems()
+		sep := args[1].AsStr()
+		n := len(sep) * max(len(elems)-1, 0)
+		for _, e := range elems {
+			n += len(e.AsStr())
+		}
+		var sb strings.Builder
+		sb.Grow(n)
+		for i, e := range elems {
+			if i > 0 {
+				sb.WriteString(sep)
+			}
+			sb.WriteString(e.AsStr())
+		}
+		return value.Str(sb.String()), nil
+	case image.BuiltinTrim:
+		return value.Str(strings.TrimSpace(args[0].AsStr())), nil
+	case image.BuiltinUpper:
+		return value.Str(strings.ToUpper(args[0].AsStr())), nil
+	case image.BuiltinLower:
+		return value.Str(strings.ToLower(args[0].AsStr())), nil
+	case image.BuiltinStartsWith:
+		return value.Bool(strings.HasPrefix(args[0].AsStr(), args[1].AsStr())), nil
+	case image.BuiltinEndsWith:
+		return value.Bool(strings.HasSuffix(args[0].AsStr(), args[1].AsStr())), nil
+	case image.BuiltinReplace:
+		return value.Str(strings.ReplaceAll(args[0].AsStr(), args[1].AsStr(), args[2].AsStr())), nil
+	case image.BuiltinAbsInt:
+		i := args[0].AsInt()
+		if i == math.MinInt64 {
+			return value.Value{}, trapMsg(msgOverflow)
+		}
+		if i < 0 {
+			i = -i
+		}
+		return value.Int(i), nil
+	case image.BuiltinAbsFloat:
+		return value.Float(math.Abs(args[0].AsFloat())), nil
+	case image.BuiltinMinInt:
+		return value.Int(min(args[0].AsInt(), args[1].AsInt())), nil
+	case image.BuiltinMinFloat:
+		return value.Float(min(args[0].AsFloat(), args[1].AsFloat())), nil
+	case image.BuiltinMaxInt:
+		return value.Int(max(args[0].AsInt(), args[1].AsInt())), nil
+	case image.BuiltinMaxFloat:
+		return value.Float(max(args[0].AsFloat(), args[1].AsFloat())), nil
+	case image.BuiltinAssert:
+		if !args[0].AsBool() {
+			return value.Value{}, trapMsg(args[1].AsStr())
+		}
+		return value.Value{}, nil
+	case image.BuiltinPanic:
+		return value.Value{}, trapMsg(args[0].AsStr())
+	case image.BuiltinJSONEncode:
+		js, err := value.AppendJSON(nil, args[0])
+		if err != nil {
+			return value.Value{}, err
+		}
+		return value.Str(string(js)), nil
+	case image.BuiltinSqrt:
+		return value.Float(math.Sqrt(args[0].AsFloat())), nil
+	case image.BuiltinFloor:
+		return value.Float(math.Floor(args[0].AsFloat())), nil
+	case image.BuiltinCeil:
+		return value.Float(math.Ceil(args[0].AsFloat())), nil
+	case image.BuiltinPow:
+		return value.Float(math.Pow(args[0].AsFloat(), args[1].AsFloat())), nil
+	case image.BuiltinLog:
+		return value.Float(math.Log(args[0].AsFloat())), nil
+	case image.BuiltinExp:
+		return value.Float(math.Exp(args[0].AsFloat())), nil
+	}
+	return value.Value{}, trapMsg("internal error: bad builtin " + b.String())
+}
+
+// print sends str(v) to the host as a canonical string, without the
+// newline (the host adds it).
+func (m *Machine) print(v value.Value) error {
+	m.text = value.AppendFormat(m.text[:0], v)
+	buf := append(m.buf[:0], byte(value.KindString))
+	buf = binary.AppendUvarint(buf, uint64(len(m.text)))
+	buf = append(buf, m.text...)
+	m.buf = buf
+	_, err := m.host.Prim(PrimPrint, buf)
+	return err
+}
+
+// callPrim calls a host primitive with the canonical tuple of its
+// arguments and decodes its result.
+func (m *Machine) callPrim(p *primCode, args []value.Value) (value.Value, error) {
+	buf, err := value.EncodeTuple(m.buf[:0], args[:p.nargs])
+	m.buf = buf
+	if err != nil {
+		return value.Value{}, err
+	}
+	res, err := m.host.Prim(p.id, buf)
+	if err != nil {
+		return value.Value{}, err
+	}
+	if p.result.Kind == value.KindVoid {
+		if len(res) == 0 || (len(res) == 1 && res[0] == byte(value.KindVoid)) {
+			return value.Value{}, nil
+		}
+		return value.Value{}, trapMsg("bad result from " + p.name + ": want none")
+	}
+	v, err := value.Decode(res, p.result)
+	if err != nil {
+		return value.Value{}, trapMsg("bad result from " + p.name + ": " + err.Error())
+	}
+	return v, nil
+}
+
+// publish sends a payload of topic built from fields to the host:
+// uvarint(topic) then the canonical struct.
+func (m *Machine) publish(topic int, fields []value.Value) error {
+	n := len(m.types[m.img.Topics[topic].Type].Fields)
+	buf := binary.AppendUvarint(m.buf[:0], uint64(topic))
+	buf = append(buf, byte(value.KindStruct))
+	// A struct is encoded as the tuple of its fields after its tag.
+	buf, err := value.EncodeTuple(buf, fields[:n])
+	m.buf = buf
+	if err != nil {
+		return err
+	}
+	_, err = m.host.Prim(PrimPublish, buf)
+	return err
+}

@@ -1,0 +1,185 @@
+// Package abi is the binary interface between the interpreter guest
+// (vm/guest, compiled to wasip1/wasm) and its host (vm/host): the names of
+// the guest's exports and of its one import, the status words they
+// exchange, and the encoding of a failed call. Both sides import it, so the
+// protocol is written down once.
+//
+// # Host to guest (exports)
+//
+// Every export but alloc and result returns an int32 r:
+//
+//	r == 0   success, nothing to read
+//	r  > 0   success; r bytes of output (an instance's state) start at result()
+//	r  < 0   failure; -r bytes of an encoded failure (AppendFailure) start at result()
+//
+//	alloc(size u32) -> u32          address of the guest's input buffer, grown to hold size bytes
+//	load(n u32) -> i32              the input buffer's first n bytes are an encoded program image
+//	init(inst u32) -> i32           evaluate instance inst's spawn arguments and state initialisers
+//	deliver(inst u32, handler i32, n u32) -> i32
+//	                                run inst's handler (vm.HandlerStart or a topic index) on the
+//	                                payload in the input buffer's first n bytes
+//	state(inst u32) -> i32          inst's state as canonical bytes (output)
+//	result() -> u32                 address of the last call's output or failure bytes
+//
+// The input buffer stays where it is until the next alloc, so the host
+// keeps its address and capacity and calls alloc only to grow it.
+//
+// # Guest to host (the one import)
+//
+//	hale.prim(id u32, args u32, argsLen u32, res u32, resCap u32) -> u64
+//
+// carries every vm.Host.Prim call: the primitive id (or vm.PrimPublish,
+// vm.PrimPrint), the canonical argument bytes, and a result buffer of
+// resCap bytes. The status word (Status) holds a kind (OK or Trap) and a
+// length n. When n <= resCap the n bytes (the canonical result, or the
+// trap's message) are in the result buffer. When n > resCap nothing was
+// written: the host keeps the bytes as the pending result and the guest
+// calls prim(FetchID, 0, 0, buf, n) with a buffer of at least n bytes,
+// which copies them and returns the same status. The primitive itself is
+// never called twice, which matters for every call with an effect.
+package abi
+
+import (
+	"encoding/binary"
+	"errors"
+
+	"github.com/hale-lang/hale/vm"
+)
+
+// Names of the import and the exports.
+const (
+	ImportModule = "hale"
+	ImportPrim   = "prim"
+
+	ExportAlloc   = "alloc"
+	ExportLoad    = "load"
+	ExportInit    = "init"
+	ExportDeliver = "deliver"
+	ExportState   = "state"
+	ExportResult  = "result"
+)
+
+// FetchID is the prim id that copies the host's pending result. It is
+// outside the 16-bit range of primitive ids.
+const FetchID uint32 = 0xFFFF_FFFF
+
+// Kinds of a prim status word.
+const (
+	OK   uint32 = 0 // the bytes are the canonical result
+	Trap uint32 = 1 // the bytes are a trap message
+	Bad  uint32 = 2 // protocol violation (bad address, fetch with nothing pending); bytes are a message
+)
+
+// Status packs a prim status word: the kind in the high 32 bits, the
+// length in the low 32.
+func Status(kind uint32, n int) uint64 { return uint64(kind)<<32 | uint64(uint32(n)) }
+
+// SplitStatus unpacks a status word.
+func SplitStatus(s uint64) (kind, n uint32) { return uint32(s >> 32), uint32(s) }
+
+// First byte of an encoded failure.
+const (
+	failTrap  = 1 // a *vm.Trap: message, then the frames
+	failError = 2 // any other error (bad image, bad index, guest panic): message
+)
+
+// AppendFailure appends the encoding of err: a *vm.Trap keeps its message
+// and stack; any other error keeps its message and becomes a plain error
+// on the other side.
+//
+//	trap   0x01 str(message) uvarint(frames) frames × (str(func) str(pos))
+//	error  0x02 str(message)
+//	str(s) uvarint(len(s)) bytes of s
+func AppendFailure(buf []byte, err error) []byte {
+	var t *vm.Trap
+	if errors.As(err, &t) {
+		buf = append(buf, failTrap)
+		buf = appendStr(buf, t.Message)
+		buf = binary.AppendUvarint(buf, uint64(len(t.Stack)))
+		for _, f := range t.Stack {
+			buf = appendStr(appendStr(buf, f.Func), f.Pos)
+		}
+		return buf
+	}
+	return appendStr(append(buf, failError), err.Error())
+}
+
+func appendStr(buf []byte, s string) []byte {
+	return append(binary.AppendUvarint(buf, uint64(len(s))), s...)
+}
+
+// ErrMalformed is returned by DecodeFailure for bytes AppendFailure did not
+// produce.
+var ErrMalformed = errors.New("abi: malformed failure")
+
+// DecodeFailure decodes the bytes of AppendFailure: a *vm.Trap, or an
+// error with the encoded message. It accepts only what AppendFailure
+// writes (minimal varints, no trailing bytes) and never panics.
+func DecodeFailure(data []byte) error {
+	if len(data) == 0 {
+		return ErrMalformed
+	}
+	d := reader{data: data[1:]}
+	msg := d.str()
+	switch data[0] {
+	case failError:
+		if d.bad || len(d.data) != 0 {
+			return ErrMalformed
+		}
+		return errors.New(msg)
+	case failTrap:
+		n := d.uvarint()
+		if n > uint64(len(d.data)/2) { // every frame takes at least two bytes
+			return ErrMalformed
+		}
+		t := &vm.Trap{Message: msg}
+		if n > 0 {
+			t.Stack = make([]vm.Frame, n)
+		}
+		for i := range t.Stack {
+			t.Stack[i].Func = d.str()
+			t.Stack[i].Pos = d.str()
+		}
+		if d.bad || len(d.data) != 0 {
+			return ErrMalformed
+		}
+		return t
+	}
+	return ErrMalformed
+}
+
+type reader struct {
+	data []byte
+	bad  bool
+}
+
+func (r *reader) uvarint() uint64 {
+	v, n := binary.Uvarint(r.data)
+	if n <= 0 || n != uvarintLen(v) { // malformed, or not the minimal encoding
+		r.bad = true
+		r.data = nil
+		return 0
+	}
+	r.data = r.data[n:]
+	return v
+}
+
+func uvarintLen(v uint64) int {
+	n := 1
+	for ; v >= 0x80; v >>= 7 {
+		n++
+	}
+	return n
+}
+
+func (r *reader) str() string {
+	n := r.uvarint()
+	if n > uint64(len(r.data)) {
+		r.bad = true
+		r.data = nil
+		return ""
+	}
+	s := string(r.data[:n])
+	r.data = r.data[n:]
+	return s
+}

@@ -1,0 +1,197 @@
+//go:build wasip1
+
+// Command guest is the Hale interpreter (package vm) built for
+// GOOS=wasip1 GOARCH=wasm as a reactor module: the host (package vm/host)
+// instantiates it once per consumer under wazero and drives it through the
+// exports below. The guest reaches the world only through its one import,
+// hale.prim, which carries every vm.Host.Prim call; the protocol is
+// described in package vm/guest/abi. It is built by `go generate
+// ./vm/host`, which writes vm/host/guest.wasm.
+//
+// The guest keeps one machine (the instances its consumer hosts), one
+// input buffer that the host writes images and payloads into, and the
+// bytes of the last result or failure. Every export recovers from a Go
+// panic and reports it as an error, so a bug in the interpreter surfaces
+// as a message rather than a dead module.
+package main
+
+import (
+	"errors"
+	"unsafe"
+
+	"github.com/hale-lang/hale/codegen/image"
+	"github.com/hale-lang/hale/vm"
+	"github.com/hale-lang/hale/vm/guest/abi"
+)
+
+// main is never called: a reactor runs its package initialisers in
+// _initialize and then serves exports.
+func main() {}
+
+var (
+	machine *vm.Machine
+	in      []byte // the input buffer: images and payloads
+	out     []byte // output or failure bytes of the last export call
+	gate    gateway
+)
+
+//go:wasmimport hale prim
+func prim(id uint32, args unsafe.Pointer, argsLen uint32, res unsafe.Pointer, resCap uint32) uint64
+
+// gateway implements vm.Host over the hale.prim import.
+type gateway struct {
+	buf []byte // result buffer, grown to the largest result seen
+}
+
+func (g *gateway) Prim(id uint16, args []byte) ([]byte, error) {
+	if len(g.buf) == 0 {
+		g.buf = make([]byte, 512)
+	}
+	kind, n := abi.SplitStatus(prim(uint32(id), bytesPtr(args), uint32(len(args)), unsafe.Pointer(&g.buf[0]), uint32(len(g.buf))))
+	if int(n) > len(g.buf) {
+		// The host holds the result: fetch it into a buffer that fits,
+		// without calling the primitive again.
+		g.buf = make([]byte, n)
+		kind, n = abi.SplitStatus(prim(abi.FetchID, nil, 0, unsafe.Pointer(&g.buf[0]), n))
+		if int(n) > len(g.buf) {
+			return nil, errors.New("guest: host result grew while fetching it")
+		}
+	}
+	switch kind {
+	case abi.OK:
+		if n == 0 {
+			return nil, nil
+		}
+		// A fresh copy: the machine may keep what it is given.
+		return append([]byte(nil), g.buf[:n]...), nil
+	case abi.Trap:
+		return nil, errors.New(string(g.buf[:n]))
+	}
+	return nil, errors.New("guest: " + string(g.buf[:n]))
+}
+
+func bytesPtr(b []byte) unsafe.Pointer {
+	if len(b) == 0 {
+		return nil
+	}
+	return unsafe.Pointer(&b[0])
+}
+
+// alloc grows the input buffer to hold at least size bytes and returns its
+// address, which stays valid until the next alloc.
+//
+//go:wasmexport alloc
+func alloc(size uint32) uint32 {
+	if int(size) > cap(in) {
+		in = make([]byte, max(int(size), 2*cap(in), 4096))
+	}
+	in = in[:cap(in)]
+	return uint32(uintptr(unsafe.Pointer(&in[0])))
+}
+
+// result returns the address of the last call's output or failure bytes.
+//
+//go:wasmexport result
+func result() uint32 {
+	if len(out) == 0 {
+		return 0
+	}
+	return uint32(uintptr(unsafe.Pointer(&out[0])))
+}
+
+// input returns the first n bytes of the input buffer, or nil when n is
+// out of range.
+func input(n uint32) ([]byte, bool) {
+	if int(n) > len(in) {
+		return nil, false
+	}
+	return in[:n], true
+}
+
+//go:wasmexport load
+func load(n uint32) (r int32) {
+	defer recoverInto(&r)
+	data, ok := input(n)
+	if !ok {
+		return fail(errors.New("guest: image length out of range"))
+	}
+	// The input buffer is reused for payloads: the image must not alias it.
+	img, err := image.Unmarshal(append([]byte(nil), data...))
+	if err != nil {
+		return fail(err)
+	}
+	m, err := vm.New(img, &gate)
+	if err != nil {
+		return fail(err)
+	}
+	machine = m
+	return done()
+}
+
+//go:wasmexport init
+func initInstance(inst uint32) (r int32) {
+	defer recoverInto(&r)
+	if machine == nil {
+		return fail(errNoImage)
+	}
+	if err := machine.Init(int(inst)); err != nil {
+		return fail(err)
+	}
+	return done()
+}
+
+//go:wasmexport deliver
+func deliver(inst uint32, handler int32, n uint32) (r int32) {
+	defer recoverInto(&r)
+	if machine == nil {
+		return fail(errNoImage)
+	}
+	payload, ok := input(n)
+	if !ok {
+		return fail(errors.New("guest: payload length out of range"))
+	}
+	if err := machine.Deliver(int(inst), int(handler), payload); err != nil {
+		return fail(err)
+	}
+	return done()
+}
+
+//go:wasmexport state
+func state(inst uint32) (r int32) {
+	defer recoverInto(&r)
+	if machine == nil {
+		return fail(errNoImage)
+	}
+	b, err := machine.State(int(inst))
+	if err != nil {
+		return fail(err)
+	}
+	out = append(out[:0], b...)
+	return int32(len(out))
+}
+
+var errNoImage = errors.New("guest: no image loaded")
+
+func done() int32 {
+	out = out[:0]
+	return 0
+}
+
+func fail(err error) int32 {
+	out = abi.AppendFailure(out[:0], err)
+	return -int32(len(out))
+}
+
+// recoverInto turns a panic in an export into a failure result.
+func recoverInto(r *int32) {
+	if p := recover(); p != nil {
+		msg := "interpreter: internal error"
+		switch v := p.(type) {
+		case error:
+			msg += ": " + v.Error()
+		case string:
+			msg += ": " + v
+		}
+		*r = fail(errors.New(msg))
+	}
+}

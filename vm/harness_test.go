@@ -1,0 +1,172 @@
+package vm_test
+
+import (
+	"encoding/binary"
+	"errors"
+	"strings"
+	"testing"
+	"testing/fstest"
+
+	"github.com/hale-lang/hale/codegen"
+	"github.com/hale-lang/hale/codegen/image"
+	"github.com/hale-lang/hale/effects"
+	"github.com/hale-lang/hale/lang"
+	"github.com/hale-lang/hale/lang/diag"
+	"github.com/hale-lang/hale/sir"
+	"github.com/hale-lang/hale/vm"
+	"github.com/hale-lang/hale/vm/value"
+)
+
+// compileFiles runs the whole front end and the code generator on a
+// program given as files ("app.hl" is the entry).
+func compileFiles(files map[string]string) (*image.Image, error) {
+	fsys := fstest.MapFS{}
+	for name, src := range files {
+		fsys[name] = &fstest.MapFile{Data: []byte(src)}
+	}
+	lp, err := lang.LoadFS(fsys, "app.hl")
+	if err != nil {
+		return nil, err
+	}
+	fx, errs := effects.Analyze(lp)
+	if len(errs) > 0 {
+		return nil, diag.List(errs)
+	}
+	p, err := sir.Lower(lp, fx)
+	if err != nil {
+		return nil, err
+	}
+	return codegen.Compile(p)
+}
+
+func compile(t testing.TB, src string) *image.Image {
+	t.Helper()
+	img, err := compileFiles(map[string]string{"app.hl": src})
+	if err != nil {
+		t.Fatalf("compile: %v\n%s", err, src)
+	}
+	// Every test also runs the image through its binary form.
+	data, err := img.MarshalBinary()
+	if err != nil {
+		t.Fatalf("marshal: %v", err)
+	}
+	img2, err := image.Unmarshal(data)
+	if err != nil {
+		t.Fatalf("unmarshal: %v", err)
+	}
+	return img2
+}
+
+// primCall is one call the fake host served.
+type primCall struct {
+	id   uint16
+	args []byte
+}
+
+// fakeHost records every gateway call. Prints go to out (with the newline
+// the host adds); publishes are queued; other primitives are answered by
+// serve, or get an empty result.
+type fakeHost struct {
+	calls []primCall
+	out   strings.Builder
+	queue []published
+	serve func(id uint16, args []byte) ([]byte, error)
+}
+
+type published struct {
+	topic   int
+	payload []byte
+}
+
+func (h *fakeHost) Prim(id uint16, args []byte) ([]byte, error) {
+	h.calls = append(h.calls, primCall{id, append([]byte(nil), args...)})
+	switch id {
+	case vm.PrimPrint:
+		s, err := value.Decode(args, value.StringType)
+		if err != nil {
+			return nil, err
+		}
+		h.out.WriteString(s.AsStr())
+		h.out.WriteByte('\n')
+		return nil, nil
+	case vm.PrimPublish:
+		topic, n := binary.Uvarint(args)
+		if n <= 0 {
+			return nil, errors.New("bad publish")
+		}
+		h.queue = append(h.queue, published{int(topic), append([]byte(nil), args[n:]...)})
+		return nil, nil
+	}
+	if h.serve != nil {
+		return h.serve(id, args)
+	}
+	return nil, nil
+}
+
+// run is a one-consumer scheduler: it initialises every instance in main
+// order, delivers the start handlers, then every published message to its
+// subscribers, until the queue is empty or a handler traps.
+func run(t testing.TB, img *image.Image, h *fakeHost) (*vm.Machine, error) {
+	t.Helper()
+	m, err := vm.New(img, h)
+	if err != nil {
+		t.Fatalf("vm.New: %v", err)
+	}
+	for i := range img.Instances {
+		if err := m.Init(i); err != nil {
+			return m, err
+		}
+	}
+	for i, in := range img.Instances {
+		if img.Loci[in.Locus].Start >= 0 {
+			if err := m.Deliver(i, vm.HandlerStart, nil); err != nil {
+				return m, err
+			}
+		}
+	}
+	for n := 0; len(h.queue) > 0; n++ {
+		if n > 100000 {
+			t.Fatalf("more than 100000 deliveries")
+		}
+		msg := h.queue[0]
+		h.queue = h.queue[1:]
+		for _, sub := range img.Topics[msg.topic].Subscribers {
+			if err := m.Deliver(sub, msg.topic, msg.payload); err != nil {
+				return m, err
+			}
+		}
+	}
+	return m, nil
+}
+
+// report renders a run's output and trap as `hale run` would.
+func report(out string, err error) string {
+	if err == nil {
+		return out
+	}
+	var tr *vm.Trap
+	if !errors.As(err, &tr) {
+		return out + "error: " + err.Error() + "\n"
+	}
+	var b strings.Builder
+	b.WriteString(out)
+	b.WriteString("trap: " + tr.Message + "\n")
+	for _, f := range tr.Stack {
+		b.WriteString("  at " + f.Pos + " in " + f.Func + "\n")
+	}
+	return b.String()
+}
+
+// runSrc compiles and runs src and returns its report.
+func runSrc(t testing.TB, src string) string {
+	t.Helper()
+	h := &fakeHost{}
+	_, err := run(t, compile(t, src), h)
+	return report(h.out.String(), err)
+}
+
+// startProg wraps statements into the start handler of a single locus,
+// after the declarations decls.
+func startProg(decls, body string) string {
+	return decls + "\nlocus T {\n    on start {\n" + body + "\n    }\n}\nmain { spawn T; }\n"
+}

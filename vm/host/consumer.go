@@ -1,0 +1,214 @@
+package host
+
+import (
+	"errors"
+	"fmt"
+	mrand "math/rand/v2"
+	"sync"
+	"time"
+
+	"github.com/hale-lang/hale/sir"
+	"github.com/hale-lang/hale/vm"
+)
+
+// consumer is one row of the consumer table at run time: a queue of
+// pending deliveries and the goroutine and engine that handle them (or,
+// for an ingress binding, just a producer).
+type consumer struct {
+	r      *runner
+	id     int
+	kind   sir.ConsumerKind
+	engine Engine
+	topic  int // ingress: the bound topic
+
+	// Touched only by the consumer's own goroutine (for ingress: the
+	// input reader's).
+	handled   int    // deliveries handled: the next delivery's number
+	published uint64 // messages published: the next message's sequence
+	rng       *mrand.Rand
+
+	mu      sync.Mutex
+	queue   []Delivery // pending deliveries are queue[head:]
+	head    int
+	waiting bool          // the goroutine waits for wake
+	retired bool          // the Order retired the consumer
+	wake    chan struct{} // capacity 1
+}
+
+// enqueue adds a delivery to the queue (from any goroutine).
+func (c *consumer) enqueue(d Delivery) {
+	c.mu.Lock()
+	if c.retired {
+		c.mu.Unlock()
+		return
+	}
+	c.r.outstanding.Add(1)
+	c.queue = append(c.queue, d)
+	w := c.waiting
+	c.waiting = false
+	c.mu.Unlock()
+	if w {
+		c.signal()
+	}
+}
+
+// signal wakes the consumer's goroutine if it waits.
+func (c *consumer) signal() {
+	select {
+	case c.wake <- struct{}{}:
+	default:
+	}
+}
+
+// loop handles deliveries until the run stops.
+func (c *consumer) loop() {
+	r := c.r
+	defer r.wg.Done()
+	for {
+		d, ok := c.take()
+		if !ok {
+			return
+		}
+		n := c.handled
+		if j := r.journal; j != nil {
+			if err := j.Deliver(c.id, n, &d, c.engine); err != nil {
+				r.stop(VerdictHalted, 0, nil, err, nil)
+				return
+			}
+		}
+		c.handled++
+		if err := c.engine.Deliver(d.Target, d.Topic, d.Payload); err != nil {
+			c.failed(n, &d, d.Target, err)
+			return
+		}
+		r.release(1)
+	}
+}
+
+// failed stops the run after an engine error while running delivery n (d)
+// or, with n == -1 and d nil, initialising instance inst.
+func (c *consumer) failed(n int, d *Delivery, inst int, err error) {
+	r := c.r
+	var t *vm.Trap
+	if !errors.As(err, &t) {
+		r.fail(fmt.Errorf("consumer %d (%s): %w", c.id, r.prog.Consumers[c.id].Name, err))
+		return
+	}
+	if j := r.journal; j != nil {
+		j.Trap(c.id, n, t, d)
+	}
+	rep := &TrapReport{Trap: t, Consumer: c.id, N: n, Instance: r.instanceName(inst)}
+	if d != nil {
+		dd := *d
+		rep.Delivery = &dd
+		if !d.IsStart() {
+			rep.Topic = r.topicName(d.Topic)
+		}
+	}
+	r.stop(VerdictTrap, ExitTrap, rep, nil, nil)
+}
+
+// take returns the next delivery to handle, waiting for one if needed; it
+// reports false when the run has stopped or the consumer was retired.
+func (c *consumer) take() (Delivery, bool) {
+	r := c.r
+	c.mu.Lock()
+	for {
+		if r.stopped.Load() {
+			c.mu.Unlock()
+			return Delivery{}, false
+		}
+		pending := c.queue[c.head:]
+		if len(pending) == 0 {
+			c.wait(0, 0)
+			continue
+		}
+		pick := 0
+		if r.order != nil {
+			// Only this goroutine removes deliveries, and producers only
+			// append, so pending stays valid without the lock.
+			c.mu.Unlock()
+			var wait time.Duration
+			pick, wait = r.order.Next(c.id, pending)
+			c.mu.Lock()
+			switch {
+			case pick == Retire:
+				c.retire()
+				c.mu.Unlock()
+				return Delivery{}, false
+			case pick == Hold:
+				c.wait(len(pending), wait)
+				continue
+			case pick < 0 || pick >= len(pending):
+				c.mu.Unlock()
+				r.fail(fmt.Errorf("order: consumer %d: pick %d of %d pending deliveries", c.id, pick, len(pending)))
+				return Delivery{}, false
+			}
+		}
+		d := c.remove(pick)
+		c.mu.Unlock()
+		return d, true
+	}
+}
+
+// wait waits, with c.mu held (and held again on return), until more than
+// have deliveries are pending, the run stops, or timeout (if positive)
+// has passed. Before blocking it flushes the output, so that a program
+// waiting for input or for another consumer shows what it printed.
+func (c *consumer) wait(have int, timeout time.Duration) {
+	var timer <-chan time.Time
+	if timeout > 0 {
+		t := time.NewTimer(timeout)
+		defer t.Stop()
+		timer = t.C
+	}
+	for len(c.queue)-c.head <= have && !c.r.stopped.Load() {
+		c.waiting = true
+		c.mu.Unlock()
+		c.r.out.flush()
+		select {
+		case <-c.wake:
+		case <-timer:
+			c.mu.Lock()
+			c.waiting = false
+			return
+		}
+		c.mu.Lock()
+	}
+	c.waiting = false
+}
+
+// remove takes pending delivery i (0 is the oldest) out of the queue.
+func (c *consumer) remove(i int) Delivery {
+	at := c.head + i
+	d := c.queue[at]
+	if i == 0 {
+		c.queue[at] = Delivery{} // drop the payload reference
+		c.head++
+	} else {
+		copy(c.queue[at:], c.queue[at+1:])
+		c.queue[len(c.queue)-1] = Delivery{}
+		c.queue = c.queue[:len(c.queue)-1]
+	}
+	switch {
+	case c.head == len(c.queue):
+		c.queue, c.head = c.queue[:0], 0
+	case c.head >= 1024 && c.head*2 >= len(c.queue):
+		// Reclaim the handled prefix so that a queue that never drains
+		// does not grow without bound.
+		n := copy(c.queue, c.queue[c.head:])
+		clear(c.queue[n:])
+		c.queue, c.head = c.queue[:n], 0
+	}
+	return d
+}
+
+// retire drops the pending deliveries and refuses later ones (c.mu held).
+func (c *consumer) retire() {
+	dropped := len(c.queue) - c.head
+	clear(c.queue)
+	c.queue, c.head, c.retired = nil, 0, true
+	if dropped > 0 {
+		c.r.release(int64(dropped))
+	}
+}

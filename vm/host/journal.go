@@ -1,0 +1,209 @@
+package host
+
+import (
+	"bufio"
+	"io"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/hale-lang/hale/stdlib"
+	"github.com/hale-lang/hale/vm"
+)
+
+// This file is the seam for record and replay. The runtime reports every
+// replayable decision of a run to a Journal, asks an Order which pending
+// delivery each consumer runs next, and reads ingress lines from an
+// Input. Package replay implements all three: its recorder journals a
+// live run; its replayer serves recorded results, holds early deliveries
+// and injects recorded input. When none is installed, which is the common
+// case, each site costs one nil check and the runtime does the live thing.
+//
+// Numbering, which every implementation can rely on:
+//
+//   - Consumer ids are those of sir.Program.Consumers (LANGUAGE.md §7).
+//   - A message's identity is (producer consumer, producer sequence), P:S,
+//     where S counts that consumer's publishes from 0 (ingress bindings
+//     publish too, as their own consumers).
+//   - Each consumer numbers the deliveries it handles from 0, start
+//     deliveries included: the N of the coordinate C:N. A delivery gets
+//     its number when its handler is about to run, not when it is queued.
+
+// MessageID identifies a message: the consumer that published it and the
+// number of messages that consumer had published before it. It is
+// written P:S.
+type MessageID struct {
+	Producer int
+	Seq      uint64
+}
+
+// String returns the identity as "P:S".
+func (m MessageID) String() string {
+	return strconv.Itoa(m.Producer) + ":" + strconv.FormatUint(m.Seq, 10)
+}
+
+// StartTopic is the Topic of a start delivery (an instance's `on start`
+// run). It equals vm.HandlerStart, so a delivery's Topic is the handler
+// selector that Engine.Deliver takes.
+const StartTopic = vm.HandlerStart
+
+// Delivery is one handler run, pending or running: a message, or an
+// instance's start, reaching one target instance.
+type Delivery struct {
+	Target  int       // instance index (sir.Program.Instances)
+	Topic   int       // topic index (sir.Program.Topics), or StartTopic
+	Message MessageID // the message's identity; zero for a start delivery
+	// Payload is the message's canonical payload (nil for a start
+	// delivery). All deliveries of one message share it: never modify it.
+	Payload []byte
+}
+
+// IsStart reports whether d is an instance's start delivery.
+func (d *Delivery) IsStart() bool { return d.Topic == StartTopic }
+
+// Journal sees every replayable event of a run. The recorder writes them
+// to an artifact; the replayer checks them against one and serves
+// recorded results. Methods are called from the goroutine of the consumer
+// concerned (c), concurrently for different consumers and sequentially
+// for one; End is called once, after every consumer has stopped. A
+// Journal may block (a recorder stalls rather than drops), which stalls
+// only the calling consumer.
+//
+// Per consumer, the calls come in this order: Deliver(n) for n = 0, 1, 2,
+// …, each followed by the Invoke and Publish calls its handler makes, in
+// program order, and possibly by Trap (then nothing more from that
+// consumer). An ingress consumer only publishes. A Publish always
+// precedes the Deliver calls of the deliveries it causes, on every
+// consumer. A trap in a state initialiser at start-up is reported (Trap
+// with n = -1) before any consumer runs, from Run's own goroutine.
+type Journal interface {
+	// Invoke is called for every primitive call that crosses the gateway
+	// (print, std::io, std::time, std::rand, std::os, std::fs, std::http,
+	// std::process::exit), but not for publishing, which is Publish, nor
+	// for a pure primitive (std::math), which is computed at once. p is
+	// the primitive (stdlib's table: name, effect, journal kind), args
+	// its canonical argument tuple (print's args are the text as one
+	// canonical string). live
+	// performs the call on the real world and returns the canonical
+	// result, or an error that becomes a trap with err.Error() as its
+	// message.
+	//
+	// The journal returns what the program sees. A recorder calls live
+	// and records both sides. A replayer compares p and args with the
+	// recording and serves the recorded result without calling live (an
+	// input, an fs.write or net call, a skipped sleep), or calls live to
+	// print again (io output, exit); a journal miss is an error, and so a
+	// trap. args and the returned bytes must not be modified afterwards;
+	// args may be kept.
+	Invoke(c int, p stdlib.Primitive, args []byte, live func() ([]byte, error)) ([]byte, error)
+
+	// Publish is called when consumer c publishes message msg on topic
+	// (an index into sir.Program.Topics), before the message reaches any
+	// queue, also when nobody subscribes. payload is the canonical
+	// payload; it may be kept but not modified.
+	Publish(c int, msg MessageID, topic int, payload []byte)
+
+	// Deliver is called on consumer c just before the handler of its
+	// delivery number n runs (the delivery is stamped here, not when it
+	// was queued). state reads the canonical state of any instance hosted
+	// by c, and only during the call (replay --at shows the target's
+	// state). A non-nil error halts the run before the handler runs: no
+	// consumer takes another delivery, and Run ends with VerdictHalted and
+	// that error in Result.Halt.
+	Deliver(c, n int, d *Delivery, state StateReader) error
+
+	// Trap is called when a handler of consumer c traps while running its
+	// delivery number n (d), before the run stops. During start-up (an
+	// instance's state initialisers trap) n is -1 and d is nil.
+	Trap(c, n int, t *vm.Trap, d *Delivery)
+
+	// End is called once when the run is over, with its verdict
+	// (VerdictQuiescent, VerdictExit, VerdictTrap, VerdictHalted,
+	// VerdictCanceled or VerdictError) and exit code.
+	End(verdict string, code int)
+}
+
+// StateReader reads an instance's state as the canonical tuple of its
+// state variables in declaration order. Every Engine is one.
+type StateReader interface {
+	State(inst int) ([]byte, error)
+}
+
+// Order chooses which pending delivery a consumer handles next. Without
+// one, every consumer handles its queue in arrival order (FIFO), as
+// LANGUAGE.md §7 specifies. The replayer installs one that follows the
+// recorded order.
+type Order interface {
+	// Next is called on consumer c's goroutine whenever c is ready for
+	// its next delivery and has at least one pending; pending holds them
+	// in arrival order (valid only during the call, not to be modified).
+	// It returns the index of the delivery to run, or:
+	//
+	//   - Hold: none of them yet. The consumer waits until another
+	//     delivery arrives or wait has passed (wait <= 0: until one
+	//     arrives), then calls Next again with the longer list. Replay
+	//     holds early arrivals this way and, once its hold timeout has
+	//     passed, releases one.
+	//   - Retire: the consumer takes nothing more. Its pending deliveries
+	//     and any that arrive later are dropped and do not keep the run
+	//     from being quiescent. Replay retires a consumer that has handled
+	//     every delivery of the recording when the recorded run ended
+	//     there.
+	Next(c int, pending []Delivery) (pick int, wait time.Duration)
+}
+
+// Special results of Order.Next.
+const (
+	Hold   = -1
+	Retire = -2
+)
+
+// Input is where `bind stdin` bindings get their lines: the program's
+// stdin in a live run (LineReader), the recorded lines on replay
+// (RecordedLines). Each line is published once by every binding, in
+// binding order.
+type Input interface {
+	// Line returns the next line without its line ending, or io.EOF at
+	// the end of input. Any other error also ends the input.
+	Line() (string, error)
+}
+
+// LineReader returns the Input of a live run: r split at "\n", a trailing
+// "\r" removed from each line, and a last line without a newline
+// included.
+func LineReader(r io.Reader) Input {
+	if r == nil {
+		return RecordedLines(nil)
+	}
+	br := bufio.NewReaderSize(r, 64<<10)
+	return inputFunc(func() (string, error) {
+		line, err := br.ReadString('\n')
+		if err != nil {
+			if line == "" {
+				if err == nil {
+					err = io.EOF
+				}
+				return "", err
+			}
+			// The last line without a newline; the error comes next time.
+		}
+		line = strings.TrimSuffix(line, "\n")
+		return strings.TrimSuffix(line, "\r"), nil
+	})
+}
+
+// RecordedLines returns an Input that yields lines and then io.EOF.
+func RecordedLines(lines []string) Input {
+	i := 0
+	return inputFunc(func() (string, error) {
+		if i >= len(lines) {
+			return "", io.EOF
+		}
+		i++
+		return lines[i-1], nil
+	})
+}
+
+type inputFunc func() (string, error)
+
+func (f inputFunc) Line() (string, error) { return f() }

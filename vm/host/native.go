@@ -1,0 +1,54 @@
+package host
+
+import (
+	"errors"
+
+	"github.com/hale-lang/hale/codegen/image"
+	"github.com/hale-lang/hale/vm"
+)
+
+// nativeEngine runs vm.Machine in-process. Like the guest, it turns a Go
+// panic in the interpreter into an error, so both engines fail alike.
+type nativeEngine struct {
+	m *vm.Machine
+}
+
+func newNative(img *image.Image, host vm.Host) (_ Engine, err error) {
+	defer recoverError(&err)
+	m, err := vm.New(img, host)
+	if err != nil {
+		return nil, err
+	}
+	return &nativeEngine{m: m}, nil
+}
+
+func (e *nativeEngine) Init(inst int) (err error) {
+	defer recoverError(&err)
+	return e.m.Init(inst)
+}
+
+func (e *nativeEngine) Deliver(inst, handler int, payload []byte) (err error) {
+	defer recoverError(&err)
+	return e.m.Deliver(inst, handler, payload)
+}
+
+func (e *nativeEngine) State(inst int) (b []byte, err error) {
+	defer recoverError(&err)
+	return e.m.State(inst)
+}
+
+func (e *nativeEngine) Close() error { return nil }
+
+// recoverError turns a panic into an error worded as the guest words it.
+func recoverError(err *error) {
+	if p := recover(); p != nil {
+		msg := "interpreter: internal error"
+		switch v := p.(type) {
+		case error:
+			msg += ": " + v.Error()
+		case string:
+			msg += ": " + v
+		}
+		*err = errors.New(msg)
+	}
+}

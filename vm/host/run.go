@@ -1,0 +1,557 @@
+package host
+
+import (
+	"context"
+	"crypto/rand"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/hale-lang/hale/codegen/image"
+	"github.com/hale-lang/hale/sir"
+	"github.com/hale-lang/hale/vm"
+	"github.com/hale-lang/hale/vm/value"
+)
+
+// Options configures a run. The zero value runs on the wasm engine with
+// no input, discards the output, and gives the program the process's
+// environment, working folder, clock and entropy.
+type Options struct {
+	// Engine selects the interpreter engine (default EngineWasm).
+	Engine EngineKind
+
+	// Stdin is the program's standard input, read line by line by
+	// `bind stdin` bindings. nil is empty input.
+	Stdin io.Reader
+	// Input, when set, replaces Stdin as the source of ingress lines
+	// (replay injects the recorded ones).
+	Input Input
+	// Stdout receives print and std::io::println, Stderr
+	// std::io::eprintln and the trap report. nil discards.
+	Stdout, Stderr io.Writer
+
+	// Args are the program's arguments (std::os::args).
+	Args []string
+	// LookupEnv reads an environment variable (std::os::env); nil reads
+	// the process's environment.
+	LookupEnv func(name string) (string, bool)
+	// Dir is the folder that relative std::fs paths are relative to; ""
+	// is the process's working folder.
+	Dir string
+	// Clock is the time source of std::time; nil is the system clock.
+	Clock Clock
+	// Entropy is the source of std::os::getrandom and the seed of each
+	// consumer's std::rand generator; nil is crypto/rand.
+	Entropy io.Reader
+	// HTTPClient performs std::http calls; nil is a client with a 30 s
+	// timeout that follows up to 10 redirects.
+	HTTPClient *http.Client
+
+	// Journal, when set, sees every replayable event and decides what
+	// each primitive call returns (see Journal). nil: calls go live.
+	Journal Journal
+	// Order, when set, picks each consumer's next delivery (see Order).
+	// nil: arrival order.
+	Order Order
+
+	// engine, when set (tests), makes the engines instead of Engine.
+	engine func(host vm.Host) (Engine, error)
+}
+
+// Clock is a source of time.
+type Clock interface {
+	// Now returns the current time; std::time::now_ms is its Unix
+	// milliseconds, std::time::monotonic_ns its distance from the Now of
+	// the run's start.
+	Now() time.Time
+	// Sleep waits for d or until ctx is done.
+	Sleep(ctx context.Context, d time.Duration)
+}
+
+type systemClock struct{}
+
+func (systemClock) Now() time.Time { return time.Now() }
+
+func (systemClock) Sleep(ctx context.Context, d time.Duration) {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+	case <-ctx.Done():
+	}
+}
+
+// Run verdicts, as recorded in an artifact's trailer.
+const (
+	VerdictQuiescent = "quiescent" // every queue empty, no handler running, every ingress closed: exit 0
+	VerdictExit      = "exit"      // std::process::exit(n): exit n
+	VerdictTrap      = "trap"      // an uncaught trap: exit 3
+	VerdictHalted    = "halted"    // the Journal halted the run before a delivery (replay --at)
+	VerdictCanceled  = "canceled"  // the context was canceled
+	VerdictError     = "error"     // the runtime or an engine failed (Run returns the error)
+)
+
+// ExitTrap is the exit code of a run stopped by a trap (LANGUAGE.md §8).
+const ExitTrap = 3
+
+// Result is how a run ended.
+type Result struct {
+	Verdict string // VerdictQuiescent, VerdictExit, …
+	// Code is the process exit code: 0 when quiescent or halted, n after
+	// std::process::exit(n), ExitTrap after a trap, 1 when canceled or
+	// failed.
+	Code int
+	// Trap is the reported trap (Verdict VerdictTrap); its String is the
+	// report Run wrote to Stderr.
+	Trap *TrapReport
+	// Halt is the Journal's error that halted the run (VerdictHalted).
+	Halt error
+	// Handled is the number of deliveries each consumer handled, by
+	// consumer id (0 for ingress bindings).
+	Handled []int
+}
+
+// Run runs a program: prog gives the topology (instances, placement,
+// consumers, topics and their subscribers, ingress) and img, compiled from
+// prog, the code. It follows LANGUAGE.md §7:
+//
+//   - One consumer per row of prog.Consumers: the main bus, each pool,
+//     each pinned and each async_io instance get an engine and a
+//     goroutine that handles their queue; ingress bindings only publish.
+//   - Start-up: every instance is initialised in main order on its
+//     consumer's engine; then the start delivery of every instance with an
+//     `on start` is queued in main order; then every consumer runs.
+//   - A publish gets the identity (publishing consumer, its publish count)
+//     and queues one delivery per subscriber in main order.
+//   - The run ends when it is quiescent (exit 0), when a handler calls
+//     std::process::exit(n) (every consumer finishes its current handler,
+//     exit n) or when a handler traps (likewise, exit 3, the report on
+//     Stderr). If several handlers trap at about the same time, the trap
+//     that reached the runtime first is reported; later ones are journaled
+//     but not reported. The first of exit and trap decides the verdict.
+//
+// Output is flushed before Run returns. The error is non-nil when the run
+// could not start (a bad program, an engine that cannot be made), when an
+// engine failed (a crashed guest), or when ctx was canceled; Result then
+// says how far the run got.
+func Run(ctx context.Context, prog *sir.Program, img *image.Image, opts Options) (Result, error) {
+	r, err := newRunner(ctx, prog, img, opts)
+	if err != nil {
+		return Result{Verdict: VerdictError, Code: 1}, err
+	}
+	return r.run()
+}
+
+// runner is one run.
+type runner struct {
+	ctx     context.Context
+	prog    *sir.Program
+	opts    Options
+	journal Journal
+	order   Order
+	out     *output
+
+	consumers []*consumer // by consumer id
+	execs     []*consumer // the consumers that handle deliveries and have instances
+	ingress   []*consumer // ingress bindings, in binding order
+	instCons  []*consumer // by instance index: its consumer
+	subs      [][]int     // by topic: subscribing instances in main order
+
+	clock     Clock
+	epoch     time.Time // the clock at start-up, for monotonic_ns
+	entropyMu sync.Mutex
+	entropy   io.Reader
+	lookupEnv func(string) (string, bool)
+	http      *http.Client
+
+	// outstanding counts queued and running deliveries plus one while the
+	// ingress input is open; the run is quiescent when it reaches 0.
+	outstanding atomic.Int64
+	stopped     atomic.Bool // no consumer takes another delivery
+	done        chan struct{}
+	doneOnce    sync.Once
+	wg          sync.WaitGroup
+
+	// ingressMu orders the ingress reader's publishes with the end of
+	// the run, so that nothing is published after the journal's End.
+	ingressMu sync.Mutex
+	// The live stdin reader pauses while more than inputHigh deliveries
+	// are outstanding, until fewer than inputLow are (drained).
+	inputWaiting atomic.Bool
+	drained      chan struct{}
+
+	mu  sync.Mutex // guards end
+	end struct {
+		verdict string
+		code    int
+		trap    *TrapReport
+		halt    error
+		err     error
+	}
+}
+
+func newRunner(ctx context.Context, prog *sir.Program, img *image.Image, opts Options) (*runner, error) {
+	if prog == nil || img == nil {
+		return nil, errors.New("run: no program")
+	}
+	if err := checkTopology(prog, img); err != nil {
+		return nil, err
+	}
+	r := &runner{
+		ctx:       ctx,
+		prog:      prog,
+		opts:      opts,
+		journal:   opts.Journal,
+		order:     opts.Order,
+		out:       newOutput(opts.Stdout, opts.Stderr),
+		clock:     opts.Clock,
+		entropy:   opts.Entropy,
+		lookupEnv: opts.LookupEnv,
+		http:      opts.HTTPClient,
+		done:      make(chan struct{}),
+		drained:   make(chan struct{}, 1),
+	}
+	if r.clock == nil {
+		r.clock = systemClock{}
+	}
+	if r.entropy == nil {
+		r.entropy = rand.Reader
+	}
+	if r.lookupEnv == nil {
+		r.lookupEnv = os.LookupEnv
+	}
+	if r.http == nil {
+		r.http = defaultHTTPClient()
+	}
+	r.epoch = r.clock.Now()
+
+	r.consumers = make([]*consumer, len(prog.Consumers))
+	for id, sc := range prog.Consumers {
+		c := &consumer{r: r, id: id, kind: sc.Kind, wake: make(chan struct{}, 1)}
+		r.consumers[id] = c
+		switch {
+		case sc.Kind == sir.ConsumerIngress:
+			r.ingress = append(r.ingress, c)
+		case len(sc.Instances) > 0:
+			r.execs = append(r.execs, c)
+		}
+	}
+	r.instCons = make([]*consumer, len(prog.Instances))
+	for i, in := range prog.Instances {
+		r.instCons[i] = r.consumers[in.Consumer]
+	}
+	r.subs = make([][]int, len(prog.Topics))
+	for t, tp := range prog.Topics {
+		r.subs[t] = tp.Subscribers
+	}
+	for i, c := range r.ingress {
+		c.topic = prog.Ingress[i].Topic
+	}
+	if err := r.startEngines(img); err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+// checkTopology rejects a program whose tables disagree with each other or
+// with the image, so that the scheduler can index them freely.
+func checkTopology(prog *sir.Program, img *image.Image) error {
+	bad := func(format string, args ...any) error {
+		return fmt.Errorf("run: inconsistent program: "+format, args...)
+	}
+	if len(img.Instances) != len(prog.Instances) || len(img.Topics) != len(prog.Topics) || len(img.Consumers) != len(prog.Consumers) {
+		return bad("the image does not match the program")
+	}
+	if len(prog.Consumers) == 0 || prog.Consumers[0].Kind != sir.ConsumerMain {
+		return bad("consumer 0 is not the main bus")
+	}
+	for i, in := range prog.Instances {
+		if in.Consumer < 0 || in.Consumer >= len(prog.Consumers) || prog.Consumers[in.Consumer].Kind == sir.ConsumerIngress {
+			return bad("instance %s has consumer %d", in.Name, in.Consumer)
+		}
+		if in.Locus < 0 || in.Locus >= len(prog.Loci) {
+			return bad("instance %s has locus %d", in.Name, in.Locus)
+		}
+		found := false
+		for _, j := range prog.Consumers[in.Consumer].Instances {
+			found = found || j == i
+		}
+		if !found {
+			return bad("consumer %d does not list instance %s", in.Consumer, in.Name)
+		}
+	}
+	for _, t := range prog.Topics {
+		for _, s := range t.Subscribers {
+			if s < 0 || s >= len(prog.Instances) {
+				return bad("topic %s has subscriber %d", t.Name, s)
+			}
+		}
+	}
+	ingress := 0
+	for id, c := range prog.Consumers {
+		if c.Kind == sir.ConsumerIngress {
+			if ingress >= len(prog.Ingress) || prog.Ingress[ingress].Consumer != id {
+				return bad("ingress consumer %d has no binding", id)
+			}
+			ingress++
+		}
+	}
+	if ingress != len(prog.Ingress) {
+		return bad("%d ingress bindings, %d ingress consumers", len(prog.Ingress), ingress)
+	}
+	for _, in := range prog.Ingress {
+		if in.Topic < 0 || in.Topic >= len(prog.Topics) {
+			return bad("ingress topic %d", in.Topic)
+		}
+		if !lineTopic(prog, in.Topic) {
+			return bad("ingress topic %s does not have one string field", prog.Topics[in.Topic].Name)
+		}
+	}
+	return nil
+}
+
+// lineTopic reports whether topic's payload is a struct of one string
+// field, as a `bind stdin` topic must be.
+func lineTopic(prog *sir.Program, topic int) bool {
+	t := prog.Topics[topic].Type
+	if int(t) < 0 || int(t) >= len(prog.Types) {
+		return false
+	}
+	ty := prog.Types[t]
+	return ty.Kind == sir.KindStruct && len(ty.Fields) == 1 && ty.Fields[0].Type == sir.TString
+}
+
+// startEngines makes one engine per consumer that hosts instances,
+// concurrently (instantiating a guest takes a few milliseconds).
+func (r *runner) startEngines(img *image.Image) error {
+	var data []byte
+	if r.opts.Engine == EngineWasm && r.opts.engine == nil && len(r.execs) > 0 {
+		var err error
+		if data, err = img.MarshalBinary(); err != nil {
+			return fmt.Errorf("run: encoding the program image: %w", err)
+		}
+	}
+	errs := make([]error, len(r.execs))
+	var wg sync.WaitGroup
+	for i, c := range r.execs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if r.opts.engine != nil {
+				c.engine, errs[i] = r.opts.engine(c)
+				return
+			}
+			c.engine, errs[i] = newEngine(r.ctx, r.opts.Engine, img, data, c)
+		}()
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		r.closeEngines()
+		return err
+	}
+	return nil
+}
+
+func (r *runner) closeEngines() {
+	for _, c := range r.execs {
+		if c.engine != nil {
+			c.engine.Close()
+			c.engine = nil
+		}
+	}
+}
+
+// run performs start-up, runs the consumers until the run ends and
+// reports the end.
+func (r *runner) run() (Result, error) {
+	defer r.closeEngines()
+	if r.startUp() {
+		stopWatch := context.AfterFunc(r.ctx, func() {
+			r.stop(VerdictCanceled, 1, nil, nil, r.ctx.Err())
+		})
+		for _, c := range r.execs {
+			r.wg.Add(1)
+			go c.loop()
+		}
+		if len(r.ingress) > 0 {
+			input, throttle := r.opts.Input, false
+			if input == nil {
+				input, throttle = LineReader(r.opts.Stdin), true
+			}
+			go r.readInput(input, throttle)
+		}
+		if r.outstanding.Load() == 0 {
+			r.quiesce()
+		}
+		<-r.done
+		r.wg.Wait()
+		stopWatch()
+	}
+	// Nothing is published after this point: the ingress reader, if it
+	// is still waiting for input, sees stopped and gives up.
+	r.ingressMu.Lock()
+	r.stopped.Store(true)
+	r.ingressMu.Unlock()
+
+	r.mu.Lock()
+	end := r.end
+	r.mu.Unlock()
+	r.out.flush()
+	if end.trap != nil {
+		r.out.report(end.trap.String())
+	}
+	if r.journal != nil {
+		r.journal.End(end.verdict, end.code)
+	}
+	res := Result{Verdict: end.verdict, Code: end.code, Trap: end.trap, Halt: end.halt}
+	res.Handled = make([]int, len(r.consumers))
+	for id, c := range r.consumers {
+		res.Handled[id] = c.handled
+	}
+	return res, end.err
+}
+
+// startUp initialises every instance in main order and queues the start
+// deliveries; it reports false when an initialiser trapped or failed.
+func (r *runner) startUp() bool {
+	for i := range r.prog.Instances {
+		c := r.instCons[i]
+		if err := c.engine.Init(i); err != nil {
+			c.failed(-1, nil, i, err)
+			return false
+		}
+	}
+	for i, in := range r.prog.Instances {
+		if r.prog.Loci[in.Locus].Start >= 0 {
+			r.instCons[i].enqueue(Delivery{Target: i, Topic: StartTopic})
+		}
+	}
+	if len(r.ingress) > 0 {
+		r.outstanding.Add(1) // the open input
+	}
+	return true
+}
+
+// Ingress flow control: a live reader stops reading while the program
+// has more than inputHigh deliveries outstanding, so that a large input
+// does not pile up in the queues; it reads on once fewer than inputLow
+// are. Injected input (replay) is never throttled, since a replaying
+// consumer may hold many deliveries while it waits for the next line's.
+const (
+	inputHigh = 1 << 16
+	inputLow  = 1 << 14
+)
+
+// readInput publishes every line of input on every ingress binding, in
+// binding order, and closes the ingress at the end of input.
+func (r *runner) readInput(input Input, throttle bool) {
+	defer r.release(1)
+	for {
+		if throttle && !r.awaitDrain() {
+			return
+		}
+		line, err := input.Line()
+		if err != nil {
+			return
+		}
+		r.ingressMu.Lock()
+		if r.stopped.Load() {
+			r.ingressMu.Unlock()
+			return
+		}
+		payload := linePayload(line) // shared, like every message's payload
+		for _, c := range r.ingress {
+			r.publish(c, c.topic, payload)
+		}
+		r.ingressMu.Unlock()
+	}
+}
+
+// linePayload is the canonical payload of an ingress topic T { text }.
+func linePayload(line string) []byte {
+	b := make([]byte, 0, len(line)+8)
+	b = append(b, byte(value.KindStruct), 1)
+	b, _ = value.Encode(b, value.Str(line)) // a string never fails to encode
+	return b
+}
+
+// publish gives a message its identity, journals it and queues one
+// delivery per subscriber in main order. It runs on c's goroutine.
+func (r *runner) publish(c *consumer, topic int, payload []byte) {
+	msg := MessageID{Producer: c.id, Seq: c.published}
+	c.published++
+	if j := r.journal; j != nil {
+		j.Publish(c.id, msg, topic, payload)
+	}
+	for _, inst := range r.subs[topic] {
+		r.instCons[inst].enqueue(Delivery{Target: inst, Topic: topic, Message: msg, Payload: payload})
+	}
+}
+
+// awaitDrain waits while too many deliveries are outstanding; it reports
+// false when the run stopped meanwhile.
+func (r *runner) awaitDrain() bool {
+	for r.outstanding.Load() > inputHigh {
+		r.inputWaiting.Store(true)
+		if r.outstanding.Load() <= inputHigh {
+			r.inputWaiting.Store(false)
+			break
+		}
+		select {
+		case <-r.drained:
+		case <-r.done:
+			return false
+		}
+		r.inputWaiting.Store(false)
+	}
+	return !r.stopped.Load()
+}
+
+// release marks n deliveries (or the input) finished and detects
+// quiescence.
+func (r *runner) release(n int64) {
+	left := r.outstanding.Add(-n)
+	if left == 0 {
+		r.quiesce()
+	}
+	if left < inputLow && r.inputWaiting.Load() {
+		select {
+		case r.drained <- struct{}{}:
+		default:
+		}
+	}
+}
+
+func (r *runner) quiesce() { r.stop(VerdictQuiescent, 0, nil, nil, nil) }
+
+// stop ends the run: the first call decides the verdict; every consumer
+// finishes its current handler and takes nothing more.
+func (r *runner) stop(verdict string, code int, trap *TrapReport, halt, err error) {
+	r.mu.Lock()
+	if r.end.verdict == "" {
+		r.end.verdict, r.end.code, r.end.trap, r.end.halt, r.end.err = verdict, code, trap, halt, err
+	}
+	r.mu.Unlock()
+	r.stopped.Store(true)
+	r.doneOnce.Do(func() { close(r.done) })
+	for _, c := range r.execs {
+		c.signal()
+	}
+}
+
+// fail ends the run because the runtime or an engine failed.
+func (r *runner) fail(err error) { r.stop(VerdictError, 1, nil, nil, err) }
+
+// instanceName returns the name of instance i.
+func (r *runner) instanceName(i int) string { return r.prog.Instances[i].Name }
+
+// topicName returns the name of topic t.
+func (r *runner) topicName(t int) string { return r.prog.Topics[t].Name }
+
+// compile-time check that a consumer serves its engine's primitive calls.
+var _ vm.Host = (*consumer)(nil)

@@ -1,0 +1,322 @@
+package host
+
+import (
+	"context"
+	_ "embed"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sync"
+
+	"github.com/tetratelabs/wazero"
+	"github.com/tetratelabs/wazero/api"
+	"github.com/tetratelabs/wazero/experimental"
+	"github.com/tetratelabs/wazero/imports/wasi_snapshot_preview1"
+
+	"github.com/hale-lang/hale/vm"
+	"github.com/hale-lang/hale/vm/guest/abi"
+)
+
+//go:generate go run ./internal/buildguest guest.wasm
+
+// guestWasm is the interpreter compiled to wasip1/wasm (package vm/guest),
+// committed and refreshed by `go generate ./vm/host`.
+//
+//go:embed guest.wasm
+var guestWasm []byte
+
+// wasmRuntime is a wazero runtime with the guest compiled once; every
+// wasm engine is an instance of the shared compiled module.
+type wasmRuntime struct {
+	rt       wazero.Runtime
+	compiled wazero.CompiledModule
+}
+
+var sharedWasm struct {
+	once sync.Once
+	w    *wasmRuntime
+	err  error
+}
+
+// defaultWasm returns the process's wasm runtime, compiling the guest on
+// first use with the compilation cache in the user cache folder.
+func defaultWasm() (*wasmRuntime, error) {
+	sharedWasm.once.Do(func() {
+		sharedWasm.w, sharedWasm.err = newWasmRuntime(context.Background(), defaultCacheDir())
+	})
+	return sharedWasm.w, sharedWasm.err
+}
+
+// defaultCacheDir is os.UserCacheDir()/hale/wazero, or "" (no cache) when
+// there is no user cache folder.
+func defaultCacheDir() string {
+	dir, err := os.UserCacheDir()
+	if err != nil || dir == "" {
+		return ""
+	}
+	return filepath.Join(dir, "hale", "wazero")
+}
+
+// newWasmRuntime makes a runtime with the guest compiled, caching compiled
+// code in cacheDir ("" or an unusable folder: no cache). The guest gets
+// WASI with wazero's deterministic defaults (fake clocks, fake random) and
+// the hale.prim import; modules get no environment, arguments,
+// preopened folders or stdout.
+func newWasmRuntime(ctx context.Context, cacheDir string) (*wasmRuntime, error) {
+	cfg := wazero.NewRuntimeConfig()
+	if cacheDir != "" {
+		if cache, err := wazero.NewCompilationCacheWithDir(cacheDir); err == nil {
+			cfg = cfg.WithCompilationCache(cache)
+		}
+	}
+	rt := wazero.NewRuntimeWithConfig(ctx, cfg)
+	fail := func(what string, err error) (*wasmRuntime, error) {
+		rt.Close(ctx)
+		return nil, fmt.Errorf("wasm engine: %s: %w", what, err)
+	}
+	if _, err := wasi_snapshot_preview1.Instantiate(ctx, rt); err != nil {
+		return fail("instantiating WASI", err)
+	}
+	i32, i64 := api.ValueTypeI32, api.ValueTypeI64
+	_, err := rt.NewHostModuleBuilder(abi.ImportModule).
+		NewFunctionBuilder().
+		WithGoModuleFunction(api.GoModuleFunc(primImport), []api.ValueType{i32, i32, i32, i32, i32}, []api.ValueType{i64}).
+		WithParameterNames("id", "args", "args_len", "res", "res_cap").
+		Export(abi.ImportPrim).
+		Instantiate(ctx)
+	if err != nil {
+		return fail("instantiating the hale module", err)
+	}
+	if len(guestWasm) == 0 {
+		return fail("compiling the guest", errors.New("guest.wasm is empty; run go generate ./vm/host"))
+	}
+	compiled, err := rt.CompileModule(experimental.WithCompilationWorkers(ctx, runtime.GOMAXPROCS(0)), guestWasm)
+	if err != nil {
+		return fail("compiling the guest", err)
+	}
+	return &wasmRuntime{rt: rt, compiled: compiled}, nil
+}
+
+// close releases the runtime (tests and benchmarks; the shared one lives
+// as long as the process).
+func (w *wasmRuntime) close(ctx context.Context) error { return w.rt.Close(ctx) }
+
+// engineKey is the context key under which a wasm engine finds itself
+// when its guest calls hale.prim.
+type engineKey struct{}
+
+// wasmEngine is one guest module instance.
+type wasmEngine struct {
+	mod    api.Module
+	mem    api.Memory
+	ctx    context.Context // carries the engine (engineKey) into primImport
+	host   vm.Host
+	stderr *cappedBuffer // the guest runtime's own stderr, for crash reports
+
+	alloc, load, init, deliver, state, result api.Function
+	stack                                     [3]uint64
+
+	inPtr, inCap uint32 // the guest's input buffer
+	out          []byte // output of the last call (State)
+
+	// pending is a result larger than the guest's result buffer, kept
+	// until the guest fetches it (abi.FetchID).
+	pending     []byte
+	pendingKind uint32
+	hasPending  bool
+}
+
+func (w *wasmRuntime) newEngine(ctx context.Context, img []byte, host vm.Host) (Engine, error) {
+	e := &wasmEngine{host: host, stderr: &cappedBuffer{max: 8 << 10}}
+	// Calls carry their own context: the guest is never interrupted from
+	// outside (the interpreter counts its steps), and a context value is
+	// how primImport finds the engine.
+	e.ctx = context.WithValue(context.Background(), engineKey{}, e)
+	cfg := wazero.NewModuleConfig().
+		WithName("").
+		WithStartFunctions("_initialize").
+		WithStderr(e.stderr)
+	mod, err := w.rt.InstantiateModule(ctx, w.compiled, cfg)
+	if err != nil {
+		return nil, fmt.Errorf("wasm engine: instantiating the guest: %w", err)
+	}
+	e.mod, e.mem = mod, mod.Memory()
+	for _, f := range []struct {
+		fn   *api.Function
+		name string
+	}{
+		{&e.alloc, abi.ExportAlloc}, {&e.load, abi.ExportLoad}, {&e.init, abi.ExportInit},
+		{&e.deliver, abi.ExportDeliver}, {&e.state, abi.ExportState}, {&e.result, abi.ExportResult},
+	} {
+		if *f.fn = mod.ExportedFunction(f.name); *f.fn == nil {
+			mod.Close(e.ctx)
+			return nil, fmt.Errorf("wasm engine: the guest does not export %s", f.name)
+		}
+	}
+	if e.mem == nil {
+		mod.Close(e.ctx)
+		return nil, errors.New("wasm engine: the guest has no memory")
+	}
+	if err := e.write(img); err != nil {
+		mod.Close(e.ctx)
+		return nil, err
+	}
+	e.stack[0] = uint64(len(img))
+	if err := e.call(e.load); err != nil {
+		mod.Close(e.ctx)
+		return nil, err
+	}
+	return e, nil
+}
+
+func (e *wasmEngine) Init(inst int) error {
+	e.stack[0] = uint64(uint32(inst))
+	return e.call(e.init)
+}
+
+func (e *wasmEngine) Deliver(inst, handler int, payload []byte) error {
+	if err := e.write(payload); err != nil {
+		return err
+	}
+	e.stack[0], e.stack[1], e.stack[2] = uint64(uint32(inst)), uint64(uint32(int32(handler))), uint64(len(payload))
+	return e.call(e.deliver)
+}
+
+func (e *wasmEngine) State(inst int) ([]byte, error) {
+	e.stack[0] = uint64(uint32(inst))
+	if err := e.call(e.state); err != nil {
+		return nil, err
+	}
+	return e.out, nil
+}
+
+func (e *wasmEngine) Close() error { return e.mod.Close(e.ctx) }
+
+// write copies b into the guest's input buffer, growing it first if
+// needed.
+func (e *wasmEngine) write(b []byte) error {
+	if uint64(len(b)) > uint64(e.inCap) {
+		if len(b) > 1<<31 {
+			return errors.New("wasm engine: input too large")
+		}
+		e.stack[0] = uint64(len(b))
+		if err := e.alloc.CallWithStack(e.ctx, e.stack[:]); err != nil {
+			return e.crashed(err)
+		}
+		e.inPtr, e.inCap = uint32(e.stack[0]), uint32(len(b))
+	}
+	if len(b) > 0 && !e.mem.Write(e.inPtr, b) {
+		return errors.New("wasm engine: input buffer out of range")
+	}
+	return nil
+}
+
+// call runs an export whose parameters are in e.stack and interprets its
+// int32 result: 0 success, n > 0 success with n bytes of output (left in
+// e.out), n < 0 a failure of -n encoded bytes.
+func (e *wasmEngine) call(fn api.Function) error {
+	e.out = nil
+	if err := fn.CallWithStack(e.ctx, e.stack[:]); err != nil {
+		return e.crashed(err)
+	}
+	r := int32(uint32(e.stack[0]))
+	if r == 0 {
+		return nil
+	}
+	n := r
+	if r < 0 {
+		n = -r
+	}
+	if err := e.result.CallWithStack(e.ctx, e.stack[:]); err != nil {
+		return e.crashed(err)
+	}
+	view, ok := e.mem.Read(uint32(e.stack[0]), uint32(n))
+	if !ok {
+		return errors.New("wasm engine: result out of range")
+	}
+	b := append([]byte(nil), view...) // the view goes stale when the guest grows its memory
+	if r > 0 {
+		e.out = b
+		return nil
+	}
+	return abi.DecodeFailure(b)
+}
+
+// crashed describes a guest that stopped (a Go runtime fatal error, an
+// exit, a wasm trap): the module cannot be used again.
+func (e *wasmEngine) crashed(err error) error {
+	msg := fmt.Sprintf("wasm engine: the guest crashed: %v", err)
+	if tail := e.stderr.String(); tail != "" {
+		msg += "\nguest stderr:\n" + tail
+	}
+	return errors.New(msg)
+}
+
+// primImport is hale.prim: it serves one vm.Host.Prim call of the guest
+// whose engine is in ctx (see package vm/guest/abi for the protocol).
+func primImport(ctx context.Context, mod api.Module, stack []uint64) {
+	id, argsPtr, argsLen, resPtr, resCap := uint32(stack[0]), uint32(stack[1]), uint32(stack[2]), uint32(stack[3]), uint32(stack[4])
+	e, _ := ctx.Value(engineKey{}).(*wasmEngine)
+	if e == nil {
+		stack[0] = abi.Status(abi.Bad, 0)
+		return
+	}
+	mem := mod.Memory()
+	var kind uint32
+	var res []byte
+	if id == abi.FetchID {
+		if !e.hasPending {
+			res, kind = []byte("fetch with no pending result"), abi.Bad
+		} else {
+			res, kind = e.pending, e.pendingKind
+			e.pending, e.hasPending = nil, false
+		}
+	} else if args, ok := mem.Read(argsPtr, argsLen); !ok || id > 0xFFFF {
+		res, kind = []byte("bad primitive call"), abi.Bad
+	} else {
+		// args is a view of guest memory, valid during this call: the
+		// host copies what it keeps.
+		out, err := e.host.Prim(uint16(id), args)
+		if err != nil {
+			res, kind = []byte(err.Error()), abi.Trap
+		} else {
+			res, kind = out, abi.OK
+		}
+	}
+	if uint64(len(res)) > uint64(resCap) {
+		if id != abi.FetchID {
+			e.pending, e.pendingKind, e.hasPending = res, kind, true
+		}
+		stack[0] = abi.Status(kind, len(res))
+		return
+	}
+	if len(res) > 0 && !mem.Write(resPtr, res) {
+		res, kind = nil, abi.Bad
+	}
+	stack[0] = abi.Status(kind, len(res))
+}
+
+// cappedBuffer keeps the first max bytes written to it (a Go runtime
+// crash report starts with what matters).
+type cappedBuffer struct {
+	mu  sync.Mutex
+	max int
+	b   []byte
+}
+
+func (t *cappedBuffer) Write(p []byte) (int, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if room := t.max - len(t.b); room > 0 {
+		t.b = append(t.b, p[:min(room, len(p))]...)
+	}
+	return len(p), nil
+}
+
+func (t *cappedBuffer) String() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return string(t.b)
+}

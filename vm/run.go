@@ -1,0 +1,466 @@
+package vm
+
+import (
+	"math"
+	"unsafe"
+
+	"github.com/hale-lang/hale/codegen/image"
+	"github.com/hale-lang/hale/vm/value"
+)
+
+// exec runs function fn with its frame at the bottom of the value stack (a
+// handler's payload already in register 0) until it returns, executing at
+// most budget instructions. state is the running instance's slots.
+//
+// This is the interpreter's one dispatch loop. The current frame lives in
+// locals (ip, regs, steps); a call saves the caller's resume address on
+// m.frames and switches the locals to the callee's frame, whose registers
+// start at the caller's argument window, so no arguments are copied and no
+// Go call is made per Hale call. The common operations are cases of the
+// loop's switch; the rarer ones, and every slow path (traps, builtins,
+// primitives, publishing), are method calls out of the loop.
+func (m *Machine) exec(fn int, state []value.Value, budget int64) error {
+	entry := &m.funcs[fn]
+	if entry.frameSize > len(m.stack) && !m.grow(entry.frameSize) {
+		return &Trap{Message: msgStack}
+	}
+	m.high = max(m.high, entry.frameSize)
+	m.frames = append(m.frames[:0], frame{fn: int32(fn)})
+	var (
+		ip    = entry.codePtr() // the next instruction
+		regs  = m.regs(0)       // the current frame's register 0
+		steps = budget
+	)
+	for {
+		in := (*image.Instr)(ip)
+		ip = unsafe.Add(ip, instrSize)
+		steps--
+		if steps < 0 {
+			m.steps = budget
+			return m.fail(ip, msgBudget)
+		}
+		switch in.Op {
+		case image.OpMove:
+			*reg(regs, in.A) = *reg(regs, in.B)
+		case image.OpLoadK:
+			*reg(regs, in.A) = m.consts[in.B]
+		case image.OpLoadInt:
+			*reg(regs, in.A) = value.Int(int64(in.B))
+		case image.OpLoadState:
+			*reg(regs, in.A) = state[in.B]
+		case image.OpStoreState:
+			state[in.A] = *reg(regs, in.B)
+
+		case image.OpAddInt:
+			a, b := (*reg(regs, in.B)).AsInt(), (*reg(regs, in.C)).AsInt()
+			s := a + b
+			if (s^a)&(s^b) < 0 {
+				return m.fail(ip, msgOverflow)
+			}
+			*reg(regs, in.A) = value.Int(s)
+		case image.OpSubInt:
+			a, b := (*reg(regs, in.B)).AsInt(), (*reg(regs, in.C)).AsInt()
+			s := a - b
+			if (a^b)&(s^a) < 0 {
+				return m.fail(ip, msgOverflow)
+			}
+			*reg(regs, in.A) = value.Int(s)
+		case image.OpAddIntK:
+			a, b := (*reg(regs, in.B)).AsInt(), int64(in.C)
+			s := a + b
+			if (s^a)&(s^b) < 0 {
+				return m.fail(ip, msgOverflow)
+			}
+			*reg(regs, in.A) = value.Int(s)
+		case image.OpEqInt:
+			*reg(regs, in.A) = value.Bool((*reg(regs, in.B)).AsInt() == (*reg(regs, in.C)).AsInt())
+		case image.OpNeInt:
+			*reg(regs, in.A) = value.Bool((*reg(regs, in.B)).AsInt() != (*reg(regs, in.C)).AsInt())
+		case image.OpLtInt:
+			*reg(regs, in.A) = value.Bool((*reg(regs, in.B)).AsInt() < (*reg(regs, in.C)).AsInt())
+		case image.OpLeInt:
+			*reg(regs, in.A) = value.Bool((*reg(regs, in.B)).AsInt() <= (*reg(regs, in.C)).AsInt())
+		case image.OpJump:
+			ip = jump(ip, in.C)
+		case image.OpJumpT:
+			if (*reg(regs, in.A)).AsBool() {
+				ip = jump(ip, in.C)
+			}
+		case image.OpJumpF:
+			if !(*reg(regs, in.A)).AsBool() {
+				ip = jump(ip, in.C)
+			}
+		case image.OpJLtInt:
+			if (*reg(regs, in.A)).AsInt() < (*reg(regs, in.B)).AsInt() {
+				ip = jump(ip, in.C)
+			}
+		case image.OpJLeInt:
+			if (*reg(regs, in.A)).AsInt() <= (*reg(regs, in.B)).AsInt() {
+				ip = jump(ip, in.C)
+			}
+		case image.OpJEqInt:
+			if (*reg(regs, in.A)).AsInt() == (*reg(regs, in.B)).AsInt() {
+				ip = jump(ip, in.C)
+			}
+		case image.OpJNeInt:
+			if (*reg(regs, in.A)).AsInt() != (*reg(regs, in.B)).AsInt() {
+				ip = jump(ip, in.C)
+			}
+		case image.OpJLtIntK:
+			if (*reg(regs, in.A)).AsInt() < int64(in.B) {
+				ip = jump(ip, in.C)
+			}
+		case image.OpJLeIntK:
+			if (*reg(regs, in.A)).AsInt() <= int64(in.B) {
+				ip = jump(ip, in.C)
+			}
+		case image.OpJGtIntK:
+			if (*reg(regs, in.A)).AsInt() > int64(in.B) {
+				ip = jump(ip, in.C)
+			}
+		case image.OpJGeIntK:
+			if (*reg(regs, in.A)).AsInt() >= int64(in.B) {
+				ip = jump(ip, in.C)
+			}
+		case image.OpJEqIntK:
+			if (*reg(regs, in.A)).AsInt() == int64(in.B) {
+				ip = jump(ip, in.C)
+			}
+		case image.OpJNeIntK:
+			if (*reg(regs, in.A)).AsInt() != int64(in.B) {
+				ip = jump(ip, in.C)
+			}
+		case image.OpLoopRange:
+			i := (*reg(regs, in.A)).AsInt() + 1
+			*reg(regs, in.A) = value.Int(i)
+			if i < (*reg(regs, in.B)).AsInt() {
+				ip = jump(ip, in.C)
+			}
+
+		case image.OpCall:
+			callee := &m.funcs[in.B]
+			caller := &m.frames[len(m.frames)-1]
+			nb := int(caller.base) + int(in.A)
+			top := nb + callee.frameSize
+			if top > m.high {
+				if top > len(m.stack) && !m.grow(top) {
+					return m.fail(ip, msgStack)
+				}
+				m.high = top
+			}
+			if len(m.frames) >= MaxDepth {
+				return m.fail(ip, msgStack)
+			}
+			caller.ip = ip
+			m.frames = append(m.frames, frame{fn: in.B, base: int32(nb)})
+			ip, regs = callee.codePtr(), m.regs(nb)
+		case image.OpRet:
+			*(*value.Value)(regs) = *reg(regs, in.A) // register 0 of the callee is register A of the caller's call
+			n := len(m.frames) - 1
+			m.frames = m.frames[:n]
+			if n == 0 {
+				m.steps = budget - steps
+				return nil
+			}
+			fr := &m.frames[n-1]
+			ip, regs = fr.ip, m.regs(int(fr.base))
+		case image.OpRetVoid:
+			*(*value.Value)(regs) = value.Value{}
+			n := len(m.frames) - 1
+			m.frames = m.frames[:n]
+			if n == 0 {
+				m.steps = budget - steps
+				return nil
+			}
+			fr := &m.frames[n-1]
+			ip, regs = fr.ip, m.regs(int(fr.base))
+		case image.OpIndexList:
+			l, i := (*reg(regs, in.B)).AsList(), (*reg(regs, in.C)).AsInt()
+			if uint64(i) >= uint64(l.Len()) {
+				return m.fail(ip, indexMsg(i, l.Len(), "list"))
+			}
+			*reg(regs, in.A) = l.At(int(i))
+		case image.OpField:
+			*reg(regs, in.A) = (*reg(regs, in.B)).AsStruct().Field(int(in.C))
+		case image.OpForList:
+			l, i := (*reg(regs, in.B)).AsList(), (*reg(regs, in.B+1)).AsInt()
+			if int(i) < l.Len() { // the list cannot change while iterated
+				*reg(regs, in.A) = l.At(int(i))
+				*reg(regs, in.B+1) = value.Int(i + 1)
+				ip = jump(ip, in.C)
+			}
+		default:
+			var err error
+			if ip, err = m.cold(in, regs, ip); err != nil {
+				return err
+			}
+		}
+	}
+}
+
+// fail records where the innermost frame stopped (ip is one past the
+// trapping instruction) and returns the trap. It is kept out of the
+// dispatch loop.
+//
+//go:noinline
+func (m *Machine) fail(ip unsafe.Pointer, msg string) error {
+	m.frames[len(m.frames)-1].ip = ip
+	return m.trap(msg)
+}
+
+// The loop addresses instructions and registers with unsafe pointer
+// arithmetic instead of bounds-checked slices, which cuts the cost of a
+// dispatch by about a third. It is safe because New validates the image:
+// every register operand is inside its function's frame (argument windows
+// included), every jump target inside its code (New makes targets relative
+// to the next instruction, so a jump needs no code address), every code
+// ends with a jump or a return, and the frame of every active function
+// lies inside m.stack. FuzzRun runs mutated images to hold this.
+const (
+	instrSize = unsafe.Sizeof(image.Instr{})
+	valueSize = unsafe.Sizeof(value.Value{})
+)
+
+// reg returns register i of the frame whose register 0 is at regs.
+func reg(regs unsafe.Pointer, i int32) *value.Value {
+	return (*value.Value)(unsafe.Add(regs, uintptr(i)*valueSize))
+}
+
+// window returns registers i … i+n-1 of the frame at regs.
+func window(regs unsafe.Pointer, i int32, n int) []value.Value {
+	return unsafe.Slice(reg(regs, i), n)
+}
+
+// jump returns the address d instructions after ip (d < 0: before).
+func jump(ip unsafe.Pointer, d int32) unsafe.Pointer {
+	return unsafe.Add(ip, int(d)*int(instrSize))
+}
+
+// pcOf returns the pc of the instruction at ip in the code at code.
+func pcOf(code, ip unsafe.Pointer) int {
+	return int((uintptr(ip) - uintptr(code)) / instrSize)
+}
+
+// regs returns the address of stack register i.
+func (m *Machine) regs(i int) unsafe.Pointer {
+	return unsafe.Add(unsafe.Pointer(unsafe.SliceData(m.stack)), uintptr(i)*valueSize)
+}
+
+func (f *funcCode) codePtr() unsafe.Pointer { return unsafe.Pointer(unsafe.SliceData(f.code)) }
+
+// mulInt multiplies two ints, reporting false on overflow.
+func mulInt(a, b int64) (int64, bool) {
+	const half = 1 << 31
+	if uint64(a+half) < 2*half && uint64(b+half) < 2*half {
+		return a * b, true // both fit in 32 bits: the product fits in 64
+	}
+	p := a * b
+	if a != 0 && (p/a != b || (a == -1 && b == math.MinInt64)) {
+		return 0, false
+	}
+	return p, true
+}
+
+// newMap builds a map from key, value register pairs (at least one).
+func newMap(pairs []value.Value) value.Value {
+	v := value.NewMap(pairs[0].Kind(), len(pairs)/2)
+	mp := v.AsMap()
+	for i := 0; i+1 < len(pairs); i += 2 {
+		_ = mp.Set(pairs[i], pairs[i+1]) // a new map is not iterated
+	}
+	return v
+}
+
+// cold executes the rarer operations (those that allocate, call out, or
+// work on floats, strings and maps) out of the dispatch loop. Keeping the
+// loop function small pays in the wasm port, where each branch of a Go
+// function goes through the function's one jump table and a large
+// function spills more. It returns the address of the next instruction.
+//
+//go:noinline
+func (m *Machine) cold(in *image.Instr, regs, ip unsafe.Pointer) (unsafe.Pointer, error) {
+	switch in.Op {
+	case image.OpNop:
+
+	case image.OpMulInt:
+		p, ok := mulInt((*reg(regs, in.B)).AsInt(), (*reg(regs, in.C)).AsInt())
+		if !ok {
+			return ip, m.fail(ip, msgOverflow)
+		}
+		*reg(regs, in.A) = value.Int(p)
+	case image.OpDivInt:
+		a, b := (*reg(regs, in.B)).AsInt(), (*reg(regs, in.C)).AsInt()
+		if b == 0 {
+			return ip, m.fail(ip, msgDivZero)
+		}
+		if b == -1 && a == math.MinInt64 {
+			return ip, m.fail(ip, msgOverflow)
+		}
+		*reg(regs, in.A) = value.Int(a / b)
+	case image.OpRemInt:
+		a, b := (*reg(regs, in.B)).AsInt(), (*reg(regs, in.C)).AsInt()
+		if b == 0 {
+			return ip, m.fail(ip, msgDivZero)
+		}
+		if b == -1 && a == math.MinInt64 {
+			return ip, m.fail(ip, msgOverflow)
+		}
+		*reg(regs, in.A) = value.Int(a % b)
+	case image.OpNegInt:
+		a := (*reg(regs, in.B)).AsInt()
+		if a == math.MinInt64 {
+			return ip, m.fail(ip, msgOverflow)
+		}
+		*reg(regs, in.A) = value.Int(-a)
+
+	case image.OpAddFloat:
+		*reg(regs, in.A) = value.Float((*reg(regs, in.B)).AsFloat() + (*reg(regs, in.C)).AsFloat())
+	case image.OpSubFloat:
+		*reg(regs, in.A) = value.Float((*reg(regs, in.B)).AsFloat() - (*reg(regs, in.C)).AsFloat())
+	case image.OpMulFloat:
+		*reg(regs, in.A) = value.Float((*reg(regs, in.B)).AsFloat() * (*reg(regs, in.C)).AsFloat())
+	case image.OpDivFloat:
+		*reg(regs, in.A) = value.Float((*reg(regs, in.B)).AsFloat() / (*reg(regs, in.C)).AsFloat())
+	case image.OpRemFloat:
+		*reg(regs, in.A) = value.Float(math.Mod((*reg(regs, in.B)).AsFloat(), (*reg(regs, in.C)).AsFloat()))
+	case image.OpNegFloat:
+		*reg(regs, in.A) = value.Float(-(*reg(regs, in.B)).AsFloat())
+	case image.OpNot:
+		*reg(regs, in.A) = value.Bool(!(*reg(regs, in.B)).AsBool())
+
+	case image.OpConcatStr:
+		*reg(regs, in.A) = value.Str((*reg(regs, in.B)).AsStr() + (*reg(regs, in.C)).AsStr())
+	case image.OpConcatBytes:
+		*reg(regs, in.A) = value.BytesOf((*reg(regs, in.B)).AsStr() + (*reg(regs, in.C)).AsStr())
+	case image.OpConcatList:
+		*reg(regs, in.A) = value.Concat((*reg(regs, in.B)).AsList(), (*reg(regs, in.C)).AsList())
+
+	case image.OpEq, image.OpNe:
+		eq, err := value.Equal(*reg(regs, in.B), *reg(regs, in.C))
+		if err != nil {
+			return ip, m.fail(ip, err.Error())
+		}
+		*reg(regs, in.A) = value.Bool(eq == (in.Op == image.OpEq))
+	case image.OpEqFloat:
+		*reg(regs, in.A) = value.Bool((*reg(regs, in.B)).AsFloat() == (*reg(regs, in.C)).AsFloat())
+	case image.OpNeFloat:
+		*reg(regs, in.A) = value.Bool((*reg(regs, in.B)).AsFloat() != (*reg(regs, in.C)).AsFloat())
+	case image.OpEqStr:
+		*reg(regs, in.A) = value.Bool((*reg(regs, in.B)).AsStr() == (*reg(regs, in.C)).AsStr())
+	case image.OpNeStr:
+		*reg(regs, in.A) = value.Bool((*reg(regs, in.B)).AsStr() != (*reg(regs, in.C)).AsStr())
+	case image.OpLtFloat:
+		*reg(regs, in.A) = value.Bool((*reg(regs, in.B)).AsFloat() < (*reg(regs, in.C)).AsFloat())
+	case image.OpLeFloat:
+		*reg(regs, in.A) = value.Bool((*reg(regs, in.B)).AsFloat() <= (*reg(regs, in.C)).AsFloat())
+	case image.OpLtStr:
+		*reg(regs, in.A) = value.Bool((*reg(regs, in.B)).AsStr() < (*reg(regs, in.C)).AsStr())
+	case image.OpLeStr:
+		*reg(regs, in.A) = value.Bool((*reg(regs, in.B)).AsStr() <= (*reg(regs, in.C)).AsStr())
+
+	case image.OpJNeStrK:
+		if (*reg(regs, in.A)).AsStr() != m.consts[in.B].AsStr() {
+			ip = jump(ip, in.C)
+		}
+	case image.OpJNeVariant:
+		if (*reg(regs, in.A)).Variant() != int(in.B) {
+			ip = jump(ip, in.C)
+		}
+	case image.OpEnumField:
+		*reg(regs, in.A) = (*reg(regs, in.B)).Payload()[in.C]
+	case image.OpCallB:
+		v, err := m.builtin(image.Builtin(in.B), window(regs, in.C, image.Builtin(in.B).Arity()))
+		if err != nil {
+			return ip, m.fail(ip, err.Error())
+		}
+		*reg(regs, in.A) = v
+	case image.OpCallPrim:
+		p := &m.prims[in.B]
+		v, err := m.callPrim(p, window(regs, in.C, p.nargs))
+		if err != nil {
+			return ip, m.fail(ip, err.Error())
+		}
+		*reg(regs, in.A) = v
+
+	case image.OpNewList:
+		*reg(regs, in.A) = value.NewList(window(regs, in.B, int(in.C)))
+	case image.OpNewMap:
+		*reg(regs, in.A) = newMap(window(regs, in.B, 2*int(in.C)))
+	case image.OpEmptyMap:
+		*reg(regs, in.A) = value.NewMap(value.Kind(in.B), 0)
+	case image.OpNewStruct:
+		t := m.types[in.C]
+		*reg(regs, in.A) = value.NewStruct(t, window(regs, in.B, len(t.Fields)))
+	case image.OpNewEnum:
+		k := m.consts[in.C]
+		t, vi := k.EnumType(), k.Variant()
+		*reg(regs, in.A) = value.NewEnum(t, vi, window(regs, in.B, len(t.Variants[vi].Fields)))
+
+	case image.OpIndexMap:
+		v, ok := (*reg(regs, in.B)).AsMap().Get(*reg(regs, in.C))
+		if !ok {
+			return ip, m.fail(ip, keyMsg(*reg(regs, in.C)))
+		}
+		*reg(regs, in.A) = v
+	case image.OpIndexStr:
+		s, i := (*reg(regs, in.B)).AsStr(), (*reg(regs, in.C)).AsInt()
+		if uint64(i) >= uint64(len(s)) {
+			return ip, m.fail(ip, indexMsg(i, len(s), (*reg(regs, in.B)).Kind().String()))
+		}
+		*reg(regs, in.A) = value.Int(int64(s[i]))
+	case image.OpSetIndexList:
+		l, i := (*reg(regs, in.A)).AsList(), (*reg(regs, in.B)).AsInt()
+		if err := l.Set(int(i), *reg(regs, in.C)); err != nil {
+			if err == value.ErrIterating {
+				return ip, m.fail(ip, msgListIter)
+			}
+			return ip, m.fail(ip, indexMsg(i, l.Len(), "list"))
+		}
+	case image.OpSetIndexMap:
+		if err := (*reg(regs, in.A)).AsMap().Set(*reg(regs, in.B), *reg(regs, in.C)); err != nil {
+			return ip, m.fail(ip, msgMapIter)
+		}
+	case image.OpSetField:
+		(*reg(regs, in.A)).AsStruct().SetField(int(in.B), *reg(regs, in.C))
+	case image.OpLenList:
+		*reg(regs, in.A) = value.Int(int64((*reg(regs, in.B)).AsList().Len()))
+	case image.OpLenMap:
+		*reg(regs, in.A) = value.Int(int64((*reg(regs, in.B)).AsMap().Len()))
+	case image.OpLenStr:
+		*reg(regs, in.A) = value.Int(int64(len((*reg(regs, in.B)).AsStr())))
+	case image.OpPush:
+		if err := (*reg(regs, in.A)).AsList().Push(*reg(regs, in.B)); err != nil {
+			return ip, m.fail(ip, msgListIter)
+		}
+
+	case image.OpIterList:
+		(*reg(regs, in.A)).AsList().BeginIter()
+		m.iters = append(m.iters, *reg(regs, in.A))
+		*reg(regs, in.A+1) = value.Int(0)
+	case image.OpIterMap:
+		(*reg(regs, in.A)).AsMap().BeginIter()
+		m.iters = append(m.iters, *reg(regs, in.A))
+		*reg(regs, in.A+1) = value.Int(0)
+	case image.OpForMap:
+		mp, i := (*reg(regs, in.B)).AsMap(), (*reg(regs, in.B+1)).AsInt()
+		if int(i) < mp.Len() {
+			*reg(regs, in.A) = mp.KeyAt(int(i))
+			*reg(regs, in.B+1) = value.Int(i + 1)
+			ip = jump(ip, in.C)
+		}
+	case image.OpForMapVal:
+		*reg(regs, in.A) = (*reg(regs, in.B)).AsMap().ValueAt(int((*reg(regs, in.B+1)).AsInt()) - 1)
+	case image.OpIterEnd:
+		m.endIters(len(m.iters) - 1)
+
+	case image.OpPublish:
+		fields := window(regs, in.B, len(m.types[m.img.Topics[in.A].Type].Fields))
+		if err := m.publish(int(in.A), fields); err != nil {
+			return ip, m.fail(ip, err.Error())
+		}
+
+	default:
+		return ip, m.fail(ip, "internal error: bad opcode "+in.Op.String())
+	}
+	return ip, nil
+}
