@@ -8,10 +8,16 @@ package conformance
 import (
 	"errors"
 	"flag"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
@@ -43,7 +49,11 @@ func TestScripts(t *testing.T) {
 			testscript.Run(t, testscript.Params{
 				Dir:           dir,
 				UpdateScripts: *update,
-				Cmds:          map[string]func(ts *testscript.TestScript, neg bool, args []string){"exitcode": cmdExitCode},
+				Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
+					"exitcode":  cmdExitCode,
+					"httpserve": cmdHTTPServe,
+					"corrupt":   cmdCorrupt,
+				},
 				Setup: func(env *testscript.Env) error {
 					// Keep the wazero compilation cache inside the test's
 					// work folder so scripts never share state.
@@ -84,4 +94,79 @@ func cmdExitCode(ts *testscript.TestScript, neg bool, args []string) {
 	if got != want {
 		ts.Fatalf("%s exited with status %d, want %d", args[1], got, want)
 	}
+}
+
+// cmdHTTPServe implements `httpserve`: it starts an HTTP server on
+// 127.0.0.1 for the rest of the script and sets $SERVER to its base URL,
+// and $REFUSED to a URL whose port refuses connections. Routes:
+// /hello (200 "hello world"), /missing (404 "not here"), /redirect (302 to
+// /hello), /echo (echoes a POST body upper-cased, with its content type).
+func cmdHTTPServe(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 0 {
+		ts.Fatalf("usage: httpserve")
+	}
+	mux := http.NewServeMux()
+	mux.HandleFunc("/hello", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("X-Greeting", "yes")
+		w.Header()["Date"] = nil // a fixed response, so a live replay can match the recording
+		fmt.Fprint(w, "hello world")
+	})
+	mux.HandleFunc("/missing", func(w http.ResponseWriter, r *http.Request) {
+		http.Error(w, "not here", http.StatusNotFound)
+	})
+	mux.HandleFunc("/redirect", func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, "/hello", http.StatusFound)
+	})
+	mux.HandleFunc("/echo", func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		fmt.Fprintf(w, "%s %s %s", r.Method, r.Header.Get("Content-Type"), strings.ToUpper(string(body)))
+	})
+	srv := httptest.NewServer(mux)
+	ts.Defer(srv.Close)
+	ts.Setenv("SERVER", srv.URL)
+
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		ts.Fatalf("httpserve: %v", err)
+	}
+	refused := "http://" + l.Addr().String() + "/"
+	l.Close()
+	ts.Setenv("REFUSED", refused)
+}
+
+// cmdCorrupt implements `corrupt truncate|flip|set FILE N [BYTE]`, damaging
+// an artifact the way disks and networks do: truncate keeps the first N
+// bytes (N < 0: drops the last -N), flip inverts the byte at offset N, set
+// stores BYTE there (negative offsets count from the end).
+func cmdCorrupt(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) < 3 {
+		ts.Fatalf("usage: corrupt truncate|flip|set FILE N [BYTE]")
+	}
+	path := ts.MkAbs(args[1])
+	data, err := os.ReadFile(path)
+	ts.Check(err)
+	n, err := strconv.Atoi(args[2])
+	ts.Check(err)
+	if n < 0 {
+		n += len(data)
+	}
+	if n < 0 || n > len(data) {
+		ts.Fatalf("corrupt: offset %s out of range for %d bytes", args[2], len(data))
+	}
+	switch args[0] {
+	case "truncate":
+		data = data[:n]
+	case "flip":
+		data[n] ^= 0xff
+	case "set":
+		if len(args) != 4 {
+			ts.Fatalf("usage: corrupt set FILE N BYTE")
+		}
+		b, err := strconv.Atoi(args[3])
+		ts.Check(err)
+		data[n] = byte(b)
+	default:
+		ts.Fatalf("corrupt: unknown operation %q", args[0])
+	}
+	ts.Check(os.WriteFile(path, data, 0o644))
 }

@@ -1,6 +1,7 @@
 // Package replay owns the recording artifact of a Hale run: its binary
-// format, the recorder that writes it while the program runs, and the
-// inspection behind `hale trace summary|dump|verify`.
+// format, the recorder that writes it while the program runs, the
+// inspection behind `hale trace summary|dump|verify`, and the admission
+// and comparison behind `hale replay`.
 //
 // An artifact is a header (program identity and the consumer table), a
 // sequence of entries (the run's replayable decisions, each stamped with
@@ -28,6 +29,16 @@
 // trace summary and dump use: it returns every complete entry before the
 // first problem, with Complete reporting whether the artifact was whole.
 // Artifact.Verify checks the entries against each other.
+//
+// Replaying. Admit is replay admission: a strict Decode, a refusal of
+// recordings with async_io consumers, then the program's identity (build
+// digest and shape hash) against the recorded one; every refusal is a
+// *RefusalError with a RefusalKind. ParseCoordinate and Artifact.Resolve
+// turn the C:N and N coordinates of `--at` into delivery entries. Diff
+// compares a recording with the replay's own recording, consumer by
+// consumer in both directions, and returns the Report that `hale replay`
+// prints; diff.go explains how divergences are found, classified and
+// ordered.
 //
 // The package knows nothing of the language: payloads, arguments and
 // results are canonical value bytes it carries without interpreting, and

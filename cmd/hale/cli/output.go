@@ -3,6 +3,7 @@ package cli
 import (
 	"encoding/json"
 	"io"
+	"strconv"
 
 	"github.com/hale-lang/hale/replay"
 )
@@ -19,5 +20,17 @@ func writeJSON(w io.Writer, v any) error {
 // arguments and results, built from the type table in its header; nil
 // when the artifact carries none.
 func artifactDecoder(a *replay.Artifact) replay.ValueDecoder {
-	return nil
+	d, err := replay.NewValueDecoder(&a.Header)
+	if err != nil {
+		return nil
+	}
+	return d
+}
+
+// count formats n with the singular or plural noun: "1 entry", "3 entries".
+func count(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return strconv.Itoa(n) + " " + many
 }

@@ -69,7 +69,8 @@ func newTraceCmd(e env) *cobra.Command {
 				return exitf(ExitFailure, "%s: inconsistent: %v", args[0], err)
 			}
 			a, _ := replay.Decode(data)
-			fmt.Fprintf(e.stdout, "%s: consistent: %d entries, %d consumers\n", args[0], len(a.Entries), len(a.Header.Consumers))
+			fmt.Fprintf(e.stdout, "%s: consistent: %s, %s\n", args[0],
+				count(len(a.Entries), "entry", "entries"), count(len(a.Header.Consumers), "consumer", "consumers"))
 			return nil
 		},
 	}

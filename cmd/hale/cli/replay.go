@@ -1,0 +1,335 @@
+package cli
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/hale-lang/hale"
+	"github.com/hale-lang/hale/replay"
+	"github.com/hale-lang/hale/sir"
+	"github.com/hale-lang/hale/vm/host"
+)
+
+func init() { commands = append(commands, newReplayCmd) }
+
+// replayFlags are the flags of `hale replay`.
+type replayFlags struct {
+	diff, asJSON, unverified, allowLive, quiet bool
+	at, output, engine                         string
+	holdTimeout                                time.Duration
+	env                                        []string
+}
+
+func newReplayCmd(e env) *cobra.Command {
+	var f replayFlags
+	cmd := &cobra.Command{
+		Use:   "replay run.halerec app.hl [--diff] [--at COORD] [--json] [flags]",
+		Short: "Re-run a recorded execution and report the first divergence",
+		Long: "Replay gives a recording's decisions (inputs, results, per-consumer delivery order)\n" +
+			"back to the program and reports whether the two runs are identical. Exit codes:\n" +
+			"0 identical, 1 diverged, 2 refused (damaged or foreign artifact, changed program)\n" +
+			"or usage error.",
+		Args: cobra.ExactArgs(2),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runReplay(e, f, args[0], args[1])
+		},
+	}
+	fl := cmd.Flags()
+	fl.BoolVar(&f.diff, "diff", false, "record the replay and compare both artifacts entry by entry, per consumer")
+	fl.StringVar(&f.at, "at", "", "stop just before delivery COORD (C:N, or a bare index N in file order) and show it")
+	fl.BoolVar(&f.asJSON, "json", false, "print the report (or the --at view) as one JSON object on stdout")
+	fl.BoolVar(&f.unverified, "unverified", false, "admit a recording whose build digest or shape hash differs, as an experiment")
+	fl.BoolVar(&f.allowLive, "allow-live-effects", false, "perform fs.write and net calls for real (still compared)")
+	fl.DurationVar(&f.holdTimeout, "hold-timeout", replay.DefaultHoldTimeout, "how long a consumer holds early deliveries waiting for the recorded one")
+	fl.StringArrayVar(&f.env, "env", nil, "supply a withheld environment value as NAME=VALUE (repeatable)")
+	fl.BoolVar(&f.quiet, "quiet", false, "do not print the program's output again (it is still compared)")
+	fl.StringVarP(&f.output, "output", "o", "", "write the replay's own recording to this file")
+	fl.StringVar(&f.engine, "engine", "wasm", "interpreter engine: wasm or native")
+	return cmd
+}
+
+func runReplay(e env, f replayFlags, artifactPath, programPath string) error {
+	kind, err := host.ParseEngine(f.engine)
+	if err != nil {
+		return exitf(ExitUsage, "%v", err)
+	}
+	envValues := map[string]string{}
+	for _, kv := range f.env {
+		name, value, ok := strings.Cut(kv, "=")
+		if !ok || name == "" {
+			return exitf(ExitUsage, "--env %q: want NAME=VALUE", kv)
+		}
+		envValues[name] = value
+	}
+	if f.holdTimeout <= 0 {
+		return exitf(ExitUsage, "--hold-timeout must be positive, got %s", f.holdTimeout)
+	}
+	refuse := func(format string, args ...any) error {
+		msg := fmt.Sprintf(format, args...)
+		if f.asJSON {
+			_ = replay.RefusedReport(errors.New(msg)).WriteJSON(e.stdout)
+		}
+		return exitf(ExitUsage, "refused: %s", msg)
+	}
+
+	data, err := os.ReadFile(artifactPath)
+	if err != nil {
+		return refuse("cannot read artifact: %v", err)
+	}
+	c, err := compile(e, programPath)
+	if err != nil {
+		return refuse("%s does not compile (see the errors above)", programPath)
+	}
+	if names := asyncIOInstances(c.sir); len(names) > 0 {
+		return refuse("the program has async_io instances (%s), whose delivery order is not recorded", strings.Join(names, ", "))
+	}
+	art, adm, err := replay.Admit(data, replay.Identity{BuildDigest: c.buildDigest(), ShapeHash: c.shapeHash()}, f.unverified)
+	if err != nil {
+		if f.asJSON {
+			_ = replay.RefusedReport(err).WriteJSON(e.stdout)
+		}
+		msg := err.Error()
+		var re *replay.RefusalError
+		if errors.As(err, &re) && re.Kind == replay.RefusedIdentity && !strings.Contains(msg, "--unverified") {
+			msg += "; replay it anyway with --unverified"
+		}
+		return exitf(ExitUsage, "%s: %s", artifactPath, msg)
+	}
+	if adm != nil && adm.Warning != "" {
+		fmt.Fprintln(e.stderr, adm.Warning)
+	}
+
+	opts := replay.ReplayOptions{
+		HoldTimeout:      f.holdTimeout,
+		Env:              envValues,
+		Quiet:            f.quiet || f.asJSON,
+		AllowLiveEffects: f.allowLive,
+	}
+	if f.at != "" {
+		target, err := replay.ParseCoordinate(f.at)
+		if err != nil {
+			return exitf(ExitUsage, "--at: %v", err)
+		}
+		ref, err := art.Resolve(target)
+		if err != nil {
+			return exitf(ExitUsage, "--at: %v", err)
+		}
+		at := ref.At
+		opts.At = &at
+		if !f.asJSON && isTerminal(e.stdout) && isTerminal(e.stdin) {
+			opts.Inspect = newInspector(e)
+		}
+	}
+
+	// The replay records itself, with the recording's env policy whatever
+	// the environment says, and the verdict compares the two artifacts:
+	// with or without --diff the counts and the first divergence are the
+	// same; --diff also lists every consumer's first divergence.
+	replayPath := f.output
+	{
+		if replayPath == "" {
+			tmp, err := os.MkdirTemp("", "hale-replay-")
+			if err != nil {
+				return exitf(ExitFailure, "cannot create a temporary folder: %v", err)
+			}
+			defer os.RemoveAll(tmp)
+			replayPath = tmp + "/replayed.halerec"
+		}
+		header, err := replay.NewHeader(c.sir, replay.HeaderInfo{
+			HaleVersion: hale.Version,
+			BuildDigest: c.buildDigest(),
+			ShapeHash:   c.shapeHash(),
+			EnvPolicy:   art.Header.EnvPolicy,
+		})
+		if err != nil {
+			return exitf(ExitFailure, "cannot record the replay: %v", err)
+		}
+		rec, err := replay.Create(replayPath, header, replay.Options{})
+		if err != nil {
+			return exitf(ExitFailure, "cannot record the replay: %v", err)
+		}
+		opts.Record = rec
+	}
+
+	img, err := c.image()
+	if err != nil {
+		return err
+	}
+	r := replay.NewReplayer(art, c.sir, opts)
+	stdout := e.stdout
+	if f.asJSON {
+		stdout = io.Discard
+	}
+	hopts := host.Options{Engine: kind, Stdout: stdout, Stderr: e.stderr, Args: nil}
+	r.Install(&hopts)
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	_, runErr := host.Run(ctx, c.sir, img, hopts)
+	if rj := r.Recording(); rj != nil {
+		if err := rj.Close(); err != nil && runErr == nil {
+			return exitf(ExitFailure, "cannot record the replay: %v", err)
+		}
+	}
+	if runErr != nil {
+		return exitf(ExitFailure, "replay failed: %v", runErr)
+	}
+
+	if opts.At != nil && opts.Inspect == nil {
+		if view := r.At(); view != nil {
+			return writeJSON(e.stdout, view)
+		}
+	}
+
+	stats := r.Stats()
+	again, err := os.ReadFile(replayPath)
+	if err != nil {
+		return exitf(ExitFailure, "cannot read the replay's recording: %v", err)
+	}
+	replayed, err := replay.Decode(again)
+	if err != nil {
+		return exitf(ExitFailure, "the replay's recording is damaged: %v", err)
+	}
+	rep := replay.Differ{Decode: replay.ProgramDecoder(c.sir)}.Diff(art, replayed)
+	stats.Apply(rep)
+	for _, d := range rep.Divergences {
+		if d.Position == "" && d.Handler != nil {
+			d.Position = handlerPosition(c.sir, d.Handler)
+		}
+	}
+	if f.asJSON {
+		return finishReport(rep, rep.WriteJSON(e.stdout))
+	}
+	if err := rep.WriteText(e.stderr); err != nil {
+		return err
+	}
+	if f.diff && len(rep.Divergences) > 1 {
+		fmt.Fprintf(e.stderr, "other consumers' first divergences:\n")
+		for _, d := range rep.Divergences[1:] {
+			fmt.Fprintf(e.stderr, "%s\n", d.Sentence)
+			if d.Position != "" {
+				fmt.Fprintf(e.stderr, "  at %s\n", d.Position)
+			}
+		}
+	}
+	return finishReport(rep, nil)
+}
+
+// finishReport maps a report to the exit code: 0 identical, 1 diverged.
+func finishReport(rep *replay.Report, err error) error {
+	if err != nil {
+		return err
+	}
+	if rep.Diverged() {
+		return silentExit(ExitFailure)
+	}
+	return nil
+}
+
+// asyncIOInstances names the program's async_io instances, which replay
+// refuses: their delivery order is not recorded.
+func asyncIOInstances(p *sir.Program) []string {
+	var names []string
+	for _, inst := range p.Instances {
+		if inst.Placement.Kind.String() == "async_io" {
+			names = append(names, inst.Name)
+		}
+	}
+	return names
+}
+
+// handlerPosition names the source position of the handler a delivery
+// runs, as "app.hl:31:9 in Ledger.on OrderPlaced"; "" when the program has
+// no such instance or handler.
+func handlerPosition(p *sir.Program, d *replay.Delivery) string {
+	for _, inst := range p.Instances {
+		if inst.Name != d.Target {
+			continue
+		}
+		locus := p.Loci[inst.Locus]
+		fn := -1
+		if d.Start {
+			fn = locus.Start
+		} else {
+			for t, topic := range p.Topics {
+				if topic.Name == d.Topic {
+					fn = locus.HandlerFor(t)
+				}
+			}
+		}
+		if fn < 0 {
+			return ""
+		}
+		return p.Funcs[fn].Pos.String() + " in " + p.Funcs[fn].Name
+	}
+	return ""
+}
+
+// isTerminal reports whether a stream is an interactive terminal.
+func isTerminal(s any) bool {
+	f, ok := s.(*os.File)
+	if !ok {
+		return false
+	}
+	fi, err := f.Stat()
+	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+}
+
+// newInspector returns the interactive inspector of `hale replay --at` on
+// a terminal: it shows the stop, then reads commands until one resumes.
+func newInspector(e env) func(*replay.Inspection) replay.InspectAction {
+	in := bufio.NewScanner(e.stdin)
+	return func(ins *replay.Inspection) replay.InspectAction {
+		show := func(v any) { _ = writeJSON(e.stdout, v) }
+		fmt.Fprintf(e.stdout, "stopped before delivery %s (target %s, message %s", ins.View.Coordinate, ins.View.Pending.Target, ins.View.Pending.Message)
+		if ins.View.Pending.Topic != "" {
+			fmt.Fprintf(e.stdout, ", topic %s", ins.View.Pending.Topic)
+		}
+		fmt.Fprintln(e.stdout, ")")
+		for {
+			fmt.Fprint(e.stdout, "(hale) ")
+			if !in.Scan() {
+				return replay.InspectHalt
+			}
+			fields := strings.Fields(in.Text())
+			if len(fields) == 0 {
+				continue
+			}
+			switch fields[0] {
+			case "state":
+				name := ""
+				if len(fields) > 1 {
+					name = fields[1]
+				}
+				st, err := ins.State(name)
+				if err != nil {
+					fmt.Fprintf(e.stdout, "error: %v (instances here: %s)\n", err, strings.Join(ins.Instances(), ", "))
+					continue
+				}
+				fmt.Fprintln(e.stdout, string(st))
+			case "msg":
+				show(ins.View.Pending)
+			case "where":
+				show(ins.View)
+			case "step":
+				return replay.InspectStep
+			case "next":
+				return replay.InspectNext
+			case "continue", "c":
+				return replay.InspectContinue
+			case "quit", "q":
+				return replay.InspectHalt
+			default:
+				fmt.Fprintln(e.stdout, "commands: state [instance], msg, where, step, next, continue, quit")
+			}
+		}
+	}
+}

@@ -1,0 +1,127 @@
+package cli
+
+import (
+	"context"
+	"encoding/hex"
+	"os"
+	"os/signal"
+
+	"github.com/spf13/cobra"
+
+	"github.com/hale-lang/hale"
+	"github.com/hale-lang/hale/codegen"
+	"github.com/hale-lang/hale/codegen/image"
+	"github.com/hale-lang/hale/replay"
+	"github.com/hale-lang/hale/sir"
+	"github.com/hale-lang/hale/vm/host"
+)
+
+func init() { commands = append(commands, newRunCmd) }
+
+func newRunCmd(e env) *cobra.Command {
+	var engine string
+	cmd := &cobra.Command{
+		Use:   "run [--engine wasm|native] app.hl [--] [arg...]",
+		Short: "Run a program (set LOTUS_OBS_RECORD=run.halerec to record it)",
+		Long: "Run compiles and runs the program until it is quiescent, calls std::process::exit\n" +
+			"or traps. Arguments after the file are the program's std::os::args(); flags after\n" +
+			"the file belong to the program, and a -- right after the file is dropped.\n" +
+			"With LOTUS_OBS_RECORD set, the run is recorded to that path.",
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			kind, err := host.ParseEngine(engine)
+			if err != nil {
+				return exitf(ExitUsage, "%v", err)
+			}
+			progArgs := args[1:]
+			if len(progArgs) > 0 && progArgs[0] == "--" {
+				progArgs = progArgs[1:]
+			}
+			c, err := compile(e, args[0])
+			if err != nil {
+				return err
+			}
+			img, err := c.image()
+			if err != nil {
+				return err
+			}
+			opts := host.Options{
+				Engine: kind,
+				Stdin:  e.stdin,
+				Stdout: e.stdout,
+				Stderr: e.stderr,
+				Args:   progArgs,
+			}
+			rec, err := startRecording(e, c)
+			if err != nil {
+				return err
+			}
+			if rec != nil {
+				opts.Journal = rec
+			}
+			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+			defer stop()
+			res, runErr := host.Run(ctx, c.sir, img, opts)
+			if rec != nil {
+				// Recording failure wins over every other outcome
+				// (exit 4), and never leaves a file that looks complete.
+				if err := rec.Close(); err != nil {
+					return exitf(ExitRecording, "recording failed: %v", err)
+				}
+			}
+			if runErr != nil {
+				return exitf(ExitFailure, "%v", runErr)
+			}
+			if res.Code != 0 {
+				return silentExit(res.Code)
+			}
+			return nil
+		},
+	}
+	cmd.Flags().SetInterspersed(false)
+	cmd.Flags().StringVar(&engine, "engine", "wasm", "interpreter engine: wasm (the default, sandboxed) or native (in-process)")
+	return cmd
+}
+
+// image compiles the program's SIR to the image the interpreter runs.
+func (c *compiled) image() (*image.Image, error) {
+	img, err := codegen.Compile(c.sir)
+	if err != nil {
+		return nil, exitf(ExitFailure, "%s: %v", c.prog.Entry, err)
+	}
+	return img, nil
+}
+
+// shapeHash returns the program's shape hash as bytes.
+func (c *compiled) shapeHash() [32]byte {
+	var sum [32]byte
+	b, _ := hex.DecodeString(sir.BuildShape(c.sir).Hash())
+	copy(sum[:], b)
+	return sum
+}
+
+// startRecording installs the recorder when LOTUS_OBS_RECORD is set and
+// non-empty; otherwise it returns nil and the run has no recorder at all.
+func startRecording(e env, c *compiled) (*replay.RecordingJournal, error) {
+	settings, err := replay.FromEnv(e.getenv)
+	if err != nil {
+		return nil, exitf(ExitUsage, "%v", err)
+	}
+	if settings.Path == "" {
+		return nil, nil
+	}
+	header, err := replay.NewHeader(c.sir, replay.HeaderInfo{
+		HaleVersion: hale.Version,
+		BuildDigest: c.buildDigest(),
+		ShapeHash:   c.shapeHash(),
+		EnvPolicy:   settings.EnvPolicy,
+	})
+	if err != nil {
+		return nil, exitf(ExitRecording, "recording failed: %v", err)
+	}
+	rec, err := replay.Create(settings.Path, header, replay.Options{})
+	if err != nil {
+		return nil, exitf(ExitRecording, "recording failed: %v", err)
+	}
+	return replay.NewRecordingJournal(rec, c.sir, settings.EnvPolicy), nil
+}

@@ -1,0 +1,219 @@
+package replay
+
+import (
+	"encoding/json"
+	"errors"
+	"strconv"
+
+	"github.com/hale-lang/hale/vm/host"
+)
+
+// AtView is what `hale replay --at C:N` shows (REPLAY.md §5): the
+// coordinate, the delivery about to run, its target's state, and the
+// consumer's last handled deliveries, oldest first. Its JSON form is the
+// one `--at --json` prints.
+type AtView struct {
+	Coordinate string            `json:"coordinate"`
+	Pending    PendingDelivery   `json:"pending"`
+	State      json.RawMessage   `json:"state"`
+	Recent     []HandledDelivery `json:"recent"`
+	// Error says why the state could not be shown ("" when it could);
+	// State is then an empty object.
+	Error string `json:"error,omitempty"`
+}
+
+// PendingDelivery is the delivery an AtView stopped before. Message is
+// "P:S" or "start"; Topic is "" and Payload null for a start delivery.
+type PendingDelivery struct {
+	Target  string          `json:"target"`
+	Message string          `json:"message"`
+	Topic   string          `json:"topic"`
+	Payload json.RawMessage `json:"payload"`
+}
+
+// HandledDelivery is one of the consumer's last handled deliveries.
+type HandledDelivery struct {
+	Coordinate string          `json:"coordinate"`
+	Target     string          `json:"target"`
+	Message    string          `json:"message"`
+	Topic      string          `json:"topic"`
+	Payload    json.RawMessage `json:"payload"`
+}
+
+// InspectAction is how an inspector goes on from a stop.
+type InspectAction int
+
+// Inspector actions.
+const (
+	InspectHalt     InspectAction = iota // end the run here (`quit`)
+	InspectContinue                      // run on without stopping again (`continue`)
+	InspectNext                          // stop before the same consumer's next delivery (`next`)
+	InspectStep                          // stop before the next delivery of any consumer (`step`)
+)
+
+// Inspection is a stop of the replay before a delivery's handler runs,
+// as given to ReplayOptions.Inspect. It is valid only during that call,
+// which runs on the stopped consumer's goroutine (the other consumers go
+// on, within their recorded order); calls to Inspect are serialised.
+type Inspection struct {
+	View  *AtView
+	r     *Replayer
+	c, n  int
+	state host.StateReader
+}
+
+// Coordinate is the stop's coordinate.
+func (in *Inspection) Coordinate() Coordinate {
+	return Coordinate{Consumer: uint32(in.c), N: uint64(in.n)}
+}
+
+// Instances lists the instances the stopped consumer runs, whose state
+// State can show.
+func (in *Inspection) Instances() []string {
+	var out []string
+	for _, i := range in.r.prog.Consumers[in.c].Instances {
+		out = append(out, in.r.prog.Instances[i].Name)
+	}
+	return out
+}
+
+// State returns an instance's state as a JSON object of its fields by
+// name (`state [instance]`); "" is the pending delivery's target. Only
+// instances of the stopped consumer can be read.
+func (in *Inspection) State(instance string) (json.RawMessage, error) {
+	if instance == "" {
+		instance = in.View.Pending.Target
+	}
+	i, ok := in.r.byName[instance]
+	if !ok {
+		return nil, errors.New("no instance " + instance)
+	}
+	if in.r.prog.Instances[i].Consumer != in.c {
+		return nil, errors.New("instance " + instance + " runs on consumer " +
+			strconv.Itoa(in.r.prog.Instances[i].Consumer) + ", not on the stopped consumer " + strconv.Itoa(in.c))
+	}
+	return in.r.stateOf(in.state, i)
+}
+
+// stopPoint is where the replay stops next.
+type stopPoint struct {
+	mode     InspectAction // InspectHalt (at coordinate), InspectContinue (nowhere), InspectNext, InspectStep
+	consumer int
+	n        int
+	started  bool // the At stop has been set up
+}
+
+// At returns the view captured at ReplayOptions.At, or nil when the
+// replay did not get there (or an inspector handled the stop).
+func (r *Replayer) At() *AtView {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.at
+}
+
+// stopsAt reports whether the replay stops before consumer c's delivery n.
+func (r *Replayer) stopsAt(c, n int) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	sp := &r.stop
+	if !sp.started {
+		sp.started = true
+		sp.mode = InspectContinue
+		if r.opts.At != nil {
+			sp.mode, sp.consumer, sp.n = InspectHalt, int(r.opts.At.Consumer), int(r.opts.At.N)
+		}
+	}
+	switch sp.mode {
+	case InspectHalt:
+		return c == sp.consumer && n == sp.n
+	case InspectNext:
+		return c == sp.consumer
+	case InspectStep:
+		return true
+	}
+	return false
+}
+
+// maybeStop stops before consumer cs's delivery n when it is the
+// requested one: it captures the view and halts the run (ErrStopped), or
+// hands the stop to the inspector.
+func (r *Replayer) maybeStop(cs *replayConsumer, n int, d *host.Delivery, state host.StateReader) error {
+	if !r.stopsAt(cs.id, n) {
+		return nil
+	}
+	view := r.view(cs, n, d, state)
+	if r.opts.Inspect == nil {
+		r.mu.Lock()
+		r.at = view
+		r.stop.mode = InspectContinue
+		r.mu.Unlock()
+		return ErrStopped
+	}
+	r.inspectMu.Lock()
+	action := r.opts.Inspect(&Inspection{View: view, r: r, c: cs.id, n: n, state: state})
+	r.inspectMu.Unlock()
+	r.mu.Lock()
+	r.stop.mode, r.stop.consumer = action, cs.id
+	r.mu.Unlock()
+	if action == InspectHalt {
+		r.mu.Lock()
+		r.stop.mode = InspectContinue
+		r.mu.Unlock()
+		return ErrStopped
+	}
+	return nil
+}
+
+// view builds the AtView of consumer cs's delivery n.
+func (r *Replayer) view(cs *replayConsumer, n int, d *host.Delivery, state host.StateReader) *AtView {
+	v := &AtView{Coordinate: Coordinate{uint32(cs.id), uint64(n)}.String(), Recent: []HandledDelivery{}}
+	target, message, topic, payload := r.deliveryView(d)
+	v.Pending = PendingDelivery{Target: target, Message: message, Topic: topic, Payload: payload}
+	st, err := r.stateOf(state, d.Target)
+	if err != nil {
+		v.State, v.Error = json.RawMessage("{}"), err.Error()
+	} else {
+		v.State = st
+	}
+	for _, h := range cs.recent {
+		target, message, topic, payload := r.deliveryView(&h.d)
+		v.Recent = append(v.Recent, HandledDelivery{Coordinate: Coordinate{uint32(cs.id), uint64(h.n)}.String(),
+			Target: target, Message: message, Topic: topic, Payload: payload})
+	}
+	return v
+}
+
+// deliveryView shows a delivery's fields, the payload decoded (its
+// canonical bytes as {"bytes": hex} when it cannot be).
+func (r *Replayer) deliveryView(d *host.Delivery) (target, message, topic string, payload json.RawMessage) {
+	target = "instance#" + strconv.Itoa(d.Target)
+	if d.Target >= 0 && d.Target < len(r.prog.Instances) {
+		target = r.prog.Instances[d.Target].Name
+	}
+	if d.IsStart() {
+		return target, "start", "", json.RawMessage("null")
+	}
+	topic = r.topicName(d.Topic)
+	payload = json.RawMessage("null")
+	if r.types != nil && d.Topic >= 0 && d.Topic < len(r.types.topics) {
+		if v, ok := jsonView(d.Payload, r.types.topics[d.Topic]); ok {
+			payload = v.(json.RawMessage)
+		}
+	}
+	return target, messageID(d.Message).String(), topic, payload
+}
+
+// stateOf reads and decodes instance inst's state.
+func (r *Replayer) stateOf(state host.StateReader, inst int) (json.RawMessage, error) {
+	if r.types == nil {
+		return nil, errors.New("the program's types cannot be shown")
+	}
+	if state == nil {
+		return nil, errors.New("no state reader")
+	}
+	tuple, err := state.State(inst)
+	if err != nil {
+		return nil, err
+	}
+	return r.types.stateJSON(inst, tuple)
+}

@@ -1,0 +1,278 @@
+package replay
+
+import (
+	"errors"
+	"fmt"
+	"sync"
+
+	"github.com/hale-lang/hale/sir"
+	"github.com/hale-lang/hale/stdlib"
+	"github.com/hale-lang/hale/vm"
+	"github.com/hale-lang/hale/vm/host"
+	"github.com/hale-lang/hale/vm/value"
+)
+
+// RecordingJournal is the host.Journal of a recorded run: it lets every
+// call go live and turns each event the runtime reports into an artifact
+// entry (REPLAY.md §2), appended to a Recorder from the goroutine of the
+// consumer concerned:
+//
+//   - a call of an input primitive (time, rand, entropy, env, args,
+//     fs.read, sleep) is an Invocation with its result or trap; the env
+//     primitive's value is withheld (only its byte length is kept) unless
+//     the env policy is EnvFull or the value is the call's default
+//     argument;
+//   - print, std::io::println and std::io::eprintln are Outputs on stdout
+//     or stderr whose result is the text written, newline included;
+//   - fs.write and net calls are Outputs on the "fs.write" and "net"
+//     channels with their canonical results;
+//   - std::process::exit is an Exit with the code and the coordinate of
+//     the delivery that called it (the journal seam does not carry source
+//     positions, so Position is empty);
+//   - publishes (ingress lines included), deliveries and traps are
+//     Publish, Delivery and Trap entries.
+//
+// A failure to write is sticky in the Recorder: from then on Deliver
+// returns it, which halts the run before the next handler, and Err and
+// Close report it; the CLI then exits with code 4.
+type RecordingJournal struct {
+	rec  *Recorder
+	prog *sir.Program
+	full bool
+	// at is, per consumer, the number of the delivery being handled (-1
+	// before the first); each element is touched only from its
+	// consumer's goroutine.
+	at []int
+
+	mu      sync.Mutex
+	ended   bool
+	closed  bool
+	verdict string
+	code    int
+}
+
+// NewRecordingJournal returns a journal that records a run of prog into
+// rec, withholding environment values unless envPolicy is EnvFull.
+func NewRecordingJournal(rec *Recorder, prog *sir.Program, envPolicy string) *RecordingJournal {
+	j := &RecordingJournal{rec: rec, prog: prog, full: envPolicy == EnvFull, at: make([]int, len(prog.Consumers))}
+	for i := range j.at {
+		j.at[i] = -1
+	}
+	return j
+}
+
+var _ host.Journal = (*RecordingJournal)(nil)
+
+// Invoke performs the call live and records it.
+func (j *RecordingJournal) Invoke(c int, p stdlib.Primitive, args []byte, live func() ([]byte, error)) ([]byte, error) {
+	res, err := live()
+	j.rec.Append(uint32(c), j.callEntry(c, p, args, res, err))
+	return res, err
+}
+
+// callEntry is the entry of one primitive call that returned res or err.
+func (j *RecordingJournal) callEntry(c int, p stdlib.Primitive, args, res []byte, err error) Body {
+	switch {
+	case p.Effect == stdlib.Exit:
+		return Exit{Code: exitCode(args), At: j.coordinate(c)}
+	case p.Journal == stdlib.Output:
+		out := Output{Channel: ioChannel(p), Primitive: p.Name, Args: args, Outcome: OK}
+		if err != nil {
+			out.Outcome, out.Message = Trapped, err.Error()
+		} else if text, terr := ioText(p, args); terr != nil {
+			out.Outcome, out.Message = Trapped, terr.Error()
+		} else {
+			out.Result = []byte(text + "\n")
+		}
+		return out
+	case p.Journal == stdlib.Virtual:
+		out := Output{Channel: string(p.Effect), Primitive: p.Name, Args: args, Outcome: OK, Result: res}
+		if err != nil {
+			out.Outcome, out.Result, out.Message = Trapped, nil, err.Error()
+		}
+		return out
+	}
+	inv := Invocation{Primitive: p.Name, Args: args, Outcome: OK, Result: res}
+	switch {
+	case err != nil:
+		inv.Outcome, inv.Result, inv.Message = Trapped, nil, err.Error()
+	case p.Effect == stdlib.Env && !j.full && !isEnvDefault(args, res):
+		inv.Outcome, inv.Result, inv.Length = Withheld, nil, envLength(res)
+	}
+	return inv
+}
+
+// isEnvDefault reports whether an env call returned its default argument
+// (the variable is unset, or set to the default): the value is then in
+// the recorded arguments anyway, and withholding it would only make the
+// replay ask for it.
+func isEnvDefault(args, res []byte) bool {
+	vs, err := value.DecodeTuple(args, []*value.Type{value.StringType, value.StringType})
+	if err != nil {
+		return false
+	}
+	v, err := value.Decode(res, value.StringType)
+	return err == nil && v.AsStr() == vs[1].AsStr()
+}
+
+// coordinate is the delivery consumer c is handling, nil outside any.
+func (j *RecordingJournal) coordinate(c int) *Coordinate {
+	if c < 0 || c >= len(j.at) || j.at[c] < 0 {
+		return nil
+	}
+	return &Coordinate{Consumer: uint32(c), N: uint64(j.at[c])}
+}
+
+// Publish records a message.
+func (j *RecordingJournal) Publish(c int, msg host.MessageID, topic int, payload []byte) {
+	j.rec.Append(uint32(c), Publish{Topic: j.topicName(topic), Message: messageID(msg), Payload: payload})
+}
+
+// Deliver records a handler about to run. Once recording has failed it
+// returns the failure, which halts the run.
+func (j *RecordingJournal) Deliver(c, n int, d *host.Delivery, _ host.StateReader) error {
+	if c >= 0 && c < len(j.at) {
+		j.at[c] = n
+	}
+	if err := j.rec.Append(uint32(c), j.deliveryEntry(d)); err != nil {
+		return fmt.Errorf("recording failed: %w", err)
+	}
+	return nil
+}
+
+func (j *RecordingJournal) deliveryEntry(d *host.Delivery) Delivery {
+	e := Delivery{Target: j.instanceName(d.Target)}
+	if d.IsStart() {
+		e.Start = true
+	} else {
+		e.Message, e.Topic = messageID(d.Message), j.topicName(d.Topic)
+	}
+	return e
+}
+
+// Trap records a trap with its stack and coordinate.
+func (j *RecordingJournal) Trap(c, n int, t *vm.Trap, _ *host.Delivery) {
+	e := trapEntry(c, n, t)
+	j.rec.Append(uint32(c), e)
+}
+
+// trapEntry is the entry of trap t on consumer c's delivery n (-1 at
+// start-up).
+func trapEntry(c, n int, t *vm.Trap) Trap {
+	e := Trap{Stack: []string{}}
+	if t != nil {
+		e.Message = t.Message
+		if len(t.Stack) > 0 {
+			e.Position = t.Stack[0].Pos
+		}
+		for _, f := range t.Stack {
+			if f.Pos == "" {
+				e.Stack = append(e.Stack, "at "+f.Func)
+			} else {
+				e.Stack = append(e.Stack, "at "+f.Pos+" in "+f.Func)
+			}
+		}
+	}
+	if n >= 0 {
+		e.At = &Coordinate{Consumer: uint32(c), N: uint64(n)}
+	}
+	return e
+}
+
+// End remembers how the run ended, for Close.
+func (j *RecordingJournal) End(verdict string, code int) {
+	j.mu.Lock()
+	j.ended, j.verdict, j.code = true, verdict, code
+	j.mu.Unlock()
+}
+
+// Err returns the recording's failure, or nil.
+func (j *RecordingJournal) Err() error { return j.rec.Err() }
+
+// ErrRunNotEnded is what Close returns when the run never reported its
+// end (host.Run failed before it started): the artifact is abandoned, and
+// the run's own error is the one to report.
+var ErrRunNotEnded = errors.New("recording abandoned: the run did not start")
+
+// Close finishes the artifact with the verdict and exit code End
+// reported and renames it into place. It returns the recording's failure,
+// if any, in which case no artifact is left. Without End the artifact is
+// abandoned and Close returns ErrRunNotEnded.
+func (j *RecordingJournal) Close() error {
+	j.mu.Lock()
+	closed, ended, verdict, code := j.closed, j.ended, j.verdict, j.code
+	j.closed = true
+	j.mu.Unlock()
+	switch {
+	case closed:
+		return ErrClosed
+	case !ended:
+		j.rec.Abort()
+		return ErrRunNotEnded
+	}
+	return j.rec.Close(verdict, int64(code))
+}
+
+func (j *RecordingJournal) topicName(t int) string {
+	if t >= 0 && t < len(j.prog.Topics) {
+		return j.prog.Topics[t].Name
+	}
+	return fmt.Sprintf("topic#%d", t)
+}
+
+func (j *RecordingJournal) instanceName(i int) string {
+	if i >= 0 && i < len(j.prog.Instances) {
+		return j.prog.Instances[i].Name
+	}
+	return fmt.Sprintf("instance#%d", i)
+}
+
+func messageID(m host.MessageID) MessageID {
+	return MessageID{Producer: uint32(m.Producer), Seq: m.Seq}
+}
+
+// ioChannel is the output channel of an io primitive.
+func ioChannel(p stdlib.Primitive) string {
+	if p.Name == "std::io::eprintln" {
+		return ChannelStderr
+	}
+	return ChannelStdout
+}
+
+// ioText is the text an io primitive writes, without the newline: print's
+// argument is one canonical string, println's and eprintln's a tuple of
+// one string.
+func ioText(p stdlib.Primitive, args []byte) (string, error) {
+	if p.Name == "print" {
+		v, err := value.Decode(args, value.StringType)
+		if err != nil {
+			return "", fmt.Errorf("print: bad argument: %v", err)
+		}
+		return v.AsStr(), nil
+	}
+	vs, err := value.DecodeTuple(args, []*value.Type{value.StringType})
+	if err != nil {
+		return "", fmt.Errorf("%s: bad arguments: %v", p.Name, err)
+	}
+	return vs[0].AsStr(), nil
+}
+
+// exitCode is the code of std::process::exit's argument tuple, or -1 when
+// the tuple is not one int.
+func exitCode(args []byte) int64 {
+	vs, err := value.DecodeTuple(args, []*value.Type{value.IntType})
+	if err != nil {
+		return -1
+	}
+	return vs[0].AsInt()
+}
+
+// envLength is the withheld length of an env result: the byte length of
+// the string value (of the canonical bytes when they are not a string).
+func envLength(res []byte) uint64 {
+	v, err := value.Decode(res, value.StringType)
+	if err != nil {
+		return uint64(len(res))
+	}
+	return uint64(len(v.AsStr()))
+}

@@ -1,0 +1,217 @@
+package replay_test
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"testing/fstest"
+	"time"
+
+	"github.com/hale-lang/hale/codegen"
+	"github.com/hale-lang/hale/codegen/image"
+	"github.com/hale-lang/hale/effects"
+	"github.com/hale-lang/hale/lang"
+	"github.com/hale-lang/hale/replay"
+	"github.com/hale-lang/hale/sir"
+	"github.com/hale-lang/hale/vm/host"
+)
+
+// program is a compiled test program.
+type program struct {
+	sir *sir.Program
+	img *image.Image
+}
+
+// compileProgram loads src as app.hl and compiles it to an image.
+func compileProgram(t testing.TB, src string) *program {
+	t.Helper()
+	fsys := fstest.MapFS{"app.hl": &fstest.MapFile{Data: []byte(src)}}
+	p, err := lang.LoadFS(fsys, "app.hl")
+	if err != nil {
+		t.Fatalf("load: %v", err)
+	}
+	fx, diags := effects.Analyze(p)
+	if len(diags) > 0 {
+		t.Fatalf("effects: %v", diags)
+	}
+	prog, err := sir.Lower(p, fx)
+	if err != nil {
+		t.Fatalf("lower: %v", err)
+	}
+	img, err := codegen.Compile(prog)
+	if err != nil {
+		t.Fatalf("codegen: %v", err)
+	}
+	return &program{sir: prog, img: img}
+}
+
+// identity is the fake toolchain identity of the test recordings.
+var identity = replay.HeaderInfo{HaleVersion: "test", BuildDigest: [32]byte{1}, ShapeHash: [32]byte{2}}
+
+// recording is a recorded run.
+type recording struct {
+	path   string
+	data   []byte
+	art    *replay.Artifact
+	res    host.Result
+	stdout string
+	stderr string
+}
+
+// record runs prog live with a recording journal, into a temporary file.
+func record(t testing.TB, p *program, opts host.Options, envPolicy string) *recording {
+	t.Helper()
+	info := identity
+	info.EnvPolicy = envPolicy
+	h, err := replay.NewHeader(p.sir, info)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "run.halerec")
+	rec, err := replay.Create(path, h, replay.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	j := replay.NewRecordingJournal(rec, p.sir, envPolicy)
+	var stdout, stderr bytes.Buffer
+	opts.Journal, opts.Stdout, opts.Stderr = j, &stdout, &stderr
+	opts.Engine = engine
+	res, err := host.Run(context.Background(), p.sir, p.img, opts)
+	if err != nil {
+		t.Fatalf("run: %v", err)
+	}
+	if err := j.Close(); err != nil {
+		t.Fatalf("close: %v", err)
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	art, err := replay.Decode(data)
+	if err != nil {
+		t.Fatalf("decode: %v", err)
+	}
+	if err := art.Verify(); err != nil {
+		t.Fatalf("verify: %v", err)
+	}
+	return &recording{path: path, data: data, art: art, res: res, stdout: stdout.String(), stderr: stderr.String()}
+}
+
+// engine is the engine record and replayRun use.
+var engine = host.EngineNative
+
+// replayed is a replayed run.
+type replayed struct {
+	art    *replay.Artifact
+	res    host.Result
+	stats  replay.ReplayStats
+	report *replay.Report
+	stdout string
+	stderr string
+	at     *replay.AtView
+}
+
+// replayRun replays art with p, recording the replay in memory, and
+// compares the two artifacts.
+func replayRun(t testing.TB, art *replay.Artifact, p *program, ro replay.ReplayOptions) *replayed {
+	t.Helper()
+	return replayWith(t, art, p, ro, host.Options{})
+}
+
+// replayWith is replayRun with host options (the folder of live effects,
+// say).
+func replayWith(t testing.TB, art *replay.Artifact, p *program, ro replay.ReplayOptions, opts host.Options) *replayed {
+	t.Helper()
+	h, err := replay.ReplayHeader(art, p.sir, identity)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	rec, err := replay.New(&buf, h, replay.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ro.Record = rec
+	r := replay.NewReplayer(art, p.sir, ro)
+	var stdout, stderr bytes.Buffer
+	opts.Stdout, opts.Stderr, opts.Engine = &stdout, &stderr, engine
+	r.Install(&opts)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	res, err := host.Run(ctx, p.sir, p.img, opts)
+	if err != nil {
+		t.Fatalf("replay run: %v", err)
+	}
+	if err := r.Recording().Close(); err != nil {
+		t.Fatalf("closing the replay's recording: %v", err)
+	}
+	again, err := replay.Decode(buf.Bytes())
+	if err != nil {
+		t.Fatalf("decoding the replay's recording: %v", err)
+	}
+	stats := r.Stats()
+	rep := replay.Differ{Decode: replay.ProgramDecoder(p.sir)}.Diff(art, again)
+	stats.Apply(rep)
+	return &replayed{art: again, res: res, stats: stats, report: rep, stdout: stdout.String(), stderr: stderr.String(), at: r.At()}
+}
+
+// explain describes a replay for a failure message.
+func (rp *replayed) explain() string {
+	var b strings.Builder
+	rp.report.WriteText(&b)
+	for _, f := range rp.stats.Findings {
+		b.WriteString("finding: " + string(f.Kind) + ": " + f.Sentence + "\n")
+	}
+	return b.String()
+}
+
+const basicSrc = `
+topic Tick { n: int }
+topic Total { sum: int }
+
+locus Clock {
+    on start {
+        let t = std::time::now_ms();
+        for i in 0..5 { publish Tick { n: i + std::rand::next_int(10) }; }
+        print("clock started");
+    }
+}
+
+locus Adder {
+    var sum: int = 0;
+    var seen: int = 0;
+    on Tick(t) {
+        sum += t.n;
+        seen += 1;
+        if seen == 5 { publish Total { sum: sum }; }
+    }
+}
+
+locus Reporter {
+    on Total(t) { print("total " + str(t.sum)); }
+}
+
+main {
+    spawn Clock;
+    spawn Adder on pinned;
+    spawn Reporter;
+}
+`
+
+func TestReplayBasic(t *testing.T) {
+	p := compileProgram(t, basicSrc)
+	rec := record(t, p, host.Options{}, replay.EnvWithheld)
+	if rec.res.Verdict != host.VerdictQuiescent {
+		t.Fatalf("recorded verdict %s", rec.res.Verdict)
+	}
+	rp := replayRun(t, rec.art, p, replay.ReplayOptions{})
+	if rp.report.Diverged() || !rp.stats.Clean() {
+		t.Fatalf("replay diverged:\n%s", rp.explain())
+	}
+	if rp.stdout != rec.stdout {
+		t.Errorf("stdout %q, recorded %q", rp.stdout, rec.stdout)
+	}
+}

@@ -1,0 +1,544 @@
+package replay_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/hale-lang/hale/replay"
+	"github.com/hale-lang/hale/vm/host"
+)
+
+// runs is how many times each racing program is recorded and replayed.
+const runs = 25
+
+// racingSrc has two pinned publishers and a pool publisher racing into a
+// pool of workers, a pinned worker and a main-bus sink, whose output
+// depends on the order it sees messages in.
+const racingSrc = `
+topic Job { from: string, n: int }
+topic Done { worker: int, job: int, r: int }
+
+locus Pub(name: string, count: int) {
+    on start { for i in 0..count { publish Job { from: name, n: i }; } }
+}
+
+locus Worker(slot: int) {
+    var handled: int = 0;
+    on Job(j) {
+        if (j.n + len(j.from)) % 2 != slot { return; }
+        handled += 1;
+        publish Done { worker: slot, job: j.n, r: std::rand::next_int(1000) };
+    }
+}
+
+locus Sink {
+    var sum: int = 0;
+    var seen: int = 0;
+    on Done(d) {
+        seen += 1;
+        sum = (sum * 31 + d.job * 7 + d.r + d.worker) % 1000003;
+        if seen % 10 == 0 { print("sink " + str(seen) + " " + str(sum)); }
+    }
+    on Job(j) { sum = (sum * 17 + j.n + len(j.from)) % 1000003; }
+}
+
+locus Auditor {
+    var last: int = 0;
+    on Done(d) { last = d.r; if d.r == 999 { std::io::eprintln("rare " + str(d.job)); } }
+}
+
+main {
+    spawn Pub("alpha", 40) as pa on pinned;
+    spawn Pub("beta", 40) as pb on pinned;
+    spawn Pub("gamma", 40) as pc on pool("pubs");
+    spawn Worker(0) as w0 on pool("workers");
+    spawn Worker(1) as w1 on pool("workers");
+    spawn Worker(0) as w2 on pinned;
+    spawn Sink;
+    spawn Auditor on pool("workers");
+}
+`
+
+func TestReplayRacingPublishers(t *testing.T) {
+	p := compileProgram(t, racingSrc)
+	outputs := map[string]bool{}
+	for i := range runs {
+		rec := record(t, p, host.Options{}, replay.EnvWithheld)
+		outputs[rec.stdout] = true
+		rp := replayRun(t, rec.art, p, replay.ReplayOptions{})
+		if rp.report.Diverged() || !rp.stats.Clean() {
+			t.Fatalf("run %d: replay diverged:\n%s", i, rp.explain())
+		}
+		if rp.stdout != rec.stdout || rp.stderr != rec.stderr {
+			t.Fatalf("run %d: output differs:\n%s\nrecorded:\n%s", i, rp.stdout, rec.stdout)
+		}
+		if !equalInts(rp.res.Handled, rec.res.Handled) {
+			t.Fatalf("run %d: handled %v, recorded %v", i, rp.res.Handled, rec.res.Handled)
+		}
+	}
+	t.Logf("%d recordings, %d distinct outputs", runs, len(outputs))
+}
+
+// trapSrc traps on a pinned consumer at its 58th delivery while the main
+// bus and a pool go on handling the same stream.
+const trapSrc = `
+topic Tick { n: int }
+locus Source { on start { for i in 0..300 { publish Tick { n: i }; } } }
+locus Counter {
+    var seen: int = 0;
+    on Tick(t) { seen += 1; if t.n % 100 == 0 { print("counter " + str(t.n)); } }
+}
+locus Fragile {
+    on Tick(t) { if t.n == 57 { let z = t.n - 57; print(str(10 / z)); } }
+}
+locus Logger {
+    var last: int = 0;
+    on Tick(t) { last = t.n; }
+}
+main {
+    spawn Source on pinned;
+    spawn Counter;
+    spawn Fragile on pinned;
+    spawn Logger on pool("logs");
+}
+`
+
+func TestReplayTrapStopsEveryConsumerAtItsRecordedPoint(t *testing.T) {
+	p := compileProgram(t, trapSrc)
+	for i := range runs {
+		rec := record(t, p, host.Options{}, replay.EnvWithheld)
+		if rec.res.Verdict != host.VerdictTrap {
+			t.Fatalf("recorded verdict %s", rec.res.Verdict)
+		}
+		rp := replayRun(t, rec.art, p, replay.ReplayOptions{})
+		if rp.report.Diverged() || !rp.stats.Clean() {
+			t.Fatalf("run %d: replay diverged:\n%s", i, rp.explain())
+		}
+		if !equalInts(rp.res.Handled, rec.res.Handled) {
+			t.Fatalf("run %d: handled %v, recorded %v", i, rp.res.Handled, rec.res.Handled)
+		}
+		if rp.res.Verdict != host.VerdictTrap || rp.stderr != rec.stderr {
+			t.Fatalf("run %d: verdict %s, stderr %q, recorded %q", i, rp.res.Verdict, rp.stderr, rec.stderr)
+		}
+		if i == 0 {
+			t.Logf("handled per consumer: %v; report: %s", rec.res.Handled, strings.TrimSpace(rec.stderr))
+		}
+	}
+}
+
+const exitSrc = `
+topic Tick { n: int }
+locus Source { on start { for i in 0..200 { publish Tick { n: i }; } } }
+locus Quitter {
+    on Tick(t) { if t.n == 40 { print("bye"); std::process::exit(5); print("still here"); } }
+}
+locus Counter {
+    var seen: int = 0;
+    on Tick(t) { seen += 1; if t.n % 25 == 0 { print("at " + str(t.n)); } }
+}
+main { spawn Source on pinned; spawn Quitter on pinned; spawn Counter as c1; spawn Counter as c2 on pool("p"); }
+`
+
+func TestReplayExit(t *testing.T) {
+	p := compileProgram(t, exitSrc)
+	for i := range 10 {
+		rec := record(t, p, host.Options{}, replay.EnvWithheld)
+		if rec.res.Verdict != host.VerdictExit || rec.res.Code != 5 {
+			t.Fatalf("recorded %s %d", rec.res.Verdict, rec.res.Code)
+		}
+		rp := replayRun(t, rec.art, p, replay.ReplayOptions{})
+		if rp.report.Diverged() || !rp.stats.Clean() {
+			t.Fatalf("run %d: replay diverged:\n%s", i, rp.explain())
+		}
+		// Two consumers print: lines interleave differently, each
+		// consumer's lines are the same.
+		if rp.res.Code != 5 || !equalInts(rp.res.Handled, rec.res.Handled) || sortedLines(rp.stdout) != sortedLines(rec.stdout) {
+			t.Fatalf("run %d: code %d handled %v (recorded %v)\n%s", i, rp.res.Code, rp.res.Handled, rec.res.Handled, rp.stdout)
+		}
+	}
+}
+
+const envSrc = `
+locus A {
+    on start {
+        let s = std::os::env("HIDDEN_SECRET", "none");
+        let home = std::os::env("NOT_SET_ANYWHERE", "default");
+        print("secret has " + str(len(s)) + " bytes, home " + home);
+    }
+}
+main { spawn A; }
+`
+
+func TestReplayEnvWithheld(t *testing.T) {
+	p := compileProgram(t, envSrc)
+	const secret = "correct-horse-battery"
+	lookup := func(name string) (string, bool) {
+		if name == "HIDDEN_SECRET" {
+			return secret, true
+		}
+		return "", false
+	}
+	rec := record(t, p, host.Options{LookupEnv: lookup}, replay.EnvWithheld)
+	if bytes.Contains(rec.data, []byte(secret)) {
+		t.Fatal("the withheld secret is in the artifact")
+	}
+	if !bytes.Contains(rec.data, []byte("HIDDEN_SECRET")) {
+		t.Fatal("the variable's name is not in the artifact")
+	}
+
+	// Not supplied: a named missing input, the program traps.
+	rp := replayRun(t, rec.art, p, replay.ReplayOptions{})
+	if d := rp.report.First(); d == nil || d.Kind != replay.MissingInput || rp.stats.MissingInputs != 1 {
+		t.Fatalf("without --env:\n%s", rp.explain())
+	}
+	if !strings.Contains(rp.stderr, "trap: replay: missing input HIDDEN_SECRET") {
+		t.Errorf("stderr %q", rp.stderr)
+	}
+
+	// Supplied with the recorded length: identical, the value need not
+	// be the same.
+	rp = replayRun(t, rec.art, p, replay.ReplayOptions{Env: map[string]string{"HIDDEN_SECRET": strings.Repeat("x", len(secret))}})
+	if rp.report.Diverged() || !rp.stats.Clean() || rp.stdout != rec.stdout {
+		t.Fatalf("with --env:\n%s", rp.explain())
+	}
+
+	// Another length: a divergence.
+	rp = replayRun(t, rec.art, p, replay.ReplayOptions{Env: map[string]string{"HIDDEN_SECRET": "short"}})
+	if d := rp.report.First(); d == nil || d.Kind != replay.MissingInput {
+		t.Fatalf("with a wrong --env:\n%s", rp.explain())
+	}
+
+	// Recorded with values: the secret is in the artifact and the replay
+	// needs nothing.
+	full := record(t, p, host.Options{LookupEnv: lookup}, replay.EnvFull)
+	if !bytes.Contains(full.data, []byte(secret)) {
+		t.Fatal("the full recording lacks the value")
+	}
+	rp = replayRun(t, full.art, p, replay.ReplayOptions{})
+	if rp.report.Diverged() || !rp.stats.Clean() {
+		t.Fatalf("full policy:\n%s", rp.explain())
+	}
+	if rp.art.Header.EnvPolicy != replay.EnvFull {
+		t.Errorf("the replay was recorded with policy %s", rp.art.Header.EnvPolicy)
+	}
+}
+
+const ingressSrc = `
+topic Line { text: string }
+topic Word { w: string }
+locus Splitter { on Line(l) { for w in split(l.text, " ") { publish Word { w: w }; } } }
+locus Counter {
+    var counts: {string: int} = {};
+    on Word(w) {
+        if has(counts, w.w) { counts[w.w] += 1; } else { counts[w.w] = 1; }
+        print(w.w + " " + str(counts[w.w]));
+    }
+}
+main { spawn Splitter on pinned; spawn Counter; bind stdin to Line; }
+`
+
+func TestReplayIngress(t *testing.T) {
+	p := compileProgram(t, ingressSrc)
+	rec := record(t, p, host.Options{Stdin: strings.NewReader("a b a\r\nc a\n\nlast b")}, replay.EnvWithheld)
+	if rec.stdout != "a 1\nb 1\na 2\nc 1\na 3\n 1\nlast 1\nb 2\n" {
+		t.Fatalf("recorded %q", rec.stdout)
+	}
+	rp := replayRun(t, rec.art, p, replay.ReplayOptions{})
+	if rp.report.Diverged() || !rp.stats.Clean() || rp.stdout != rec.stdout {
+		t.Fatalf("replay:\n%s\n%q", rp.explain(), rp.stdout)
+	}
+}
+
+func TestReplayChangedProgramDiverges(t *testing.T) {
+	const v1 = `
+topic T { n: int }
+locus A {
+    on start { publish T { n: 1 }; publish T { n: 2 }; }
+    on T(t) { let now = std::time::now_ms(); print("tick " + str(t.n)); }
+}
+main { spawn A; }
+`
+	rec := record(t, compileProgram(t, v1), host.Options{}, replay.EnvWithheld)
+
+	// Another call in the second handler run: a journal miss there.
+	v2 := strings.Replace(v1, "let now = std::time::now_ms();", "let now = if_first(t.n);", 1) + `
+fn if_first(n: int) -> int { if n == 1 { return std::time::now_ms(); } return std::rand::next_int(10); }
+`
+	rp := replayRun(t, rec.art, compileProgram(t, v2), replay.ReplayOptions{})
+	d := rp.report.First()
+	if d == nil || d.Kind != replay.JournalMiss || d.At != (replay.Coordinate{Consumer: 0, N: 2}) {
+		t.Fatalf("first divergence:\n%s", rp.explain())
+	}
+	want := "trap: replay: journal miss: consumer 0 call #0 expected std::time::now_ms(), got std::rand::next_int(10)"
+	if !strings.HasPrefix(rp.stderr, want) {
+		t.Errorf("stderr %q\nwant %q", rp.stderr, want)
+	}
+	if !strings.Contains(d.Sentence, "std::time::now_ms() in the recording, but std::rand::next_int(10) in the replay") || d.Position == "" {
+		t.Errorf("divergence %+v", d)
+	}
+	if rp.stats.JournalMisses != 1 || rp.res.Verdict != host.VerdictTrap {
+		t.Errorf("stats %+v, verdict %s", rp.stats, rp.res.Verdict)
+	}
+
+	// Another payload: the first divergence is the publish.
+	v3 := strings.Replace(v1, "publish T { n: 2 }", "publish T { n: 3 }", 1)
+	rp = replayRun(t, rec.art, compileProgram(t, v3), replay.ReplayOptions{})
+	if d := rp.report.First(); d == nil || d.Kind != replay.ChangedPayload || d.At != (replay.Coordinate{Consumer: 0, N: 0}) {
+		t.Fatalf("payload change:\n%s", rp.explain())
+	}
+
+	// Another output: compared, not trapped.
+	v4 := strings.Replace(v1, `"tick "`, `"tock "`, 1)
+	rp = replayRun(t, rec.art, compileProgram(t, v4), replay.ReplayOptions{Quiet: true})
+	if d := rp.report.First(); d == nil || d.Kind != replay.ChangedOutput || rp.res.Verdict != host.VerdictQuiescent || rp.stdout != "" {
+		t.Fatalf("output change:\n%s", rp.explain())
+	}
+}
+
+const effectsSrc = `
+locus A {
+    on start {
+        let before = std::fs::read_text("in.txt");
+        std::fs::write_text("out.txt", "copy of " + before);
+        std::time::sleep_ms(400);
+        print("copied " + str(len(before)) + " bytes; exists " + str(std::fs::exists("out.txt")));
+    }
+}
+main { spawn A; }
+`
+
+func TestReplayEffectsAreVirtual(t *testing.T) {
+	p := compileProgram(t, effectsSrc)
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "in.txt"), []byte("hello"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	rec := record(t, p, host.Options{Dir: dir}, replay.EnvWithheld)
+	if rec.stdout != "copied 5 bytes; exists true\n" {
+		t.Fatalf("recorded %q %q", rec.stdout, rec.stderr)
+	}
+
+	// The replay reads nothing, writes nothing and does not sleep.
+	empty := t.TempDir()
+	start := time.Now()
+	rp := replayWith(t, rec.art, p, replay.ReplayOptions{}, host.Options{Dir: empty})
+	if rp.report.Diverged() || !rp.stats.Clean() || rp.stdout != rec.stdout {
+		t.Fatalf("replay:\n%s", rp.explain())
+	}
+	if d := time.Since(start); d > 300*time.Millisecond {
+		t.Errorf("the replay took %v: the sleep was not skipped", d)
+	}
+	if _, err := os.Stat(filepath.Join(empty, "out.txt")); err == nil {
+		t.Error("the virtual write reached the disk")
+	}
+
+	// With live effects the write happens (and is compared).
+	rp = replayWith(t, rec.art, p, replay.ReplayOptions{AllowLiveEffects: true}, host.Options{Dir: empty})
+	if rp.report.Diverged() || !rp.stats.Clean() {
+		t.Fatalf("live effects:\n%s", rp.explain())
+	}
+	if b, err := os.ReadFile(filepath.Join(empty, "out.txt")); err != nil || string(b) != "copy of hello" {
+		t.Errorf("live write: %q, %v", b, err)
+	}
+}
+
+func TestReplayAt(t *testing.T) {
+	p := compileProgram(t, basicSrc)
+	rec := record(t, p, host.Options{}, replay.EnvWithheld)
+	rp := replayRun(t, rec.art, p, replay.ReplayOptions{At: &replay.Coordinate{Consumer: 1, N: 3}})
+	if rp.res.Verdict != host.VerdictHalted || rp.at == nil {
+		t.Fatalf("verdict %s, view %v", rp.res.Verdict, rp.at)
+	}
+	v, err := json.Marshal(rp.at)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got struct {
+		Coordinate string
+		Pending    struct{ Target, Message, Topic string }
+		State      map[string]int
+		Recent     []struct{ Coordinate string }
+	}
+	if err := json.Unmarshal(v, &got); err != nil {
+		t.Fatal(err)
+	}
+	if got.Coordinate != "1:3" || got.Pending.Target != "Adder" || got.Pending.Message != "0:3" || got.Pending.Topic != "Tick" ||
+		got.State["seen"] != 3 || len(got.Recent) != 3 || got.Recent[2].Coordinate != "1:2" {
+		t.Errorf("view %s", v)
+	}
+	if !strings.Contains(string(v), `"state":{"sum":`) {
+		t.Errorf("state not by name in declaration order: %s", v)
+	}
+}
+
+func TestReplayOnWasm(t *testing.T) {
+	if testing.Short() {
+		t.Skip("wasm engine: slow to start")
+	}
+	saved := engine
+	engine = host.EngineWasm
+	defer func() { engine = saved }()
+	p := compileProgram(t, racingSrc)
+	for i := range 3 {
+		rec := record(t, p, host.Options{}, replay.EnvWithheld)
+		rp := replayRun(t, rec.art, p, replay.ReplayOptions{})
+		if rp.report.Diverged() || !rp.stats.Clean() || rp.stdout != rec.stdout {
+			t.Fatalf("run %d: replay diverged:\n%s", i, rp.explain())
+		}
+	}
+}
+
+func sortedLines(s string) string {
+	lines := strings.Split(s, "\n")
+	slices.Sort(lines)
+	return strings.Join(lines, "\n")
+}
+
+func equalInts(a, b []int) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+func TestReplayOrderTimeout(t *testing.T) {
+	const v1 = `
+topic X { n: int }
+topic Nobody { n: int }
+locus P1 { on start { publish X { n: 1 }; } }
+locus P2 { on start { publish X { n: 2 }; } }
+locus B { on X(x) { print("got " + str(x.n)); } }
+main { spawn P1 on pinned; spawn P2 on pinned; spawn B on pinned; }
+`
+	rec := record(t, compileProgram(t, v1), host.Options{}, replay.EnvWithheld)
+	// P1's message becomes 1:1: B's recorded 1:0 never comes.
+	v2 := strings.Replace(v1, "publish X { n: 1 };", "publish Nobody { n: 0 }; publish X { n: 1 };", 1)
+	start := time.Now()
+	rp := replayRun(t, rec.art, compileProgram(t, v2), replay.ReplayOptions{HoldTimeout: 100 * time.Millisecond})
+	if d := time.Since(start); d > 3*time.Second {
+		t.Errorf("the replay took %v", d)
+	}
+	if rp.stats.OrderTimeouts != 1 || rp.report.OrderTimeouts != 1 || !rp.report.Diverged() {
+		t.Fatalf("order timeouts %d:\n%s", rp.stats.OrderTimeouts, rp.explain())
+	}
+	if rp.res.Verdict != host.VerdictQuiescent || sortedLines(rp.stdout) != "\ngot 1\ngot 2" {
+		t.Errorf("verdict %s, stdout %q", rp.res.Verdict, rp.stdout)
+	}
+}
+
+// failingWriter fails every write after the first n bytes.
+type failingWriter struct{ n int }
+
+func (w *failingWriter) Write(p []byte) (int, error) {
+	if len(p) > w.n {
+		return 0, errors.New("no space left on device")
+	}
+	w.n -= len(p)
+	return len(p), nil
+}
+
+func TestRecordingFailureHaltsTheRun(t *testing.T) {
+	p := compileProgram(t, benchSrc)
+	h, err := replay.NewHeader(p.sir, identity)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec, err := replay.New(&failingWriter{n: 4096}, h, replay.Options{Buffer: 16})
+	if err != nil {
+		t.Fatal(err)
+	}
+	j := replay.NewRecordingJournal(rec, p.sir, replay.EnvWithheld)
+	res, err := host.Run(context.Background(), p.sir, p.img, host.Options{Journal: j, Engine: engine})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Verdict != host.VerdictHalted || res.Halt == nil || !strings.Contains(res.Halt.Error(), "no space left on device") {
+		t.Errorf("verdict %s, halt %v", res.Verdict, res.Halt)
+	}
+	if j.Err() == nil || j.Close() == nil {
+		t.Error("the failure was not reported")
+	}
+	total := 0
+	for _, n := range res.Handled {
+		total += n
+	}
+	if total >= 30000 {
+		t.Errorf("the run went on to the end (%d deliveries)", total)
+	}
+}
+
+func TestReplayIngressTrap(t *testing.T) {
+	const src = `
+topic Line { text: string }
+locus Echo {
+    var n: int = 0;
+    on Line(l) { n += 1; if n == 300 { assert(false, "line 300: " + l.text); } }
+}
+locus Tally { var n: int = 0; on Line(l) { n += len(l.text); } }
+main { spawn Echo; spawn Tally on pinned; bind stdin to Line; }
+`
+	p := compileProgram(t, src)
+	var in strings.Builder
+	for i := range 2000 {
+		fmt.Fprintf(&in, "line %d\n", i)
+	}
+	for i := range runs {
+		rec := record(t, p, host.Options{Stdin: strings.NewReader(in.String())}, replay.EnvWithheld)
+		if rec.res.Verdict != host.VerdictTrap {
+			t.Fatalf("recorded %s", rec.res.Verdict)
+		}
+		rp := replayRun(t, rec.art, p, replay.ReplayOptions{})
+		if rp.report.Diverged() || !rp.stats.Clean() || !equalInts(rp.res.Handled, rec.res.Handled) {
+			t.Fatalf("run %d: handled %v, recorded %v\n%s", i, rp.res.Handled, rec.res.Handled, rp.explain())
+		}
+		if i < 5 {
+			t.Logf("handled %v", rec.res.Handled)
+		}
+	}
+}
+
+func TestReplayAcrossEngines(t *testing.T) {
+	if testing.Short() {
+		t.Skip("wasm engine: slow to start")
+	}
+	saved := engine
+	defer func() { engine = saved }()
+	p := compileProgram(t, trapSrc)
+	engine = host.EngineNative
+	rec := record(t, p, host.Options{}, replay.EnvWithheld)
+	engine = host.EngineWasm
+	rp := replayRun(t, rec.art, p, replay.ReplayOptions{})
+	if rp.report.Diverged() || !rp.stats.Clean() || !equalInts(rp.res.Handled, rec.res.Handled) {
+		t.Fatalf("native recording replayed on wasm:\n%s", rp.explain())
+	}
+}
+
+func TestReplayStartupTrap(t *testing.T) {
+	const src = `
+locus A { var n: int = int("twelve"); on start { print("never"); } }
+main { spawn A; }
+`
+	p := compileProgram(t, src)
+	rec := record(t, p, host.Options{}, replay.EnvWithheld)
+	if rec.res.Verdict != host.VerdictTrap || !strings.Contains(rec.stderr, "at start-up") {
+		t.Fatalf("recorded %s %q", rec.res.Verdict, rec.stderr)
+	}
+	rp := replayRun(t, rec.art, p, replay.ReplayOptions{})
+	if rp.report.Diverged() || !rp.stats.Clean() || rp.stderr != rec.stderr {
+		t.Fatalf("replay:\n%s\n%q", rp.explain(), rp.stderr)
+	}
+}

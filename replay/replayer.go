@@ -1,0 +1,1163 @@
+package replay
+
+import (
+	"bytes"
+	"cmp"
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/hale-lang/hale/sir"
+	"github.com/hale-lang/hale/stdlib"
+	"github.com/hale-lang/hale/vm"
+	"github.com/hale-lang/hale/vm/host"
+	"github.com/hale-lang/hale/vm/value"
+)
+
+// How a replay runs (REPLAY.md §4).
+//
+// The Replayer is the runtime's Journal, Order and Input at once. It
+// reads the admitted artifact once, up front, into per-consumer tables:
+// the consumer's recorded deliveries in order, and the recorded calls
+// (invocations, outputs, exits) grouped by the handler run they belong
+// to: the calls made before the consumer's first delivery (state
+// initialisers), then those of each delivery. Nothing else is shared
+// between consumers, so serving a call costs no lock.
+//
+// Calls. A call is matched against the next unused recorded call of the
+// handler run it is made in; the run is found by the delivery's identity
+// (target and message, or start), not its number, so a consumer whose
+// order had to be abandoned still gets its runs' calls. An input, fs.write
+// or net call must have the same primitive and the same argument bytes,
+// or it is a journal miss and traps; output is compared and printed
+// again; exit is compared and performed.
+//
+// Order. Next gives each consumer its next recorded delivery, holding
+// (host.Hold) while it has not arrived. A hold that lasts HoldTimeout is
+// an order timeout: the oldest pending delivery is released and the
+// consumer takes the rest in arrival order. A consumer that has been
+// given as many deliveries as the recording has for it retires
+// (host.Retire): the recorded run ended there, by quiescence, exit or trap.
+//
+// The end. In the recording, when a trap or exit stopped the run, every
+// other consumer finished the handler it was running and took nothing
+// more, so its recorded count of deliveries is exactly what it had
+// started by then. The replay reproduces that by making the recorded trap
+// (in Trap) or exit (in Invoke, before calling exit) wait until every
+// other consumer has been given all of its recorded deliveries. The wait
+// gives up when no consumer has made progress for twice HoldTimeout, so a
+// divergent replay never deadlocks. It also waits for every stdin binding
+// to have published the lines it had published when the recorded run
+// stopped, since the input reader is not ordered by anything else.
+
+// DefaultHoldTimeout is how long a consumer holds early deliveries before
+// releasing one (`--hold-timeout`).
+const DefaultHoldTimeout = 2 * time.Second
+
+// OrderTimeout is the kind of a finding that a hold timed out. Diff never
+// reports it: only the replayer knows.
+const OrderTimeout DivergenceKind = "order_timeout"
+
+// ReplayOptions configures a Replayer. The zero value replays as `hale
+// replay` does by default.
+type ReplayOptions struct {
+	// HoldTimeout bounds how long a consumer holds early deliveries
+	// waiting for the recorded one (0: DefaultHoldTimeout).
+	HoldTimeout time.Duration
+	// Env supplies withheld environment values by name (`--env
+	// NAME=VALUE`); each must have the recorded length.
+	Env map[string]string
+	// Quiet suppresses printing the program's output again (it is still
+	// compared).
+	Quiet bool
+	// AllowLiveEffects performs fs.write and net calls for real (their
+	// results are still compared) instead of serving the recorded ones.
+	AllowLiveEffects bool
+	// At, when set, stops the replay just before the handler of that
+	// delivery runs (`--at`), capturing the view At returns afterwards.
+	At *Coordinate
+	// Inspect, when set, is called at At instead of stopping there (an
+	// interactive inspector); its answer says how to go on.
+	Inspect func(*Inspection) InspectAction
+	// Recent is the number of handled deliveries per consumer the --at
+	// view shows (0: 5).
+	Recent int
+	// Record, when set, receives the replay's own recording, made with
+	// the env policy of the artifact being replayed (REPLAY.md §4.8).
+	// The caller creates it with a header from ReplayHeader and closes
+	// it through Recording().Close after the run.
+	Record *Recorder
+}
+
+// Finding is a divergence the replayer saw while the run went on: the
+// sentence says what happened, At where (the delivery whose handler was
+// running, or the divergent delivery itself).
+type Finding struct {
+	Kind     DivergenceKind
+	At       Coordinate
+	Startup  bool // before the consumer's first delivery
+	Sentence string
+}
+
+// ReplayStats are the replayer's counts, for the report.
+type ReplayStats struct {
+	Consumers     int // consumers that handle deliveries
+	Deliveries    int // deliveries handled in the replay
+	JournalCalls  int // calls of journaled primitives (inputs, outputs, effects, exit)
+	JournalMisses int // calls that did not match the recording (input past the journal included)
+	MissingInputs int // withheld values that were not supplied, or with another length
+	OrderTimeouts int
+	// Unconsumed counts recorded invocations never read.
+	Unconsumed int
+	// Unexpected counts deliveries the recording does not have on that
+	// consumer: handled, or dropped when the consumer retired.
+	Unexpected int
+	// MissingDeliveries counts recorded deliveries never handled.
+	MissingDeliveries int
+	// OutputMismatches counts io output, fs.write and net calls and
+	// exits that differ from, or are missing from, or are extra to the
+	// recording.
+	OutputMismatches int
+	// PublishMismatches counts messages published with another topic or
+	// payload than the recorded message of the same identity, or not
+	// published in the recording at all.
+	PublishMismatches int
+	// Verdict and ExitCode are how the replayed run ended.
+	Verdict  string
+	ExitCode int
+	// Findings lists the divergences in the order they were seen (at
+	// most maxFindings).
+	Findings []Finding
+}
+
+// Clean reports whether the replay matched the recording: no finding at
+// all and the recorded verdict and exit code.
+func (s *ReplayStats) Clean() bool { return len(s.Findings) == 0 }
+
+// maxFindings bounds the findings kept; counts go on.
+const maxFindings = 100
+
+// ErrStopped is the error of a run that the replayer halted at
+// ReplayOptions.At (host.Result.Halt).
+var ErrStopped = errors.New("replay: stopped at the requested coordinate")
+
+// Replayer replays an artifact: it is the host.Journal, host.Order and
+// host.Input of the replayed run (see Install).
+type Replayer struct {
+	art   *Artifact
+	prog  *sir.Program
+	opts  ReplayOptions
+	hold  time.Duration
+	types *programTypes // of prog; nil when they cannot be built
+	old   *programTypes // of the recorded program, from the header; may be nil
+	rec   *RecordingJournal
+
+	cons   []*replayConsumer // by consumer id of prog
+	byName map[string]int    // instance name → index
+	// pubs maps a recorded message to its publish entry: by producer
+	// and seq for the program's consumers, in other for the rest.
+	pubs  [][]int
+	other map[MessageID]int
+	// stoppedRun is set when the recorded run ended by exit or trap (or
+	// anything but quiescence): deliveries of recorded messages that
+	// were never handled are then expected.
+	stoppedRun bool
+	lines      []string // the recorded ingress lines
+
+	mu        sync.Mutex
+	progressC chan struct{} // closed and replaced when a consumer is given a delivery
+	waiters   int           // awaitRecordedEnd calls waiting on progressC
+	findings  []Finding
+	nFindings int
+	verdict   string
+	code      int
+	ended     bool
+
+	// stop is where the next --at or inspector stop is (under mu).
+	stop      stopPoint
+	at        *AtView
+	inspectMu sync.Mutex
+}
+
+// replayConsumer is one consumer's recorded tables and replay state.
+type replayConsumer struct {
+	id         int
+	name       string
+	deliveries []recordedDelivery
+	index      map[deliveryKey]int // delivery identity → index in deliveries
+	pre        callRun             // calls before the first delivery
+	traps      map[int]Trap        // recorded traps by delivery number (-1: start-up)
+
+	// Touched only from the consumer's goroutine (and, before the
+	// consumers start, from the runner's).
+	cur        *callRun
+	n          int // the delivery being handled, -1 before the first
+	calls      int // journaled calls made
+	runInputs  int // input calls made in the current handler run
+	runOutputs int // output, fs.write, net and exit calls made in it
+	// given is the recorded delivery Next gave last (-1 when it gave one
+	// in arrival order); Next runs on the consumer's goroutine too.
+	given      int
+	handled    int
+	misses     int
+	missingIn  int
+	outputs    int
+	unexpected int
+	pubMiss    int
+	recent     []recentDelivery
+	events     atomic.Uint64 // journal events, the progress the end waits on
+
+	// ingress is set for a stdin binding; published counts its replayed
+	// publishes and recPublishes its recorded ones, which the end of a
+	// stopped run waits for (the input reader runs on its own).
+	ingress      bool
+	published    atomic.Int64
+	recPublishes int64
+
+	// done is set once Next has given all the recorded deliveries, so
+	// that Publish looks at the consumer's accounting only then.
+	done atomic.Bool
+
+	// Under Replayer.mu.
+	pos        int // deliveries given by Next
+	abandoned  bool
+	retired    bool
+	holdSince  time.Time
+	timeouts   int
+	lateUnexp  int                  // unexpected deliveries counted at publish or retirement
+	countedPub map[deliveryKey]bool // counted at publish
+}
+
+// recordedDelivery is one recorded delivery of a consumer.
+type recordedDelivery struct {
+	key   deliveryKey
+	entry int // index in Artifact.Entries
+	calls callRun
+}
+
+// deliveryKey identifies a delivery within a consumer: a message reaching
+// an instance, or an instance's start.
+type deliveryKey struct {
+	inst  int
+	start bool
+	msg   MessageID
+}
+
+// callRun is the recorded calls of one handler run and how many the
+// replay has used.
+type callRun struct {
+	entries []int
+	used    int
+}
+
+type recentDelivery struct {
+	n int
+	d host.Delivery
+}
+
+// NewReplayer prepares the replay of art, an admitted artifact, by prog,
+// the program as compiled now.
+func NewReplayer(art *Artifact, prog *sir.Program, opts ReplayOptions) *Replayer {
+	r := &Replayer{
+		art:       art,
+		prog:      prog,
+		opts:      opts,
+		hold:      opts.HoldTimeout,
+		byName:    map[string]int{},
+		other:     map[MessageID]int{},
+		progressC: make(chan struct{}),
+	}
+	if r.hold <= 0 {
+		r.hold = DefaultHoldTimeout
+	}
+	if r.opts.Recent <= 0 {
+		r.opts.Recent = 5
+	}
+	r.types, _ = typesOfProgram(prog)
+	r.old, _ = decodeProgramTypes(art.Header.Types)
+	if opts.Record != nil {
+		r.rec = NewRecordingJournal(opts.Record, prog, art.Header.EnvPolicy)
+	}
+	r.stoppedRun = art.Trailer.Verdict != VerdictQuiescent
+	for i, in := range prog.Instances {
+		if _, dup := r.byName[in.Name]; !dup {
+			r.byName[in.Name] = i
+		}
+	}
+	r.cons = make([]*replayConsumer, len(prog.Consumers))
+	for id, c := range prog.Consumers {
+		r.cons[id] = &replayConsumer{id: id, name: c.Name, index: map[deliveryKey]int{}, traps: map[int]Trap{},
+			n: -1, given: -1, countedPub: map[deliveryKey]bool{}}
+		r.cons[id].cur = &r.cons[id].pre
+		r.cons[id].ingress = c.Kind == sir.ConsumerIngress
+	}
+	r.load()
+	for _, cs := range r.cons {
+		cs.done.Store(len(cs.deliveries) == 0)
+	}
+	return r
+}
+
+// load builds the per-consumer tables from the artifact's entries.
+func (r *Replayer) load() {
+	byConsumer := map[uint32][]int{}
+	for i, e := range r.art.Entries {
+		byConsumer[e.Consumer] = append(byConsumer[e.Consumer], i)
+	}
+	ingress := -1 // the first ingress consumer: its publishes are the lines
+	for id, c := range r.prog.Consumers {
+		if c.Kind == sir.ConsumerIngress {
+			ingress = id
+			break
+		}
+	}
+	lineType := &value.Type{Kind: value.KindStruct, Fields: []value.Field{{Name: "text", Type: value.StringType}}}
+	for id, idx := range byConsumer {
+		bySeq := func(a, b int) int { return cmp.Compare(r.art.Entries[a].Seq, r.art.Entries[b].Seq) }
+		if !slices.IsSortedFunc(idx, bySeq) { // a recorder writes them in order
+			slices.SortStableFunc(idx, bySeq)
+		}
+		var cs *replayConsumer
+		if int64(id) < int64(len(r.cons)) {
+			cs = r.cons[id]
+		}
+		run := -1 // the delivery whose calls follow; -1: before the first
+		for _, i := range idx {
+			switch x := r.art.Entries[i].Body.(type) {
+			case Publish:
+				r.addPublish(x.Message, i)
+				if cs != nil {
+					cs.recPublishes++
+				}
+				if int(id) == ingress {
+					line := ""
+					if v, err := value.Decode(x.Payload, lineType); err == nil {
+						line = v.AsStruct().Field(0).AsStr()
+					}
+					r.lines = append(r.lines, line)
+				}
+			case Delivery:
+				if cs == nil {
+					continue
+				}
+				key := r.recordedKey(x)
+				if _, dup := cs.index[key]; !dup {
+					cs.index[key] = len(cs.deliveries)
+				}
+				cs.deliveries = append(cs.deliveries, recordedDelivery{key: key, entry: i})
+				run = len(cs.deliveries) - 1
+			case Invocation, Output, Exit:
+				if cs == nil {
+					continue
+				}
+				if run < 0 {
+					cs.pre.entries = append(cs.pre.entries, i)
+				} else {
+					cs.deliveries[run].calls.entries = append(cs.deliveries[run].calls.entries, i)
+				}
+			case Trap:
+				if cs == nil {
+					continue
+				}
+				n := -1
+				if x.At != nil {
+					n = int(x.At.N)
+				}
+				if _, dup := cs.traps[n]; !dup {
+					cs.traps[n] = x
+				}
+			}
+		}
+	}
+}
+
+// addPublish notes that entry i publishes message m (the first entry
+// wins if an artifact has two).
+func (r *Replayer) addPublish(m MessageID, i int) {
+	if int64(m.Producer) >= int64(len(r.cons)) || m.Seq > uint64(len(r.art.Entries)) {
+		if _, dup := r.other[m]; !dup {
+			r.other[m] = i
+		}
+		return
+	}
+	if r.pubs == nil {
+		r.pubs = make([][]int, len(r.cons))
+	}
+	seqs := r.pubs[m.Producer]
+	for uint64(len(seqs)) <= m.Seq {
+		seqs = append(seqs, -1)
+	}
+	if seqs[m.Seq] < 0 {
+		seqs[m.Seq] = i
+	}
+	r.pubs[m.Producer] = seqs
+}
+
+// publishEntry returns the entry that published message m.
+func (r *Replayer) publishEntry(m MessageID) (int, bool) {
+	if int64(m.Producer) < int64(len(r.pubs)) {
+		if seqs := r.pubs[m.Producer]; m.Seq < uint64(len(seqs)) && seqs[m.Seq] >= 0 {
+			return seqs[m.Seq], true
+		}
+	}
+	i, ok := r.other[m]
+	return i, ok
+}
+
+// recordedKey is the identity of a recorded delivery in prog's terms; an
+// instance prog does not have gets index -1 and never matches.
+func (r *Replayer) recordedKey(x Delivery) deliveryKey {
+	inst, ok := r.byName[x.Target]
+	if !ok {
+		inst = -1
+	}
+	if x.Start {
+		return deliveryKey{inst: inst, start: true}
+	}
+	return deliveryKey{inst: inst, msg: x.Message}
+}
+
+// keyOf is the identity of a replayed delivery.
+func keyOf(d *host.Delivery) deliveryKey {
+	if d.IsStart() {
+		return deliveryKey{inst: d.Target, start: true}
+	}
+	return deliveryKey{inst: d.Target, msg: messageID(d.Message)}
+}
+
+// Install makes the replayer the Journal, Order and Input of a run.
+func (r *Replayer) Install(o *host.Options) {
+	o.Journal, o.Order, o.Input = r, r, r.Input()
+}
+
+// Input returns the recorded ingress lines.
+func (r *Replayer) Input() host.Input { return host.RecordedLines(r.lines) }
+
+// Recording returns the journal of the replay's own recording, or nil
+// when ReplayOptions.Record was not set. Close it after the run.
+func (r *Replayer) Recording() *RecordingJournal { return r.rec }
+
+var (
+	_ host.Journal = (*Replayer)(nil)
+	_ host.Order   = (*Replayer)(nil)
+)
+
+func (r *Replayer) consumer(c int) *replayConsumer {
+	if c < 0 || c >= len(r.cons) {
+		return nil
+	}
+	return r.cons[c]
+}
+
+// ---- findings ----
+
+// finding records a divergence.
+func (r *Replayer) finding(kind DivergenceKind, cs *replayConsumer, format string, args ...any) {
+	f := Finding{Kind: kind, Sentence: fmt.Sprintf(format, args...)}
+	if cs != nil {
+		f.At.Consumer = uint32(cs.id)
+		if cs.n < 0 {
+			f.Startup = true
+		} else {
+			f.At.N = uint64(cs.n)
+		}
+	}
+	r.mu.Lock()
+	r.nFindings++
+	if len(r.findings) < maxFindings {
+		r.findings = append(r.findings, f)
+	}
+	r.mu.Unlock()
+}
+
+// where says which handler run a consumer is in, for messages.
+func (cs *replayConsumer) where() string {
+	if cs.n < 0 {
+		return fmt.Sprintf("consumer %d before its first delivery", cs.id)
+	}
+	return fmt.Sprintf("consumer %d in delivery #%d", cs.id, cs.n)
+}
+
+// ---- calls ----
+
+// recordedTrap is a trap served from the recording: its message is the
+// recorded one, exactly.
+type recordedTrap string
+
+func (t recordedTrap) Error() string { return string(t) }
+
+// Invoke serves one journaled call from the recording (see the top of
+// the file) and, when the replay is recorded, records what the program
+// saw.
+func (r *Replayer) Invoke(c int, p stdlib.Primitive, args []byte, live func() ([]byte, error)) ([]byte, error) {
+	cs := r.consumer(c)
+	if cs == nil {
+		return nil, fmt.Errorf("replay: consumer %d is not in the program's consumer table", c)
+	}
+	cs.events.Add(1)
+	serve := func() ([]byte, error) { return r.serve(cs, p, args, live) }
+	if r.rec != nil {
+		return r.rec.Invoke(c, p, args, serve)
+	}
+	return serve()
+}
+
+// serve matches one call against cs's current handler run.
+func (r *Replayer) serve(cs *replayConsumer, p stdlib.Primitive, args []byte, live func() ([]byte, error)) ([]byte, error) {
+	cs.calls++
+	run := cs.cur
+	var next *Entry
+	if run.used < len(run.entries) {
+		next = &r.art.Entries[run.entries[run.used]]
+	}
+	switch {
+	case p.Effect == stdlib.Exit:
+		cs.runOutputs++
+		return r.serveExit(cs, run, next, args, live)
+	case p.Journal == stdlib.Output:
+		cs.runOutputs++
+		return r.serveOutput(cs, run, next, p, args, live)
+	}
+
+	// An input, or an fs.write or net call, numbered as the diff numbers
+	// them: among the entries of its kind in the handler run.
+	virtual := p.Journal == stdlib.Virtual
+	call := "call #" + strconv.Itoa(cs.runInputs)
+	if virtual {
+		call = "output #" + strconv.Itoa(cs.runOutputs)
+		cs.runOutputs++
+	} else {
+		cs.runInputs++
+	}
+	// Recorded output the replay did not print is a changed output, not
+	// a reason to refuse the call.
+	for next != nil && isText(next) {
+		cs.outputs++
+		r.finding(ChangedOutput, cs, "%s, the recording printed %s here, the replay did not", cs.where(), r.entryText(next))
+		run.used++
+		next = nil
+		if run.used < len(run.entries) {
+			next = &r.art.Entries[run.entries[run.used]]
+		}
+	}
+	if next == nil {
+		cs.misses++
+		err := fmt.Errorf("replay: input past the journal: consumer %d %s %s: the recording has no more calls in this handler run",
+			cs.id, call, r.callText(p.Name, args))
+		r.finding(InputPastJournal, cs, "%s, %s %s is past the recorded calls", cs.where(), call, r.callText(p.Name, args))
+		return nil, err
+	}
+	var (
+		prim, channel    string
+		recArgs, result  []byte
+		outcome          Outcome
+		length           uint64
+		message          string
+		isCall, isEffect bool
+	)
+	switch x := next.Body.(type) {
+	case Invocation:
+		prim, recArgs, outcome, result, length, message, isCall = x.Primitive, x.Args, x.Outcome, x.Result, x.Length, x.Message, true
+	case Output:
+		prim, channel, recArgs, outcome, result, length, message = x.Primitive, x.Channel, x.Args, x.Outcome, x.Result, x.Length, x.Message
+		isEffect = channel != ChannelStdout && channel != ChannelStderr
+	}
+	if !(virtual && isEffect || !virtual && isCall) || prim != p.Name || !bytes.Equal(recArgs, args) {
+		cs.misses++
+		err := fmt.Errorf("replay: journal miss: consumer %d %s expected %s, got %s",
+			cs.id, call, r.entryText(next), r.callText(p.Name, args))
+		r.finding(JournalMiss, cs, "%s, %s was %s in the recording, but %s in the replay",
+			cs.where(), call, r.entryText(next), r.callText(p.Name, args))
+		return nil, err
+	}
+	run.used++
+
+	if virtual && r.opts.AllowLiveEffects {
+		res, err := live()
+		same := false
+		switch {
+		case err != nil:
+			same = outcome == Trapped && err.Error() == message
+		default:
+			same = outcome == OK && bytes.Equal(res, result)
+		}
+		if !same {
+			cs.outputs++
+			r.finding(ChangedResult, cs, "%s, the live call %s gave another result than the recorded one", cs.where(), r.callText(p.Name, args))
+		}
+		return res, err
+	}
+	switch outcome {
+	case OK:
+		return result, nil
+	case Trapped:
+		return nil, recordedTrap(message)
+	}
+	return r.supply(cs, p, args, length)
+}
+
+// isText reports whether e is output on stdout or stderr.
+func isText(e *Entry) bool {
+	x, ok := e.Body.(Output)
+	return ok && (x.Channel == ChannelStdout || x.Channel == ChannelStderr)
+}
+
+// supply serves a withheld value from ReplayOptions.Env.
+func (r *Replayer) supply(cs *replayConsumer, p stdlib.Primitive, args []byte, length uint64) ([]byte, error) {
+	name := p.Name
+	if p.Effect == stdlib.Env {
+		if vs, err := value.DecodeTuple(args, []*value.Type{value.StringType, value.StringType}); err == nil {
+			name = vs[0].AsStr()
+		}
+	}
+	v, ok := r.opts.Env[name]
+	if !ok {
+		cs.missingIn++
+		r.finding(MissingInput, cs, "%s, the value of %s was withheld from the recording and not supplied (--env %s=…)", cs.where(), name, name)
+		return nil, fmt.Errorf("replay: missing input %s", name)
+	}
+	if uint64(len(v)) != length {
+		cs.missingIn++
+		r.finding(MissingInput, cs, "%s, the value supplied for %s has %s, the recorded one had %s",
+			cs.where(), name, plural(uint64(len(v)), "byte", "bytes"), plural(length, "byte", "bytes"))
+		return nil, fmt.Errorf("replay: missing input %s: the value supplied has %s, the recorded one had %s",
+			name, plural(uint64(len(v)), "byte", "bytes"), plural(length, "byte", "bytes"))
+	}
+	return value.Encode(nil, value.Str(v))
+}
+
+// serveOutput compares io output with the recording and prints it again
+// unless quiet. A differing output never traps.
+func (r *Replayer) serveOutput(cs *replayConsumer, run *callRun, next *Entry, p stdlib.Primitive, args []byte, live func() ([]byte, error)) ([]byte, error) {
+	text, terr := ioText(p, args)
+	if terr != nil {
+		return nil, terr
+	}
+	shown := func() string { return fmt.Sprintf("%s(%q)", p.Name, text) }
+	var x Output
+	ok := next != nil && isText(next)
+	if ok {
+		x = next.Body.(Output)
+	}
+	switch {
+	case !ok:
+		cs.outputs++
+		r.finding(ChangedOutput, cs, "%s, %s printed what the recording does not have", cs.where(), shown())
+	default:
+		run.used++
+		if x.Primitive != p.Name || x.Outcome != OK || string(x.Result) != text+"\n" {
+			cs.outputs++
+			r.finding(ChangedOutput, cs, "%s, the output was %s in the recording, but %s in the replay", cs.where(), r.entryText(next), shown())
+		}
+	}
+	if r.opts.Quiet {
+		return nil, nil
+	}
+	return live()
+}
+
+// serveExit compares an exit with the recording and performs it; the
+// recorded exit first waits for the other consumers to reach their
+// recorded ends.
+func (r *Replayer) serveExit(cs *replayConsumer, run *callRun, next *Entry, args []byte, live func() ([]byte, error)) ([]byte, error) {
+	code := exitCode(args)
+	x, ok := Exit{}, false
+	if next != nil {
+		x, ok = next.Body.(Exit)
+	}
+	switch {
+	case !ok:
+		cs.outputs++
+		r.finding(ChangedExit, cs, "%s, the program exits with code %d where the recording has %s", cs.where(), code, r.entryTextOr(next, "no more calls"))
+	default:
+		run.used++
+		if x.Code != code {
+			cs.outputs++
+			r.finding(ChangedExit, cs, "%s, the exit had code %d in the recording, but code %d in the replay", cs.where(), x.Code, code)
+		} else {
+			r.awaitRecordedEnd(cs)
+		}
+	}
+	return live()
+}
+
+// callText shows a call as "std::os::env(\"HOME\", \"\")", with the
+// arguments decoded by the primitive's signature in the program (or the
+// recorded program), or as hex.
+func (r *Replayer) callText(prim string, args []byte) string {
+	if prim == "print" {
+		if v, err := value.Decode(args, value.StringType); err == nil {
+			return "print(" + strings.TrimSuffix(strings.TrimPrefix(value.Format(value.NewList([]value.Value{v})), "["), "]") + ")"
+		}
+	}
+	for _, pt := range []*programTypes{r.types, r.old} {
+		if pt == nil {
+			continue
+		}
+		sig, ok := pt.prims[prim]
+		if !ok {
+			continue
+		}
+		if vs, err := value.DecodeTuple(args, sig.params); err == nil {
+			s := value.Format(value.NewList(vs))
+			return prim + "(" + s[1:len(s)-1] + ")"
+		}
+	}
+	if len(args) == 1 && args[0] == 0 {
+		return prim + "()" // the empty tuple
+	}
+	return fmt.Sprintf("%s(0x%x)", prim, args)
+}
+
+// entryText shows a recorded call.
+func (r *Replayer) entryText(e *Entry) string {
+	switch x := e.Body.(type) {
+	case Invocation:
+		return r.callText(x.Primitive, x.Args)
+	case Output:
+		if x.Channel == ChannelStdout || x.Channel == ChannelStderr {
+			return fmt.Sprintf("%s(%q)", x.Primitive, strings.TrimSuffix(string(x.Result), "\n"))
+		}
+		return r.callText(x.Primitive, x.Args)
+	case Exit:
+		return fmt.Sprintf("std::process::exit(%d)", x.Code)
+	}
+	return e.Body.Kind().String()
+}
+
+func (r *Replayer) entryTextOr(e *Entry, none string) string {
+	if e == nil {
+		return none
+	}
+	return r.entryText(e)
+}
+
+// ---- publishes, deliveries, traps, the end ----
+
+// Publish checks a message against the recorded message of the same
+// identity and counts the deliveries it causes that the recording does
+// not have on consumers that have already had all theirs.
+func (r *Replayer) Publish(c int, msg host.MessageID, topic int, payload []byte) {
+	cs := r.consumer(c)
+	if cs != nil {
+		cs.events.Add(1)
+		cs.published.Add(1)
+	}
+	id := messageID(msg)
+	name := r.topicName(topic)
+	i, recorded := r.publishEntry(id)
+	switch {
+	case !recorded:
+		if cs != nil {
+			cs.pubMiss++
+		}
+		r.finding(ExtraPublish, cs, "consumer %d published message %s on topic %s, which the recording does not have", c, id, name)
+	default:
+		x := r.art.Entries[i].Body.(Publish)
+		if x.Topic != name || !bytes.Equal(x.Payload, payload) {
+			if cs != nil {
+				cs.pubMiss++
+			}
+			r.finding(ChangedPayload, cs, "message %s was published on topic %s with other payload bytes than in the recording", id, name)
+		}
+	}
+	if topic >= 0 && topic < len(r.prog.Topics) {
+		expected := recorded && r.stoppedRun && r.art.Entries[i].Body.(Publish).Topic == name
+		locked := false
+		for _, s := range r.prog.Topics[topic].Subscribers {
+			if s < 0 || s >= len(r.prog.Instances) {
+				continue
+			}
+			to := r.consumer(r.prog.Instances[s].Consumer)
+			if to == nil || !to.done.Load() {
+				continue // Next or Deliver accounts for it
+			}
+			key := deliveryKey{inst: s, msg: id}
+			if _, ok := to.index[key]; ok || expected {
+				continue
+			}
+			if !locked {
+				r.mu.Lock()
+				locked = true
+			}
+			to.lateUnexp++
+			to.countedPub[key] = true
+			r.lateFinding(to, key, name)
+		}
+		if locked {
+			r.mu.Unlock()
+		}
+	}
+	if r.rec != nil {
+		r.rec.Publish(c, msg, topic, payload)
+	}
+}
+
+// lateFinding records (with r.mu held) an unexpected delivery to a
+// consumer that has had all its recorded deliveries.
+func (r *Replayer) lateFinding(cs *replayConsumer, key deliveryKey, topic string) {
+	r.nFindings++
+	if len(r.findings) < maxFindings {
+		r.findings = append(r.findings, Finding{Kind: UnexpectedDelivery, At: Coordinate{uint32(cs.id), uint64(cs.pos)},
+			Sentence: fmt.Sprintf("consumer %d: delivery #%d %s is not in the recording, which has %s on this consumer",
+				cs.id, cs.pos, r.deliveryText(key, topic), plural(uint64(len(cs.deliveries)), "delivery", "deliveries"))})
+	}
+}
+
+// Deliver moves cs to the handler run of the delivery, checks it against
+// the recording, stops there for --at, and records it.
+func (r *Replayer) Deliver(c, n int, d *host.Delivery, state host.StateReader) error {
+	cs := r.consumer(c)
+	if cs == nil {
+		return fmt.Errorf("replay: consumer %d is not in the program's consumer table", c)
+	}
+	cs.events.Add(1)
+	r.leaveRun(cs)
+	key := keyOf(d)
+	cs.n, cs.runInputs, cs.runOutputs = n, 0, 0
+	i, ok := cs.given, cs.given >= 0 && cs.deliveries[cs.given].key == key
+	if !ok {
+		i, ok = cs.index[key]
+	}
+	cs.given = -1
+	switch {
+	case !ok:
+		cs.cur = &callRun{}
+		cs.unexpected++
+		r.finding(UnexpectedDelivery, cs, "consumer %d: delivery #%d %s is not in the recording", c, n, r.deliveryText(key, r.topicName(d.Topic)))
+	default:
+		cs.cur = &cs.deliveries[i].calls
+		if i != n {
+			r.finding(ReorderedDelivery, cs, "consumer %d: delivery #%d %s is delivery #%d in the recording", c, n, r.deliveryText(key, r.topicName(d.Topic)), i)
+		}
+	}
+	if r.opts.At != nil || r.opts.Inspect != nil {
+		if err := r.maybeStop(cs, n, d, state); err != nil {
+			return err
+		}
+		cs.recent = append(cs.recent, recentDelivery{n: n, d: *d})
+		if len(cs.recent) > r.opts.Recent {
+			cs.recent = cs.recent[1:]
+		}
+	}
+	cs.handled++
+	if r.rec != nil {
+		return r.rec.Deliver(c, n, d, state)
+	}
+	return nil
+}
+
+// leaveRun notes the recorded calls of cs's current handler run that the
+// replay did not make.
+func (r *Replayer) leaveRun(cs *replayConsumer) {
+	run := cs.cur
+	if run.used < len(run.entries) {
+		e := &r.art.Entries[run.entries[run.used]]
+		kind := UnusedInput
+		switch e.Body.(type) {
+		case Output:
+			kind = ChangedOutput
+		case Exit:
+			kind = ChangedExit
+		}
+		r.finding(kind, cs, "%s, the handler run ended before %s, which the recording has next", cs.where(), r.entryText(e))
+	}
+}
+
+// Trap records the trap and, when it is the recorded trap, waits for the
+// other consumers to reach their recorded ends before the run stops.
+func (r *Replayer) Trap(c, n int, t *vm.Trap, d *host.Delivery) {
+	cs := r.consumer(c)
+	if r.rec != nil {
+		r.rec.Trap(c, n, t, d)
+	}
+	if cs == nil || t == nil {
+		return
+	}
+	cs.events.Add(1)
+	rt, ok := cs.traps[n]
+	switch {
+	case ok && rt.Message == t.Message:
+		r.awaitRecordedEnd(cs)
+	case strings.HasPrefix(t.Message, "replay: "):
+		// The replayer's own refusal of a call: already a finding.
+	case ok:
+		r.finding(ChangedTrap, cs, "%s, the trap was %q in the recording, but %q in the replay", cs.where(), rt.Message, t.Message)
+	default:
+		r.finding(ChangedTrap, cs, "%s, the program trapped (%q) where the recording did not", cs.where(), t.Message)
+	}
+}
+
+// End notes the verdict and finishes the replay's recording.
+func (r *Replayer) End(verdict string, code int) {
+	r.mu.Lock()
+	r.verdict, r.code, r.ended = verdict, code, true
+	r.mu.Unlock()
+	if r.rec != nil {
+		r.rec.End(verdict, code)
+	}
+}
+
+// awaitRecordedEnd waits until every consumer but cs has been given all
+// its recorded deliveries and every stdin binding has published all its
+// recorded lines, or until no consumer has made progress for twice the
+// hold timeout.
+func (r *Replayer) awaitRecordedEnd(cs *replayConsumer) {
+	giveUp := 2 * r.hold
+	poll := min(giveUp/8, 50*time.Millisecond)
+	var last uint64
+	since := time.Now()
+	for {
+		r.mu.Lock()
+		var behind *replayConsumer
+		for _, o := range r.cons {
+			if o != cs && (o.pos < len(o.deliveries) || o.ingress && o.published.Load() < o.recPublishes) {
+				behind = o
+				break
+			}
+		}
+		wake := r.progressC
+		if behind != nil {
+			r.waiters++
+		}
+		r.mu.Unlock()
+		if behind == nil {
+			return
+		}
+		var events uint64
+		for _, o := range r.cons {
+			events += o.events.Load()
+		}
+		now := time.Now()
+		if events != last {
+			last, since = events, now
+		} else if now.Sub(since) >= giveUp {
+			r.mu.Lock()
+			r.waiters--
+			r.mu.Unlock()
+			return // a divergent replay: the missing deliveries are counted at the end
+		}
+		t := time.NewTimer(poll)
+		select {
+		case <-wake:
+		case <-t.C:
+		}
+		t.Stop()
+		r.mu.Lock()
+		r.waiters--
+		r.mu.Unlock()
+	}
+}
+
+// progressed wakes awaitRecordedEnd, if it waits (r.mu held).
+func (r *Replayer) progressed() {
+	if r.waiters > 0 {
+		close(r.progressC)
+		r.progressC = make(chan struct{})
+	}
+}
+
+// ---- order ----
+
+// Next gives consumer c its next recorded delivery, holds while it has
+// not arrived, releases the oldest once the hold timed out, and retires
+// the consumer when it has had all its recorded deliveries.
+func (r *Replayer) Next(c int, pending []host.Delivery) (int, time.Duration) {
+	cs := r.consumer(c)
+	if cs == nil {
+		return 0, 0
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if cs.pos >= len(cs.deliveries) {
+		for i := range pending {
+			key := keyOf(&pending[i])
+			if _, ok := cs.index[key]; ok || cs.countedPub[key] || r.expectedAtEnd(&pending[i]) {
+				continue
+			}
+			cs.lateUnexp++
+			r.lateFinding(cs, key, r.topicName(pending[i].Topic))
+		}
+		cs.retired = true
+		r.progressed()
+		return host.Retire, 0
+	}
+	if !cs.abandoned {
+		want := cs.deliveries[cs.pos].key
+		for i := range pending {
+			d := &pending[i]
+			if d.Target == want.inst && d.Message.Seq == want.msg.Seq && d.Message.Producer == int(want.msg.Producer) &&
+				d.IsStart() == want.start {
+				cs.given = cs.pos
+				cs.gave()
+				cs.holdSince = time.Time{}
+				r.progressed()
+				return i, 0
+			}
+		}
+		now := time.Now()
+		if cs.holdSince.IsZero() {
+			cs.holdSince = now
+		}
+		if wait := r.hold - now.Sub(cs.holdSince); wait > 0 {
+			return host.Hold, wait
+		}
+		cs.timeouts++
+		cs.abandoned = true
+		rd := r.art.Entries[cs.deliveries[cs.pos].entry].Body.(Delivery)
+		r.nFindings++
+		if len(r.findings) < maxFindings {
+			r.findings = append(r.findings, Finding{Kind: OrderTimeout, At: Coordinate{uint32(c), uint64(cs.pos)},
+				Sentence: fmt.Sprintf("consumer %d: delivery #%d (target %s, message %s) did not arrive within %s; released %s and took the rest in arrival order",
+					c, cs.pos, rd.Target, recordedMessage(rd), r.hold, r.deliveryText(keyOf(&pending[0]), r.topicName(pending[0].Topic)))})
+		}
+	}
+	cs.given = -1
+	cs.gave()
+	r.progressed()
+	return 0, 0
+}
+
+// gave counts a delivery given to the consumer (r.mu held).
+func (cs *replayConsumer) gave() {
+	cs.pos++
+	if cs.pos >= len(cs.deliveries) {
+		cs.done.Store(true)
+	}
+}
+
+// expectedAtEnd reports whether a pending delivery that a retiring
+// consumer drops is one the recording would have dropped too: the
+// recorded run stopped (exit or trap) with it queued. That is a start
+// delivery or a delivery of a recorded message.
+func (r *Replayer) expectedAtEnd(d *host.Delivery) bool {
+	if !r.stoppedRun {
+		return false
+	}
+	if d.IsStart() {
+		return true
+	}
+	i, ok := r.publishEntry(messageID(d.Message))
+	return ok && r.art.Entries[i].Body.(Publish).Topic == r.topicName(d.Topic)
+}
+
+func recordedMessage(d Delivery) string {
+	if d.Start {
+		return "start"
+	}
+	return d.Message.String()
+}
+
+// deliveryText shows a delivery as "(target Ledger, message 3:20, topic T)".
+func (r *Replayer) deliveryText(k deliveryKey, topic string) string {
+	target := fmt.Sprintf("instance#%d", k.inst)
+	if k.inst >= 0 && k.inst < len(r.prog.Instances) {
+		target = r.prog.Instances[k.inst].Name
+	}
+	if k.start {
+		return "(target " + target + ", message start)"
+	}
+	return "(target " + target + ", message " + k.msg.String() + ", topic " + topic + ")"
+}
+
+func (r *Replayer) topicName(t int) string {
+	if t >= 0 && t < len(r.prog.Topics) {
+		return r.prog.Topics[t].Name
+	}
+	return ""
+}
+
+// ---- results ----
+
+// Stats returns the replay's counts and findings. Call it after the run.
+func (r *Replayer) Stats() ReplayStats {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	s := ReplayStats{Verdict: r.verdict, ExitCode: r.code}
+	for id, cs := range r.cons {
+		if r.prog.Consumers[id].Kind != sir.ConsumerIngress {
+			s.Consumers++
+		}
+		s.Deliveries += cs.handled
+		s.JournalCalls += cs.calls
+		s.JournalMisses += cs.misses
+		s.MissingInputs += cs.missingIn
+		s.OrderTimeouts += cs.timeouts
+		s.Unexpected += cs.unexpected + cs.lateUnexp
+		s.OutputMismatches += cs.outputs
+		s.PublishMismatches += cs.pubMiss
+	}
+	s.Findings = append([]Finding(nil), r.findings...)
+	if !r.ended || r.verdict == host.VerdictHalted {
+		return s // stopped on purpose: what was not replayed is not missing
+	}
+	for _, cs := range r.cons {
+		missing := max(0, len(cs.deliveries)-cs.pos)
+		s.MissingDeliveries += missing
+		if missing > 0 && len(s.Findings) < maxFindings {
+			s.Findings = append(s.Findings, Finding{Kind: MissingDelivery, At: Coordinate{uint32(cs.id), uint64(cs.pos)},
+				Sentence: fmt.Sprintf("consumer %d: the replay ended after %s, the recording has %s",
+					cs.id, plural(uint64(cs.pos), "delivery", "deliveries"), plural(uint64(len(cs.deliveries)), "delivery", "deliveries"))})
+		}
+		runs := []*callRun{&cs.pre}
+		for i := range cs.deliveries {
+			runs = append(runs, &cs.deliveries[i].calls)
+		}
+		unusedOutputs := 0
+		for _, run := range runs {
+			for _, i := range run.entries[min(run.used, len(run.entries)):] {
+				if _, ok := r.art.Entries[i].Body.(Invocation); ok {
+					s.Unconsumed++
+				} else {
+					unusedOutputs++
+				}
+			}
+		}
+		s.OutputMismatches += unusedOutputs
+	}
+	if s.Unconsumed > 0 && len(s.Findings) < maxFindings && !hasKind(s.Findings, UnusedInput) {
+		s.Findings = append(s.Findings, Finding{Kind: UnusedInput,
+			Sentence: fmt.Sprintf("%s of the recording never read in the replay", plural(uint64(s.Unconsumed), "input was", "inputs were"))})
+	}
+	if r.verdict != r.art.Trailer.Verdict || int64(r.code) != r.art.Trailer.ExitCode {
+		s.Findings = append(s.Findings, Finding{Kind: ChangedVerdict,
+			Sentence: fmt.Sprintf("the run ended with %s in the recording, but %s in the replay",
+				verdictText(r.art.Trailer), verdictText(Trailer{Verdict: r.verdict, ExitCode: int64(r.code)}))})
+	}
+	return s
+}
+
+func hasKind(fs []Finding, k DivergenceKind) bool {
+	for _, f := range fs {
+		if f.Kind == k {
+			return true
+		}
+	}
+	return false
+}
+
+// Apply adds what only the replayer knows to a Diff report: the order
+// timeouts, and, when the two artifacts compare equal but the replayer
+// saw a divergence (an order timeout whose release happened to keep the
+// recorded order, say), that divergence, so the verdict is diverged.
+func (s *ReplayStats) Apply(rep *Report) {
+	rep.OrderTimeouts = s.OrderTimeouts
+	if rep.Verdict != ReportIdentical || len(s.Findings) == 0 {
+		return
+	}
+	f := s.Findings[0]
+	for _, g := range s.Findings {
+		if g.Kind == OrderTimeout {
+			f = g
+			break
+		}
+	}
+	rep.Verdict = ReportDiverged
+	rep.Divergences = append(rep.Divergences, &Divergence{Kind: f.Kind, At: f.At, Startup: f.Startup,
+		End: f.Kind == ChangedVerdict, RecordedEntry: -1, ReplayedEntry: -1, Sentence: f.Sentence})
+}
