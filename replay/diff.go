@@ -616,6 +616,11 @@ func classify(r, p *Entry, rec, rep side, i int) DivergenceKind {
 	case isDelivery(r):
 		return extra(pb)
 	}
+	if _, call := pb.(Invocation); call {
+		// The replay made a call where the recording's handler run had
+		// none left: it read past the journal.
+		return InputPastJournal
+	}
 	return missing(rb)
 }
 

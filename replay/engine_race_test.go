@@ -8,4 +8,4 @@ import "github.com/hale-lang/hale/vm/host"
 // instruction pointer is advanced past the end of the code before the
 // loop checks it), so the integration tests run on the wasm engine,
 // whose host side, the part under test here, is the same.
-func init() { engine = host.EngineWasm }
+func init() { engine, raceBuild = host.EngineWasm, true }

@@ -103,6 +103,10 @@ func record(t testing.TB, p *program, opts host.Options, envPolicy string) *reco
 // engine is the engine record and replayRun use.
 var engine = host.EngineNative
 
+// raceBuild is set under the race detector, where only the wasm engine
+// runs (see engine_race_test.go).
+var raceBuild = false
+
 // replayed is a replayed run.
 type replayed struct {
 	art    *replay.Artifact

@@ -512,8 +512,8 @@ main { spawn Echo; spawn Tally on pinned; bind stdin to Line; }
 }
 
 func TestReplayAcrossEngines(t *testing.T) {
-	if testing.Short() {
-		t.Skip("wasm engine: slow to start")
+	if testing.Short() || raceBuild {
+		t.Skip("needs both engines")
 	}
 	saved := engine
 	defer func() { engine = saved }()

@@ -133,16 +133,20 @@ func New(img *image.Image, host Host) (*Machine, error) {
 }
 
 // relativeJumps returns a copy of code whose jump targets are relative to
-// the instruction after the jump.
+// the instruction after the jump. The copy has one spare instruction at
+// the end, never executed (validated code ends in a jump or return): the
+// dispatch loop advances ip before it executes an instruction, and the
+// spare keeps that pointer inside the allocation, as the race detector's
+// pointer checks require.
 func relativeJumps(code []image.Instr) []image.Instr {
-	out := make([]image.Instr, len(code))
+	out := make([]image.Instr, len(code), len(code)+1)
 	for pc, in := range code {
 		if in.Op.IsJump() {
 			in.C -= int32(pc + 1)
 		}
 		out[pc] = in
 	}
-	return out
+	return out[:len(code):cap(out)]
 }
 
 func (m *Machine) constValue(k image.Const) value.Value {

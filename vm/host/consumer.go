@@ -182,8 +182,11 @@ func (c *consumer) wait(have int, timeout time.Duration) {
 func (c *consumer) remove(i int) Delivery {
 	at := c.head + i
 	d := c.queue[at]
-	if i == 0 {
-		c.queue[at] = Delivery{} // drop the payload reference
+	// Close the gap from the shorter side: replay picks out of arrival
+	// order all the time, mostly near the front.
+	if pending := len(c.queue) - c.head; i < pending/2 {
+		copy(c.queue[c.head+1:at+1], c.queue[c.head:at])
+		c.queue[c.head] = Delivery{} // drop the payload reference
 		c.head++
 	} else {
 		copy(c.queue[at:], c.queue[at+1:])

@@ -40,6 +40,7 @@ func TestEnginesAgreeOnExamples(t *testing.T) {
 		racy  bool // the output's content depends on how consumers interleave
 	}{
 		"orders.hl":    {racy: true},
+		"inventory.hl": {racy: true},
 		"wordcount.hl": {stdin: "the cat\nThe dog  and the CAT\n\nend"},
 		"fetch.hl":     {args: []string{srv.URL + "/a", srv.URL + "/missing", srv.URL + "/bb"}},
 	}
@@ -74,10 +75,16 @@ func TestEnginesAgreeOnExamples(t *testing.T) {
 				runs = append(runs, run{o, j})
 			}
 			a, b := runs[0], runs[1]
+			racing := racingConsumers(prog)
+			if racing && in.racy && (a.o.res.Verdict != b.o.res.Verdict || a.o.res.Verdict == VerdictTrap) {
+				// Whether and where it traps depends on the interleaving,
+				// so how far each consumer got does too; package replay
+				// compares the engines on recordings of such runs.
+				t.Skipf("%s ended %s on one engine and %s on the other: its outcome depends on the interleaving", name, a.o.res.Verdict, b.o.res.Verdict)
+			}
 			if a.o.res.Code != b.o.res.Code || a.o.res.Verdict != b.o.res.Verdict {
 				t.Errorf("native %+v, wasm %+v", a.o.res, b.o.res)
 			}
-			racing := racingConsumers(prog)
 			switch {
 			case racing && in.racy:
 				// What is printed depends on the interleaving; only

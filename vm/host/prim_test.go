@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -97,19 +98,27 @@ func TestPrimBadArguments(t *testing.T) {
 	}
 }
 
-// fakeClock is a Clock that only moves when told.
+// fakeClock is a Clock that only moves when told. Consumers share it, so
+// its methods lock.
 type fakeClock struct {
+	mu     sync.Mutex
 	now    time.Time
 	slept  []time.Duration
 	ticked time.Duration
 }
 
 func (c *fakeClock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
 	c.now = c.now.Add(c.ticked)
 	return c.now
 }
 
-func (c *fakeClock) Sleep(ctx context.Context, d time.Duration) { c.slept = append(c.slept, d) }
+func (c *fakeClock) Sleep(ctx context.Context, d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.slept = append(c.slept, d)
+}
 
 func TestPrimTime(t *testing.T) {
 	clock := &fakeClock{now: time.UnixMilli(1_700_000_000_123)}

@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/hale-lang/hale"
+	"github.com/hale-lang/hale/codegen"
 )
 
 func init() { commands = append(commands, newBuildCmd) }
@@ -16,6 +17,25 @@ func init() { commands = append(commands, newBuildCmd) }
 // emitters maps each --emit kind to the function that writes it.
 var emitters = map[string]func(e env, c *compiled, w io.Writer) error{
 	"sir": func(_ env, c *compiled, w io.Writer) error { return c.sir.WriteText(w) },
+	"image": func(_ env, c *compiled, w io.Writer) error {
+		img, err := c.image()
+		if err != nil {
+			return err
+		}
+		data, err := img.MarshalBinary()
+		if err != nil {
+			return exitf(ExitFailure, "cannot encode the image: %v", err)
+		}
+		_, err = w.Write(data)
+		return err
+	},
+	"asm": func(_ env, c *compiled, w io.Writer) error {
+		img, err := c.image()
+		if err != nil {
+			return err
+		}
+		return codegen.WriteAsm(w, img)
+	},
 	"digest": func(_ env, c *compiled, w io.Writer) error {
 		_, err := fmt.Fprintln(w, hale.Hex(c.buildDigest()))
 		return err
@@ -29,6 +49,8 @@ func newBuildCmd(e env) *cobra.Command {
 		Short: "Compile a program and write one of its intermediate forms",
 		Long: "Build compiles the program and writes the form chosen with --emit:\n" +
 			"  sir     the typed, slot-resolved intermediate representation, as text\n" +
+			"  image   the binary program image the interpreter runs (use -o)\n" +
+			"  asm     a readable disassembly of the image\n" +
 			"  digest  the build-input digest a recording is admitted against\n" +
 			"Output goes to stdout, or to the file named with -o.",
 		Args: cobra.ExactArgs(1),
@@ -42,6 +64,9 @@ func newBuildCmd(e env) *cobra.Command {
 				return err
 			}
 			if out == "" {
+				if emit == "image" && isTerminal(e.stdout) {
+					return exitf(ExitUsage, "--emit image writes binary data; name a file with -o")
+				}
 				return write(e, c, e.stdout)
 			}
 			var buf bytes.Buffer

@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"encoding/hex"
+	"errors"
 	"os"
 	"os/signal"
 
@@ -65,7 +66,9 @@ func newRunCmd(e env) *cobra.Command {
 			if rec != nil {
 				// Recording failure wins over every other outcome
 				// (exit 4), and never leaves a file that looks complete.
-				if err := rec.Close(); err != nil {
+				// A run that never got going leaves no recording either,
+				// and its own error is the one to report.
+				if err := rec.Close(); err != nil && !(runErr != nil && errors.Is(err, replay.ErrRunNotEnded)) {
 					return exitf(ExitRecording, "recording failed: %v", err)
 				}
 			}

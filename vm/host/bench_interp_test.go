@@ -1,0 +1,91 @@
+package host
+
+import (
+	"context"
+	"fmt"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// The interpreter workloads of vm's BenchmarkFib30, BenchmarkLoop1e6,
+// BenchmarkStrings and BenchmarkMaps, run through Run on both engines so
+// that the wasm engine (the default) is measured the way `hale run` uses
+// it. Each is a fn whose result is checked; the start handler calls it N
+// times, N being b.N, so the run's start-up is paid once per measurement.
+var interpWorkloads = []struct {
+	name, fns string
+}{
+	{"fib30", `
+fn fib(n: int) -> int {
+    if n < 2 { return n; }
+    return fib(n - 1) + fib(n - 2);
+}
+fn work() { assert(fib(30) == 832040, "fib"); }`},
+	{"loop1e6", `
+fn work() {
+    var s = 0;
+    for i in 0..1000000 { s += i; }
+    assert(s == 499999500000, "sum");
+}`},
+	{"strings", `
+fn work() {
+    var parts: [string] = [];
+    for i in 0..1000 { push(parts, "item" + str(i)); }
+    let joined = join(parts, ",");
+    let back = split(joined, ",");
+    var s = "";
+    for p in back { s = s + p; }
+    assert(len(back) == 1000, "split");
+}`},
+	{"maps", `
+fn work() {
+    var m: {int: int} = {};
+    for i in 0..100000 { m[i] = i * 2; }
+    var s = 0;
+    for i in 0..100000 { s += m[i]; }
+    assert(s == 9999900000, "sum");
+}`},
+}
+
+// BenchmarkEngineInterp compares the engines on the interpreter
+// workloads: ns/op is one call of the workload, start-up included once
+// per measurement; cpu-ns/op is the process's CPU time for the same,
+// steadier than wall time on a shared machine.
+func BenchmarkEngineInterp(b *testing.B) {
+	for _, w := range interpWorkloads {
+		b.Run(w.name, func(b *testing.B) {
+			for _, kind := range []EngineKind{EngineWasm, EngineNative} {
+				b.Run(kind.String(), func(b *testing.B) {
+					src := fmt.Sprintf("const N: int = %d;\n%s\n"+
+						"locus Main { on start { for i in 0..N { work(); } } }\n"+
+						"main { spawn Main; }\n", b.N, w.fns)
+					prog, img := compileAll(b, src)
+					if kind == EngineWasm {
+						if _, err := defaultWasm(); err != nil { // compile outside the timing
+							b.Fatal(err)
+						}
+					}
+					b.ResetTimer()
+					cpu := benchCPUTime()
+					res, err := Run(context.Background(), prog, img, Options{Engine: kind})
+					cpu = benchCPUTime() - cpu
+					b.StopTimer()
+					if err != nil || res.Code != 0 {
+						b.Fatalf("run: %v %+v", err, res)
+					}
+					b.ReportMetric(float64(cpu)/float64(b.N), "cpu-ns/op")
+				})
+			}
+		})
+	}
+}
+
+// benchCPUTime returns the process's user and system CPU time.
+func benchCPUTime() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
