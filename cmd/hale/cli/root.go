@@ -103,3 +103,10 @@ func newRoot(e env) *cobra.Command {
 // commands lists the constructors of every subcommand; each file of this
 // package adds its own in an init function.
 var commands []func(env) *cobra.Command
+
+// RunWith runs hale in-process with the given arguments, streams and
+// environment lookup, and returns the exit code (for tests that drive the
+// real command without a subprocess).
+func RunWith(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(string) string) int {
+	return Run(args, env{stdin: stdin, stdout: stdout, stderr: stderr, getenv: getenv})
+}
