@@ -40,7 +40,14 @@
 // prints; diff.go explains how divergences are found, classified and
 // ordered.
 //
-// The package knows nothing of the language: payloads, arguments and
-// results are canonical value bytes it carries without interpreting, and
-// the header's type table is an opaque blob.
+// Running. RecordingJournal plugs into the runtime's journal seam
+// (vm/host.Journal) and turns every event of a live run into entries;
+// Replayer is the runtime's Journal, Order and Input during a replay: it
+// serves recorded results, holds early deliveries and injects recorded
+// stdin (replayer.go explains how). These two files and header.go are the
+// only ones that know the program (its SIR, the standard library's
+// primitive table and the value encoding); the format, the recorder, the
+// trace inspection, admission and Diff treat payloads, arguments and
+// results as canonical value bytes, decoded only through the optional
+// ValueDecoder hook.
 package replay
