@@ -17,8 +17,9 @@ import (
 	"github.com/hale-lang/hale/vm/host"
 )
 
-// runs is how many times each racing program is recorded and replayed.
-const runs = 25
+// runs is how many times each racing program is recorded and replayed
+// (the stress requirement: at least 50 recordings, every one identical).
+const runs = 50
 
 // racingSrc has two pinned publishers and a pool publisher racing into a
 // pool of workers, a pinned worker and a main-bus sink, whose output
