@@ -24,7 +24,7 @@ func defaultHTTPClient() *http.Client {
 	return &http.Client{
 		Timeout: httpTimeout,
 		CheckRedirect: func(req *http.Request, via []*http.Request) error {
-			if len(via) >= httpMaxRedirects {
+			if len(via) > httpMaxRedirects { // via holds the requests so far: the 10th redirect is the 11th request
 				return fmt.Errorf("stopped after %d redirects", httpMaxRedirects)
 			}
 			return nil

@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -289,6 +290,15 @@ func TestPrimHTTP(t *testing.T) {
 	mux.HandleFunc("/redirect", func(w http.ResponseWriter, r *http.Request) {
 		http.Redirect(w, r, "/final", http.StatusFound)
 	})
+	mux.HandleFunc("/chain/", func(w http.ResponseWriter, r *http.Request) {
+		// /chain/N redirects N more times, then answers.
+		n, _ := strconv.Atoi(strings.TrimPrefix(r.URL.Path, "/chain/"))
+		if n == 0 {
+			fmt.Fprint(w, "end of chain")
+			return
+		}
+		http.Redirect(w, r, "/chain/"+strconv.Itoa(n-1), http.StatusFound)
+	})
 	mux.HandleFunc("/loop", func(w http.ResponseWriter, r *http.Request) {
 		http.Redirect(w, r, "/loop", http.StatusFound)
 	})
@@ -338,6 +348,15 @@ func TestPrimHTTP(t *testing.T) {
 	r = decode(callPrim(c, "std::http::post", value.Str(srv.URL+"/echo"), value.Str(`{"a":1}`), value.Str("application/json")))
 	if r.status != 200 || r.body != `POST application/json {"a":1}` {
 		t.Errorf("post: %+v", r)
+	}
+
+	// Up to 10 redirects are followed; the 11th is refused.
+	r = decode(callPrim(c, "std::http::get", value.Str(srv.URL+"/chain/10")))
+	if r.status != 200 || r.body != "end of chain" {
+		t.Errorf("10 redirects: %+v", r)
+	}
+	if _, err := callPrim(c, "std::http::get", value.Str(srv.URL+"/chain/11")); err == nil || !strings.Contains(err.Error(), "stopped after 10 redirects") {
+		t.Errorf("11 redirects: %v", err)
 	}
 
 	_, err := callPrim(c, "std::http::get", value.Str(srv.URL+"/loop"))

@@ -1,9 +1,13 @@
 package cli
 
 import (
+	"context"
 	"encoding/json"
 	"io"
+	"os"
+	"os/signal"
 	"strconv"
+	"syscall"
 
 	"github.com/hale-lang/hale/replay"
 )
@@ -33,4 +37,18 @@ func count(n int, one, many string) string {
 		return "1 " + one
 	}
 	return strconv.Itoa(n) + " " + many
+}
+
+// interruptContext returns a context canceled by the first SIGINT or
+// SIGTERM: the run stops after the handlers that are running and a
+// recording is finished properly. The signal handling is then given back,
+// so a second Ctrl-C ends hale at once (a handler in an endless loop does
+// not look at the context).
+func interruptContext() (context.Context, func()) {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	go func() {
+		<-ctx.Done()
+		stop()
+	}()
+	return ctx, stop
 }

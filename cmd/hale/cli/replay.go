@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"strings"
 	"time"
 
@@ -171,13 +170,16 @@ func runReplay(e env, f replayFlags, artifactPath, programPath string) error {
 	}
 	hopts := host.Options{Engine: kind, Stdout: stdout, Stderr: e.stderr, Args: nil}
 	r.Install(&hopts)
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	ctx, stop := interruptContext()
 	defer stop()
 	_, runErr := host.Run(ctx, c.sir, img, hopts)
 	if rj := r.Recording(); rj != nil {
 		if err := rj.Close(); err != nil && runErr == nil {
 			return exitf(ExitFailure, "cannot record the replay: %v", err)
 		}
+	}
+	if errors.Is(runErr, context.Canceled) {
+		return exitf(ExitInterrupted, "interrupted")
 	}
 	if runErr != nil {
 		return exitf(ExitFailure, "replay failed: %v", runErr)

@@ -20,6 +20,8 @@ const (
 	ExitUsage     = 2 // bad flags or arguments; replay refused
 	ExitTrap      = 3 // the program trapped
 	ExitRecording = 4 // the recording could not be written completely
+
+	ExitInterrupted = 130 // stopped by SIGINT or SIGTERM (128 + SIGINT, as shells report it)
 )
 
 // exitError carries an exit code and an optional message to Main. An

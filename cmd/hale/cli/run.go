@@ -4,8 +4,6 @@ import (
 	"context"
 	"encoding/hex"
 	"errors"
-	"os"
-	"os/signal"
 
 	"github.com/spf13/cobra"
 
@@ -60,7 +58,7 @@ func newRunCmd(e env) *cobra.Command {
 			if rec != nil {
 				opts.Journal = rec
 			}
-			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+			ctx, stop := interruptContext()
 			defer stop()
 			res, runErr := host.Run(ctx, c.sir, img, opts)
 			if rec != nil {
@@ -71,6 +69,9 @@ func newRunCmd(e env) *cobra.Command {
 				if err := rec.Close(); err != nil && !(runErr != nil && errors.Is(err, replay.ErrRunNotEnded)) {
 					return exitf(ExitRecording, "recording failed: %v", err)
 				}
+			}
+			if errors.Is(runErr, context.Canceled) {
+				return exitf(ExitInterrupted, "interrupted: the run stopped after the handlers that were running")
 			}
 			if runErr != nil {
 				return exitf(ExitFailure, "%v", runErr)

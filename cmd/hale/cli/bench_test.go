@@ -1,0 +1,265 @@
+package cli
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+)
+
+// These benchmarks run the real hale binary, built once per benchmark
+// into a temporary folder, as separate processes on the programs of
+// testdata/bench, so start-up (process, runtime, wasm module load) is
+// measured as a user sees it. Each iteration runs every command of a
+// benchmark once, in turn, so that the commands compared share the same
+// machine load; the figures are the medians over the iterations:
+//
+//	NAME-ms    wall time of one run of the command NAME
+//	NAME-cpums CPU time (user + system) of that process
+//
+// plus ratios and rates computed from the medians. Run them with a
+// fixed iteration count, e.g.
+//
+//	go test ./cmd/hale/cli -run XXX -bench . -benchtime 10x
+//
+// ns/op is the time of one whole iteration and is not a figure to quote.
+
+// benchDir holds the benchmark programs.
+const benchDir = "testdata/bench"
+
+// command is one process a benchmark runs.
+type command struct {
+	name string
+	args []string // argv; args[0] is "hale", "python3" or a path
+	env  []string // added to the environment
+	want string   // must appear in the output
+	// before, when set, runs before each run, outside the measurement
+	// (emptying the cache of a cold start).
+	before func()
+}
+
+// bench is a benchmark's built binary and folders.
+type bench struct {
+	hale  string
+	cache string // warm XDG_CACHE_HOME
+	tmp   string
+}
+
+// newBench builds hale and fills its compilation cache.
+func newBench(b *testing.B) *bench {
+	b.Helper()
+	tmp := b.TempDir()
+	g := &bench{hale: filepath.Join(tmp, "hale"), cache: filepath.Join(tmp, "cache"), tmp: tmp}
+	goBin, err := exec.LookPath("go")
+	if err != nil {
+		b.Skip("no go command to build hale with")
+	}
+	cmd := exec.Command(goBin, "build", "-o", g.hale, "github.com/hale-lang/hale/cmd/hale")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		b.Fatalf("building hale: %v\n%s", err, out)
+	}
+	g.run(b, command{name: "warm-up", args: []string{"hale", "run", "empty.hl"}})
+	return g
+}
+
+// run runs c once and returns its wall and CPU time.
+func (g *bench) run(b *testing.B, c command) (wall, cpu time.Duration) {
+	b.Helper()
+	args := slices.Clone(c.args)
+	if args[0] == "hale" {
+		args[0] = g.hale
+	}
+	cmd := exec.Command(args[0], args[1:]...)
+	cmd.Dir = benchDir
+	cmd.Env = append(os.Environ(), "XDG_CACHE_HOME="+g.cache, "LOTUS_OBS_RECORD=")
+	cmd.Env = append(cmd.Env, c.env...)
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	start := time.Now()
+	err := cmd.Run()
+	wall = time.Since(start)
+	if err != nil {
+		b.Fatalf("%s: %v\n%s", strings.Join(c.args, " "), err, out.Bytes())
+	}
+	if !strings.Contains(out.String(), c.want) {
+		b.Fatalf("%s: output %q does not contain %q", strings.Join(c.args, " "), out.Bytes(), c.want)
+	}
+	return wall, cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
+}
+
+// medians are a benchmark's median wall times by command name.
+type medians map[string]time.Duration
+
+// sideBySide runs every command once per iteration, in turn, reports the
+// median wall and CPU time of each and returns the wall medians.
+func (g *bench) sideBySide(b *testing.B, cmds []command) medians {
+	b.Helper()
+	walls := map[string][]time.Duration{}
+	cpus := map[string][]time.Duration{}
+	for b.Loop() {
+		for _, c := range cmds {
+			if c.before != nil {
+				b.StopTimer()
+				c.before()
+				b.StartTimer()
+			}
+			wall, cpu := g.run(b, c)
+			walls[c.name] = append(walls[c.name], wall)
+			cpus[c.name] = append(cpus[c.name], cpu)
+		}
+	}
+	m := medians{}
+	for _, c := range cmds {
+		m[c.name] = median(walls[c.name])
+		b.ReportMetric(ms(m[c.name]), c.name+"-ms")
+		b.ReportMetric(ms(median(cpus[c.name])), c.name+"-cpums")
+	}
+	return m
+}
+
+func median(ds []time.Duration) time.Duration {
+	s := slices.Clone(ds)
+	slices.Sort(s)
+	n := len(s)
+	if n == 0 {
+		return 0
+	}
+	if n%2 == 1 {
+		return s[n/2]
+	}
+	return (s[n/2-1] + s[n/2]) / 2
+}
+
+func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+
+// net is a command's time minus its baseline's (start-up), at least 1µs.
+func (m medians) net(name, base string) time.Duration {
+	return max(m[name]-m[base], time.Microsecond)
+}
+
+// BenchmarkStartup measures `hale run` of small programs: cold is the
+// first run on a machine (an empty compilation cache, so the wasm
+// interpreter is compiled), warm every later run; native-empty runs the
+// in-process engine, which needs no wasm module.
+func BenchmarkStartup(b *testing.B) {
+	g := newBench(b)
+	cold := filepath.Join(g.tmp, "cold")
+	g.sideBySide(b, []command{
+		{name: "cold-empty", args: []string{"hale", "run", "empty.hl"}, env: []string{"XDG_CACHE_HOME=" + cold},
+			before: func() { os.RemoveAll(cold) }},
+		{name: "warm-empty", args: []string{"hale", "run", "empty.hl"}},
+		{name: "warm-hello", args: []string{"hale", "run", "hello.hl"}, want: "hello"},
+		{name: "native-empty", args: []string{"hale", "run", "--engine", "native", "empty.hl"}},
+	})
+	os.RemoveAll(cold)
+}
+
+// BenchmarkVsCPython runs fib(30) and a 10^6 loop with hale on both
+// engines and with python3, each beside its empty-program baseline.
+// Ratios: wasm/py and native/py compare whole runs; net-wasm/py and
+// net-native/py compare the runs minus their baselines (the computation
+// without the start-up).
+func BenchmarkVsCPython(b *testing.B) {
+	// The interpreter itself, not a wrapper such as a pyenv shim, whose
+	// start-up would be counted against Python.
+	out, err := exec.Command("python3", "-c", "import sys; print(sys.executable)").Output()
+	py := strings.TrimSpace(string(out))
+	if err != nil || py == "" {
+		b.Skip("python3 is not installed")
+	}
+	g := newBench(b)
+	for _, w := range []struct{ name, want string }{{"fib30", "832040"}, {"loop", "499999500000"}} {
+		b.Run(w.name, func(b *testing.B) {
+			m := g.sideBySide(b, []command{
+				{name: "wasm-empty", args: []string{"hale", "run", "empty.hl"}},
+				{name: "wasm", args: []string{"hale", "run", w.name + ".hl"}, want: w.want},
+				{name: "native-empty", args: []string{"hale", "run", "--engine", "native", "empty.hl"}},
+				{name: "native", args: []string{"hale", "run", "--engine", "native", w.name + ".hl"}, want: w.want},
+				{name: "py-empty", args: []string{py, "-c", "pass"}},
+				{name: "py", args: []string{py, w.name + ".py"}, want: w.want},
+			})
+			b.ReportMetric(float64(m["wasm"])/float64(m["py"]), "wasm/py")
+			b.ReportMetric(float64(m["native"])/float64(m["py"]), "native/py")
+			pyNet := m.net("py", "py-empty")
+			b.ReportMetric(float64(m.net("wasm", "wasm-empty"))/float64(pyNet), "net-wasm/py")
+			b.ReportMetric(float64(m.net("native", "native-empty"))/float64(pyNet), "net-native/py")
+		})
+	}
+}
+
+// BenchmarkRecordReplayCLI runs the message-heavy programs (200,000
+// main-bus deliveries; msgs_rand also makes 200,000 journaled calls)
+// with `hale run` unrecorded, recorded (LOTUS_OBS_RECORD) and replayed
+// with `hale replay --quiet`, which also records the replay and compares
+// the two artifacts; and sleep.hl (1 s of sleeps) recorded and replayed.
+// Ratios: rec/plain, replay/rec; msgs/s is 200,000 over the unrecorded
+// run minus the empty program's run.
+func BenchmarkRecordReplayCLI(b *testing.B) {
+	g := newBench(b)
+	for _, engine := range []string{"wasm", "native"} {
+		for _, prog := range []string{"msgs", "msgs_rand"} {
+			b.Run(prog+"/"+engine, func(b *testing.B) {
+				art := filepath.Join(g.tmp, prog+"-"+engine+".halerec")
+				run := []string{"hale", "run", "--engine", engine}
+				m := g.sideBySide(b, []command{
+					{name: "empty", args: append(run, "empty.hl")},
+					{name: "plain", args: append(run, prog+".hl"), want: "handled 200000"},
+					{name: "rec", args: append(run, prog+".hl"), env: []string{"LOTUS_OBS_RECORD=" + art}, want: "handled 200000"},
+					{name: "replay", args: []string{"hale", "replay", "--quiet", "--engine", engine, art, prog + ".hl"}, want: "replay OK"},
+				})
+				b.ReportMetric(float64(m["rec"])/float64(m["plain"]), "rec/plain")
+				b.ReportMetric(float64(m["replay"])/float64(m["rec"]), "replay/rec")
+				b.ReportMetric(200000/m.net("plain", "empty").Seconds(), "msgs/s")
+				if fi, err := os.Stat(art); err == nil {
+					b.ReportMetric(float64(fi.Size()), "artifact-bytes")
+				}
+			})
+		}
+	}
+	b.Run("sleep", func(b *testing.B) {
+		art := filepath.Join(g.tmp, "sleep.halerec")
+		m := g.sideBySide(b, []command{
+			{name: "rec", args: []string{"hale", "run", "sleep.hl"}, env: []string{"LOTUS_OBS_RECORD=" + art}, want: "slept 20 times"},
+			{name: "replay", args: []string{"hale", "replay", art, "sleep.hl"}, want: "slept 20 times"},
+		})
+		b.ReportMetric(float64(m["replay"])/float64(m["rec"]), "replay/rec")
+	})
+}
+
+// TestBenchPrograms keeps the benchmark programs honest without running
+// the benchmarks: every one passes `hale check`, and the quick ones print
+// what the benchmarks expect on the native engine.
+func TestBenchPrograms(t *testing.T) {
+	files, err := filepath.Glob(filepath.Join(benchDir, "*.hl"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no benchmark programs in %s: %v", benchDir, err)
+	}
+	want := map[string]string{
+		"empty.hl":     "",
+		"hello.hl":     "hello\n",
+		"fib30.hl":     "832040\n",
+		"loop.hl":      "499999500000\n",
+		"msgs.hl":      "handled 200000\n",
+		"msgs_rand.hl": "handled 200000\n",
+	}
+	for _, f := range files {
+		var stdout, stderr bytes.Buffer
+		e := env{stdin: strings.NewReader(""), stdout: &stdout, stderr: &stderr, getenv: func(string) string { return "" }}
+		if code := Run([]string{"check", f}, e); code != ExitOK {
+			t.Errorf("hale check %s: exit %d\n%s", f, code, stderr.Bytes())
+			continue
+		}
+		out, ok := want[filepath.Base(f)]
+		if !ok {
+			continue
+		}
+		stdout.Reset()
+		if code := Run([]string{"run", "--engine", "native", f}, e); code != ExitOK || stdout.String() != out {
+			t.Errorf("hale run --engine native %s: exit %d, output %q, want %q\n%s", f, code, stdout.Bytes(), out, stderr.Bytes())
+		}
+	}
+}

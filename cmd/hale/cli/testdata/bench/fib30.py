@@ -1,0 +1,8 @@
+# fib30.py: fib30.hl in Python, for comparison with CPython.
+def fib(n):
+    if n < 2:
+        return n
+    return fib(n - 1) + fib(n - 2)
+
+
+print(fib(30))
