@@ -1,7 +1,8 @@
 // Package conformance is the executable specification of Hale: txtar
 // scripts under testdata/<area>/ run the real hale command (registered in
 // TestMain, so scripts see real exit codes) and assert exact output and
-// exit codes. Run one area with `go test ./conformance -run TestScripts/replay`;
+// exit codes, every script once per engine (wasm and native). Run one
+// area with `go test ./conformance -run TestScripts/wasm/replay`;
 // rewrite expected output in place with `go test ./conformance -update`.
 package conformance
 
@@ -38,31 +39,38 @@ func TestScripts(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// One compilation cache for every script: compiling the interpreter
+	// module once instead of once per script keeps the suite fast, and
+	// the cache is keyed by the module's content.
+	cache := t.TempDir()
 	total := 0
-	for _, dir := range areas {
-		files, _ := filepath.Glob(filepath.Join(dir, "*.txtar"))
-		if len(files) == 0 {
-			continue
-		}
-		total += len(files)
-		t.Run(filepath.Base(dir), func(t *testing.T) {
-			testscript.Run(t, testscript.Params{
-				Dir:           dir,
-				UpdateScripts: *update,
-				Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
-					"exitcode":  cmdExitCode,
-					"httpserve": cmdHTTPServe,
-					"corrupt":   cmdCorrupt,
-				},
-				Setup: func(env *testscript.Env) error {
-					// Keep the wazero compilation cache inside the test's
-					// work folder so scripts never share state.
-					env.Setenv("XDG_CACHE_HOME", filepath.Join(env.WorkDir, ".cache"))
-					env.Setenv("HOME", env.WorkDir)
-					return nil
-				},
+	// Every script runs under both engines ($HALE_ENGINE is the default
+	// of --engine) and must give the same exact output on each.
+	for _, engine := range []string{"wasm", "native"} {
+		for _, dir := range areas {
+			files, _ := filepath.Glob(filepath.Join(dir, "*.txtar"))
+			if len(files) == 0 {
+				continue
+			}
+			total += len(files)
+			t.Run(engine+"/"+filepath.Base(dir), func(t *testing.T) {
+				testscript.Run(t, testscript.Params{
+					Dir:           dir,
+					UpdateScripts: *update && engine == "wasm",
+					Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
+						"exitcode":  cmdExitCode,
+						"httpserve": cmdHTTPServe,
+						"corrupt":   cmdCorrupt,
+					},
+					Setup: func(env *testscript.Env) error {
+						env.Setenv("XDG_CACHE_HOME", cache)
+						env.Setenv("HOME", env.WorkDir)
+						env.Setenv("HALE_ENGINE", engine)
+						return nil
+					},
+				})
 			})
-		})
+		}
 	}
 	if total == 0 {
 		t.Fatal("no conformance scripts found")

@@ -52,7 +52,7 @@ func newReplayCmd(e env) *cobra.Command {
 	fl.StringArrayVar(&f.env, "env", nil, "supply a withheld environment value as NAME=VALUE (repeatable)")
 	fl.BoolVar(&f.quiet, "quiet", false, "do not print the program's output again (it is still compared)")
 	fl.StringVarP(&f.output, "output", "o", "", "write the replay's own recording to this file")
-	fl.StringVar(&f.engine, "engine", "wasm", "interpreter engine: wasm or native")
+	fl.StringVar(&f.engine, "engine", defaultEngine(e), "interpreter engine: wasm or native; default $HALE_ENGINE, else wasm")
 	return cmd
 }
 

@@ -83,7 +83,7 @@ func newRunCmd(e env) *cobra.Command {
 		},
 	}
 	cmd.Flags().SetInterspersed(false)
-	cmd.Flags().StringVar(&engine, "engine", "wasm", "interpreter engine: wasm (the default, sandboxed) or native (in-process)")
+	cmd.Flags().StringVar(&engine, "engine", defaultEngine(e), "interpreter engine: wasm (sandboxed) or native (in-process); default $HALE_ENGINE, else wasm")
 	return cmd
 }
 
@@ -128,4 +128,14 @@ func startRecording(e env, c *compiled) (*replay.RecordingJournal, error) {
 		return nil, exitf(ExitRecording, "recording failed: %v", err)
 	}
 	return replay.NewRecordingJournal(rec, c.sir, settings.EnvPolicy), nil
+}
+
+// defaultEngine is the engine used without --engine: $HALE_ENGINE when
+// set (the conformance suite runs every script under both engines this
+// way), otherwise wasm.
+func defaultEngine(e env) string {
+	if v := e.getenv("HALE_ENGINE"); v != "" {
+		return v
+	}
+	return "wasm"
 }
