@@ -107,6 +107,10 @@ func decode(data []byte) (*Artifact, *FormatError) {
 	}
 
 	found := map[uint32]uint64{}
+	// Entries average over 16 bytes; reserving room for that many keeps
+	// decoding from copying the slice over and over, and costs at most
+	// twice the input's size.
+	a.Entries = make([]Entry, 0, (c.end-c.pos)/16)
 	for {
 		start := c.pos
 		c.entry = len(a.Entries)
@@ -121,7 +125,7 @@ func decode(data []byte) (*Artifact, *FormatError) {
 			c.entry = -1
 			break
 		}
-		bc := c.record(kind.String()+" entry", start)
+		bc := c.record(entryLabel(kind), start)
 		if c.err != nil {
 			return a, c.err
 		}
@@ -133,6 +137,25 @@ func decode(data []byte) (*Artifact, *FormatError) {
 		found[e.Consumer]++
 	}
 	return a, c.trailer(a, found)
+}
+
+// entryLabel names an entry record in error messages.
+func entryLabel(k Kind) string {
+	switch k {
+	case KindInvocation:
+		return "invocation entry"
+	case KindPublish:
+		return "publish entry"
+	case KindDelivery:
+		return "delivery entry"
+	case KindOutput:
+		return "output entry"
+	case KindTrap:
+		return "trap entry"
+	case KindExit:
+		return "exit entry"
+	}
+	return "unknown entry"
 }
 
 // trailer reads the trailer record (its marker already consumed) and the
@@ -230,7 +253,7 @@ type cursor struct {
 // record reads a length-prefixed record and returns a cursor over its body.
 // start is the offset of the record's first byte, marker included.
 func (c *cursor) record(what string, start int) *cursor {
-	n := c.uvarint(what + " length")
+	n := c.uvarintOf(what, " length")
 	if c.err != nil {
 		return nil
 	}
@@ -284,7 +307,11 @@ func (c *cursor) short(at int, field string) {
 
 // uvarint reads a minimally encoded LEB128 integer; minimality makes the
 // encoding canonical, so decode-then-encode reproduces the input.
-func (c *cursor) uvarint(field string) uint64 {
+func (c *cursor) uvarint(field string) uint64 { return c.uvarintOf(field, "") }
+
+// uvarintOf is uvarint for the field named field+suffix; the name is only
+// built for an error message, keeping the hot path free of allocations.
+func (c *cursor) uvarintOf(field, suffix string) uint64 {
 	if c.err != nil {
 		return 0
 	}
@@ -292,25 +319,25 @@ func (c *cursor) uvarint(field string) uint64 {
 	var x uint64
 	for i := 0; i < 10; i++ {
 		if c.pos >= c.end {
-			c.short(at, field)
+			c.short(at, field+suffix)
 			return 0
 		}
 		b := c.data[c.pos]
 		c.pos++
 		if i == 9 && b > 1 {
-			c.failAt(at, "%s overflows 64 bits", field)
+			c.failAt(at, "%s overflows 64 bits", field+suffix)
 			return 0
 		}
 		x |= uint64(b&0x7f) << (7 * i)
 		if b < 0x80 {
 			if b == 0 && i > 0 {
-				c.failAt(at, "%s is not minimally encoded", field)
+				c.failAt(at, "%s is not minimally encoded", field+suffix)
 				return 0
 			}
 			return x
 		}
 	}
-	c.failAt(at, "%s is longer than 10 bytes", field)
+	c.failAt(at, "%s is longer than 10 bytes", field+suffix)
 	return 0
 }
 
@@ -338,11 +365,14 @@ func (c *cursor) messageID() MessageID {
 // count reads a list length; every element takes at least one byte, so a
 // count beyond the remaining bytes is bad framing, caught before anything
 // is allocated for it.
-func (c *cursor) count(field string) uint64 {
+func (c *cursor) count(field string) uint64 { return c.countOf(field, "") }
+
+// countOf is count for the field named field+suffix.
+func (c *cursor) countOf(field, suffix string) uint64 {
 	at := c.pos
-	n := c.uvarint(field)
+	n := c.uvarintOf(field, suffix)
 	if c.err == nil && n > uint64(c.end-c.pos) {
-		c.failAt(at, "%s %d exceeds the %d bytes left in the %s", field, n, c.end-c.pos, c.what)
+		c.failAt(at, "%s%s %d exceeds the %d bytes left in the %s", field, suffix, n, c.end-c.pos, c.what)
 		return 0
 	}
 	return n
@@ -353,7 +383,7 @@ func (c *cursor) count(field string) uint64 {
 // the bytes after it.
 func (c *cursor) bytes(field string) []byte {
 	at := c.pos
-	n := c.uvarint(field + " length")
+	n := c.uvarintOf(field, " length")
 	if c.err != nil {
 		return nil
 	}
@@ -369,7 +399,7 @@ func (c *cursor) bytes(field string) []byte {
 func (c *cursor) string(field string) string { return string(c.bytes(field)) }
 
 func (c *cursor) strings(field string) []string {
-	n := c.count(field + " count")
+	n := c.countOf(field, " count")
 	var ss []string
 	for i := uint64(0); i < n && c.err == nil; i++ {
 		ss = append(ss, c.string(field))

@@ -420,7 +420,7 @@ func (r *Report) tally(rec, rep side) {
 		}
 	}
 	r.Unconsumed += max(0, len(ri)-len(pi))
-	recorded := map[Delivery]int{}
+	recorded := make(map[Delivery]int, len(rec.idx))
 	for _, i := range rec.idx {
 		if x, ok := rec.a.Entries[i].Body.(Delivery); ok {
 			recorded[x]++

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"strconv"
+	"time"
 
 	"github.com/hale-lang/hale/vm/host"
 )
@@ -149,10 +150,19 @@ func (r *Replayer) maybeStop(cs *replayConsumer, n int, d *host.Delivery, state 
 		r.mu.Unlock()
 		return ErrStopped
 	}
+	// While a person looks at the stop, no hold times out: the consumers
+	// waiting for this one are not late, the person is.
+	r.mu.Lock()
+	r.paused++
+	r.mu.Unlock()
 	r.inspectMu.Lock()
 	action := r.opts.Inspect(&Inspection{View: view, r: r, c: cs.id, n: n, state: state})
 	r.inspectMu.Unlock()
 	r.mu.Lock()
+	r.paused--
+	for _, o := range r.cons {
+		o.holdSince = time.Time{} // holds start again from now
+	}
 	r.stop.mode, r.stop.consumer = action, cs.id
 	r.mu.Unlock()
 	if action == InspectHalt {

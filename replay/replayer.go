@@ -108,7 +108,7 @@ type Finding struct {
 type ReplayStats struct {
 	Consumers     int // consumers that handle deliveries
 	Deliveries    int // deliveries handled in the replay
-	JournalCalls  int // calls of journaled primitives (inputs, outputs, effects, exit)
+	JournalCalls  int // input calls served from the journal (as Diff counts them: outputs, effects and exit are compared, not counted)
 	JournalMisses int // calls that did not match the recording (input past the journal included)
 	MissingInputs int // withheld values that were not supplied, or with another length
 	OrderTimeouts int
@@ -182,6 +182,7 @@ type Replayer struct {
 	stop      stopPoint
 	at        *AtView
 	inspectMu sync.Mutex
+	paused    int // inspections in progress (under mu): holds do not time out meanwhile
 }
 
 // replayConsumer is one consumer's recorded tables and replay state.
@@ -509,7 +510,6 @@ func (r *Replayer) Invoke(c int, p stdlib.Primitive, args []byte, live func() ([
 
 // serve matches one call against cs's current handler run.
 func (r *Replayer) serve(cs *replayConsumer, p stdlib.Primitive, args []byte, live func() ([]byte, error)) ([]byte, error) {
-	cs.calls++
 	run := cs.cur
 	var next *Entry
 	if run.used < len(run.entries) {
@@ -533,6 +533,7 @@ func (r *Replayer) serve(cs *replayConsumer, p stdlib.Primitive, args []byte, li
 		cs.runOutputs++
 	} else {
 		cs.runInputs++
+		cs.calls++
 	}
 	// Recorded output the replay did not print is a changed output, not
 	// a reason to refuse the call.
@@ -1001,7 +1002,7 @@ func (r *Replayer) Next(c int, pending []host.Delivery) (int, time.Duration) {
 			}
 		}
 		now := time.Now()
-		if cs.holdSince.IsZero() {
+		if cs.holdSince.IsZero() || r.paused > 0 {
 			cs.holdSince = now
 		}
 		if wait := r.hold - now.Sub(cs.holdSince); wait > 0 {

@@ -7,12 +7,14 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/hale-lang/hale"
+	"github.com/hale-lang/hale/codegen/image"
 	"github.com/hale-lang/hale/replay"
 	"github.com/hale-lang/hale/sir"
 	"github.com/hale-lang/hale/vm/host"
@@ -129,60 +131,39 @@ func runReplay(e env, f replayFlags, artifactPath, programPath string) error {
 		}
 	}
 
-	// The replay records itself, with the recording's env policy whatever
-	// the environment says, and the verdict compares the two artifacts:
-	// with or without --diff the counts and the first divergence are the
-	// same; --diff also lists every consumer's first divergence.
-	replayPath := f.output
-	{
-		if replayPath == "" {
-			tmp, err := os.MkdirTemp("", "hale-replay-")
-			if err != nil {
-				return exitf(ExitFailure, "cannot create a temporary folder: %v", err)
-			}
-			defer os.RemoveAll(tmp)
-			replayPath = tmp + "/replayed.halerec"
-		}
-		header, err := replay.NewHeader(c.sir, replay.HeaderInfo{
-			HaleVersion: hale.Version,
-			BuildDigest: c.buildDigest(),
-			ShapeHash:   c.shapeHash(),
-			EnvPolicy:   art.Header.EnvPolicy,
-		})
-		if err != nil {
-			return exitf(ExitFailure, "cannot record the replay: %v", err)
-		}
-		rec, err := replay.Create(replayPath, header, replay.Options{})
-		if err != nil {
-			return exitf(ExitFailure, "cannot record the replay: %v", err)
-		}
-		opts.Record = rec
-	}
-
 	img, err := c.image()
 	if err != nil {
 		return err
 	}
-	r := replay.NewReplayer(art, c.sir, opts)
 	stdout := e.stdout
 	if f.asJSON {
 		stdout = io.Discard
 	}
-	hopts := host.Options{Engine: kind, Stdout: stdout, Stderr: e.stderr, Args: nil}
-	r.Install(&hopts)
-	ctx, stop := interruptContext()
-	defer stop()
-	_, runErr := host.Run(ctx, c.sir, img, hopts)
-	if rj := r.Recording(); rj != nil {
-		if err := rj.Close(); err != nil && runErr == nil {
-			return exitf(ExitFailure, "cannot record the replay: %v", err)
+	// With --diff (or -o) the replay records itself, with the recording's
+	// env policy whatever the environment says, and the two artifacts are
+	// compared entry by entry. Without, the replayer's own account decides
+	// (misses, timeouts, unconsumed inputs, unexpected deliveries, changed
+	// output or trap), which costs no second recording; only when it finds
+	// a divergence is the replay run again, silently and recorded, so that
+	// the report can show both sides of the first one.
+	record := f.diff || f.output != ""
+	first, err := replayPass(e, c, img, art, kind, opts, record, f.output, stdout, e.stderr)
+	if err != nil {
+		return err
+	}
+	defer first.cleanup()
+	r, res, replayPath := first.r, first.res, first.path
+	if !record && opts.At == nil && opts.Inspect == nil {
+		if stats := r.Stats(); !stats.Clean() {
+			quiet := opts
+			quiet.Quiet = true
+			again, err := replayPass(e, c, img, art, kind, quiet, true, "", io.Discard, io.Discard)
+			if err != nil {
+				return err
+			}
+			defer again.cleanup()
+			r, replayPath = again.r, again.path
 		}
-	}
-	if errors.Is(runErr, context.Canceled) {
-		return exitf(ExitInterrupted, "interrupted")
-	}
-	if runErr != nil {
-		return exitf(ExitFailure, "replay failed: %v", runErr)
 	}
 
 	if opts.At != nil && opts.Inspect == nil {
@@ -190,21 +171,34 @@ func runReplay(e env, f replayFlags, artifactPath, programPath string) error {
 			return writeJSON(e.stdout, view)
 		}
 	}
+	if opts.Inspect != nil && res.Verdict == host.VerdictHalted {
+		return nil // `quit` in the inspector
+	}
 
 	stats := r.Stats()
-	again, err := os.ReadFile(replayPath)
-	if err != nil {
-		return exitf(ExitFailure, "cannot read the replay's recording: %v", err)
+	var rep *replay.Report
+	if replayPath != "" {
+		again, err := os.ReadFile(replayPath)
+		if err != nil {
+			return exitf(ExitFailure, "cannot read the replay's recording: %v", err)
+		}
+		replayed, err := replay.Decode(again)
+		if err != nil {
+			return exitf(ExitFailure, "the replay's recording is damaged: %v", err)
+		}
+		rep = replay.Differ{Decode: replay.ProgramDecoder(c.sir)}.Diff(art, replayed)
+	} else {
+		rep = &replay.Report{Verdict: replay.ReportIdentical, Consumers: stats.Consumers,
+			Deliveries: stats.Deliveries, JournalCalls: stats.JournalCalls,
+			JournalMisses: stats.JournalMisses, Unconsumed: stats.Unconsumed, Unexpected: stats.Unexpected}
 	}
-	replayed, err := replay.Decode(again)
-	if err != nil {
-		return exitf(ExitFailure, "the replay's recording is damaged: %v", err)
-	}
-	rep := replay.Differ{Decode: replay.ProgramDecoder(c.sir)}.Diff(art, replayed)
 	stats.Apply(rep)
 	for _, d := range rep.Divergences {
 		if d.Position == "" && d.Handler != nil {
 			d.Position = handlerPosition(c.sir, d.Handler)
+		}
+		if d.Position == "" && !d.End && !d.Startup {
+			d.Position = recordedHandlerPosition(c.sir, art, d.At)
 		}
 	}
 	if f.asJSON {
@@ -234,6 +228,82 @@ func finishReport(rep *replay.Report, err error) error {
 		return silentExit(ExitFailure)
 	}
 	return nil
+}
+
+// pass is one run of a replay.
+type pass struct {
+	r       *replay.Replayer
+	res     host.Result
+	path    string // the replay's own recording; "" when not recorded
+	cleanup func()
+}
+
+// replayPass runs the program once under a Replayer for art; with record
+// it records the replay to output (or to a temporary file).
+func replayPass(e env, c *compiled, img *image.Image, art *replay.Artifact, kind host.EngineKind,
+	opts replay.ReplayOptions, record bool, output string, stdout, stderr io.Writer) (*pass, error) {
+	p := &pass{path: output, cleanup: func() {}}
+	if record {
+		if p.path == "" {
+			tmp, err := os.MkdirTemp("", "hale-replay-")
+			if err != nil {
+				return nil, exitf(ExitFailure, "cannot create a temporary folder: %v", err)
+			}
+			p.cleanup = func() { os.RemoveAll(tmp) }
+			p.path = filepath.Join(tmp, "replayed.halerec")
+		}
+		header, err := replay.ReplayHeader(art, c.sir, replay.HeaderInfo{
+			HaleVersion: hale.Version,
+			BuildDigest: c.buildDigest(),
+			ShapeHash:   c.shapeHash(),
+		})
+		if err != nil {
+			p.cleanup()
+			return nil, exitf(ExitFailure, "cannot record the replay: %v", err)
+		}
+		rec, err := replay.Create(p.path, header, replay.Options{})
+		if err != nil {
+			p.cleanup()
+			return nil, exitf(ExitFailure, "cannot record the replay: %v", err)
+		}
+		opts.Record = rec
+	}
+	p.r = replay.NewReplayer(art, c.sir, opts)
+	hopts := host.Options{Engine: kind, Stdout: stdout, Stderr: stderr}
+	p.r.Install(&hopts)
+	ctx, stop := interruptContext()
+	defer stop()
+	res, runErr := host.Run(ctx, c.sir, img, hopts)
+	p.res = res
+	if rj := p.r.Recording(); rj != nil {
+		if err := rj.Close(); err != nil && runErr == nil {
+			p.cleanup()
+			return nil, exitf(ExitFailure, "cannot record the replay: %v", err)
+		}
+	}
+	if errors.Is(runErr, context.Canceled) {
+		p.cleanup()
+		return nil, exitf(ExitInterrupted, "interrupted")
+	}
+	if runErr != nil {
+		p.cleanup()
+		return nil, exitf(ExitFailure, "replay failed: %v", runErr)
+	}
+	return p, nil
+}
+
+// recordedHandlerPosition is the source position of the handler that ran
+// recorded delivery at; "" when the recording has no such delivery.
+func recordedHandlerPosition(p *sir.Program, art *replay.Artifact, at replay.Coordinate) string {
+	ref, err := art.Resolve(replay.Target{Consumer: at.Consumer, N: at.N})
+	if err != nil {
+		return ""
+	}
+	d, ok := art.Entries[ref.Entry].Body.(replay.Delivery)
+	if !ok {
+		return ""
+	}
+	return handlerPosition(p, &d)
 }
 
 // asyncIOInstances names the program's async_io instances, which replay
@@ -275,14 +345,11 @@ func handlerPosition(p *sir.Program, d *replay.Delivery) string {
 	return ""
 }
 
-// isTerminal reports whether a stream is an interactive terminal.
+// isTerminal reports whether a stream is an interactive terminal (not a
+// pipe, a file or /dev/null).
 func isTerminal(s any) bool {
 	f, ok := s.(*os.File)
-	if !ok {
-		return false
-	}
-	fi, err := f.Stat()
-	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+	return ok && isTerminalFd(f.Fd())
 }
 
 // newInspector returns the interactive inspector of `hale replay --at` on
