@@ -9,7 +9,7 @@ import (
 	"testing"
 	"testing/fstest"
 
-	"golang.org/x/tools/txtar"
+	"github.com/rogpeppe/go-internal/txtar"
 
 	"github.com/hale-lang/hale/effects"
 	"github.com/hale-lang/hale/lang"
