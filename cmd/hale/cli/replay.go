@@ -186,7 +186,7 @@ func runReplay(e env, f replayFlags, artifactPath, programPath string) error {
 		if err != nil {
 			return exitf(ExitFailure, "the replay's recording is damaged: %v", err)
 		}
-		rep = replay.Differ{Decode: replay.ProgramDecoder(c.sir)}.Diff(art, replayed)
+		rep = replay.Differ{Decode: chainDecoders(replay.ProgramDecoder(c.sir), artifactDecoder(art))}.Diff(art, replayed)
 	} else {
 		rep = &replay.Report{Verdict: replay.ReportIdentical, Consumers: stats.Consumers,
 			Deliveries: stats.Deliveries, JournalCalls: stats.JournalCalls,
@@ -208,7 +208,7 @@ func runReplay(e env, f replayFlags, artifactPath, programPath string) error {
 		return err
 	}
 	if f.diff && len(rep.Divergences) > 1 {
-		fmt.Fprintf(e.stderr, "other consumers' first divergences:\n")
+		fmt.Fprintf(e.stderr, "further divergences (each other consumer's first, then the ending):\n")
 		for _, d := range rep.Divergences[1:] {
 			fmt.Fprintf(e.stderr, "%s\n", d.Sentence)
 			if d.Position != "" {
@@ -228,6 +228,23 @@ func finishReport(rep *replay.Report, err error) error {
 		return silentExit(ExitFailure)
 	}
 	return nil
+}
+
+// chainDecoders decodes with the first decoder that can: the program's
+// own types first, then the recording's (a changed program may no longer
+// call a primitive the recording shows).
+func chainDecoders(ds ...replay.ValueDecoder) replay.ValueDecoder {
+	return func(field, hint string, data []byte) (any, bool) {
+		for _, d := range ds {
+			if d == nil {
+				continue
+			}
+			if v, ok := d(field, hint, data); ok {
+				return v, true
+			}
+		}
+		return nil, false
+	}
 }
 
 // pass is one run of a replay.
