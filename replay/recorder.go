@@ -221,7 +221,12 @@ func (r *Recorder) Append(consumer uint32, body Body) error {
 	r.inflight++
 	defer func() {
 		r.inflight--
-		r.ready.Signal()
+		// The writer waits only for an empty queue to fill (or for the
+		// last Append of a closing recorder), so waking it for every
+		// entry would only make producer and writer take turns.
+		if len(r.queue) == 1 || r.closing {
+			r.ready.Signal()
+		}
 	}()
 	if l.waiting >= r.limit {
 		r.stalls++
