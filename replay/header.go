@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"time"
 
@@ -80,8 +81,10 @@ func ReplayHeader(art *Artifact, prog *sir.Program, info HeaderInfo) (*Header, e
 // needs to decode payloads, arguments and results without the program.
 // Its layout, version 1:
 //
-//	uvarint 1                       layout version
+//	uvarint 2                       layout version
 //	uvarint T, T × str              topic names, in topic order
+//	T × (uvarint k, k × uvarint)    each topic's subscribers: instance indices
+//	                                (into the instance names), in main order
 //	uvarint I, I × str              instance names, in main order
 //	uvarint P, P × str              names of the primitives the program calls
 //	type table                      vm/value's canonical type table (EncodeTypes)
@@ -99,13 +102,14 @@ func ReplayHeader(art *Artifact, prog *sir.Program, info HeaderInfo) (*Header, e
 //
 // where str is uvarint(len) and the bytes. print, a builtin whose argument
 // is one canonical string rather than a tuple, needs no entry.
-const typesLayout = 1
+const typesLayout = 2
 
 // programTypes holds the value types of one program, indexed for the
 // recorder's decoder, the replayer and --at.
 type programTypes struct {
 	topics    []*value.Type // payload struct by topic index
 	topicName []string
+	subs      [][]int // subscriber instance indices by topic index
 	byTopic   map[string]*value.Type
 	states    []*value.Type // state struct by instance index
 	instName  []string
@@ -143,6 +147,7 @@ func typesOfProgram(prog *sir.Program) (*programTypes, error) {
 	}
 	pt := &programTypes{byTopic: map[string]*value.Type{}, prims: map[string]primTypes{}}
 	for _, t := range prog.Topics {
+		pt.subs = append(pt.subs, append([]int{}, t.Subscribers...))
 		vt, err := at(t.Type, "topic "+t.Name)
 		if err != nil {
 			return nil, err
@@ -263,6 +268,16 @@ func (pt *programTypes) encode() ([]byte, error) {
 		}
 	}
 	names(pt.topicName)
+	for i := range pt.topicName {
+		var subs []int
+		if i < len(pt.subs) {
+			subs = pt.subs[i]
+		}
+		b = binary.AppendUvarint(b, uint64(len(subs)))
+		for _, inst := range subs {
+			b = binary.AppendUvarint(b, uint64(inst))
+		}
+	}
 	names(pt.instName)
 	names(pt.primOrder)
 	roots := make([]*value.Type, 0, len(pt.topics)+len(pt.states)+2*len(pt.primOrder))
@@ -320,6 +335,22 @@ func decodeProgramTypes(data []byte) (*programTypes, error) {
 		return bad("layout version " + strconv.FormatUint(v, 10) + " is not supported")
 	}
 	topics, ok1 := names()
+	subs := make([][]int, 0, len(topics))
+	for range topics {
+		n, ok := uv()
+		if !ok || n > uint64(len(data)-off) {
+			return bad("bad subscriber lists")
+		}
+		list := make([]int, 0, n)
+		for range n {
+			inst, ok := uv()
+			if !ok || inst > uint64(len(data)) {
+				return bad("bad subscriber lists")
+			}
+			list = append(list, int(inst))
+		}
+		subs = append(subs, list)
+	}
 	insts, ok2 := names()
 	prims, ok3 := names()
 	if !ok1 || !ok2 || !ok3 {
@@ -333,7 +364,14 @@ func decodeProgramTypes(data []byte) (*programTypes, error) {
 		return bad(fmt.Sprintf("%d types for %d topics, %d instances and %d primitives", len(roots), len(topics), len(insts), len(prims)))
 	}
 	pt := &programTypes{byTopic: map[string]*value.Type{}, prims: map[string]primTypes{},
-		topicName: topics, instName: insts, primOrder: prims}
+		topicName: topics, subs: subs, instName: insts, primOrder: prims}
+	for _, list := range subs {
+		for _, inst := range list {
+			if inst >= len(insts) {
+				return bad(fmt.Sprintf("a subscriber is instance %d of %d", inst, len(insts)))
+			}
+		}
+	}
 	pt.topics, roots = roots[:len(topics)], roots[len(topics):]
 	for i, name := range topics {
 		pt.byTopic[name] = pt.topics[i]
@@ -458,4 +496,19 @@ func (pt *programTypes) stateJSON(inst int, tuple []byte) (json.RawMessage, erro
 		}
 	}
 	return append(b, '}'), nil
+}
+
+// subscribed reports whether the header's type table says instance target
+// subscribes to topic; known is false when the table cannot tell (no
+// table, an older layout, or names it does not list).
+func (pt *programTypes) subscribed(target, topic string) (yes, known bool) {
+	if pt == nil || len(pt.subs) != len(pt.topicName) {
+		return false, false
+	}
+	t := slices.Index(pt.topicName, topic)
+	i := slices.Index(pt.instName, target)
+	if t < 0 || i < 0 {
+		return false, false
+	}
+	return slices.Contains(pt.subs[t], i), true
 }

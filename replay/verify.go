@@ -42,8 +42,9 @@ func Verify(data []byte) error {
 //   - the trailer's verdict "exit" comes with an exit entry of the same
 //     code, and the verdict "trap" with a trap entry.
 //
-// Whether the target is subscribed to the topic needs the program, not
-// just the artifact; replay admission checks that.
+// A delivery's target must subscribe to its topic when the header's type
+// table (written by the recorder) lists the subscriptions; an artifact
+// without one is not checked for that.
 // The trailer's counts are checked by Decode, which Artifact.Verify
 // assumes has accepted a.
 func (a *Artifact) Verify() error {
@@ -53,6 +54,9 @@ func (a *Artifact) Verify() error {
 	if err := a.Header.check(); err != nil {
 		return bad(-1, "header: %v", err)
 	}
+	// The header's type table, when it can be read, says which instance
+	// subscribes to which topic.
+	program, _ := decodeProgramTypes(a.Header.Types)
 	consumers := map[uint32]Consumer{}
 	runs := map[uint32]map[string]bool{}
 	for _, c := range a.Header.Consumers {
@@ -100,6 +104,9 @@ func (a *Artifact) Verify() error {
 				return bad(i, "delivery to %s, which consumer %d (%s %s) does not run", x.Target, e.Consumer, c.Kind, c.Name)
 			}
 			if !x.Start {
+				if yes, known := program.subscribed(x.Target, x.Topic); known && !yes {
+					return bad(i, "delivery of topic %s to %s, which does not subscribe to it", x.Topic, x.Target)
+				}
 				topic, ok := published[x.Message]
 				switch {
 				case ok && topic != x.Topic:
