@@ -179,6 +179,9 @@ func New(w io.Writer, h *Header, opts Options) (*Recorder, error) {
 	return newRecorder(wr, opts), nil
 }
 
+// writerBatch is how many queued entries wake the writer.
+const writerBatch = 256
+
 func newRecorder(w *Writer, opts Options) *Recorder {
 	r := &Recorder{w: w, limit: opts.Buffer, lanes: map[uint32]*lane{}, done: make(chan struct{})}
 	if r.limit <= 0 {
@@ -198,7 +201,7 @@ func (r *Recorder) Append(consumer uint32, body Body) error {
 	if r == nil {
 		return nil
 	}
-	rest, encErr := appendBody(nil, body)
+	rest, encErr := appendBody(make([]byte, 0, bodySizeHint(body)), body)
 
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -221,15 +224,17 @@ func (r *Recorder) Append(consumer uint32, body Body) error {
 	r.inflight++
 	defer func() {
 		r.inflight--
-		// The writer waits only for an empty queue to fill (or for the
-		// last Append of a closing recorder), so waking it for every
-		// entry would only make producer and writer take turns.
-		if len(r.queue) == 1 || r.closing {
+		// The writer is woken once a batch has gathered (or for the last
+		// Append of a closing recorder): waking it for every entry would
+		// only make producer and writer take turns. Entries below a
+		// batch wait in memory, bounded by the per-consumer limit.
+		if len(r.queue) == writerBatch || r.closing {
 			r.ready.Signal()
 		}
 	}()
 	if l.waiting >= r.limit {
 		r.stalls++
+		r.ready.Signal() // whatever the batch size, the writer must make room
 		for l.waiting >= r.limit && r.err == nil {
 			r.space.Wait()
 		}
@@ -420,4 +425,21 @@ func (h *Header) check() error {
 		}
 	}
 	return nil
+}
+
+// bodySizeHint estimates an entry body's encoded size, so that encoding
+// it allocates once.
+func bodySizeHint(body Body) int {
+	const fixed = 24 // varints, outcome byte, flags
+	switch x := body.(type) {
+	case Invocation:
+		return fixed + len(x.Primitive) + len(x.Args) + len(x.Result) + len(x.Message)
+	case Publish:
+		return fixed + len(x.Topic) + len(x.Payload)
+	case Delivery:
+		return fixed + len(x.Target) + len(x.Topic)
+	case Output:
+		return fixed + len(x.Channel) + len(x.Primitive) + len(x.Args) + len(x.Result) + len(x.Message)
+	}
+	return 64
 }
