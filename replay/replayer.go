@@ -326,6 +326,12 @@ func (r *Replayer) load() {
 		var cs *replayConsumer
 		if int64(id) < int64(len(r.cons)) {
 			cs = r.cons[id]
+			if len(cs.index) == 0 {
+				// Sized once: at most every entry of the consumer is a
+				// delivery, and growing the map entry by entry costs more
+				// than the spare room.
+				cs.index = make(map[deliveryKey]int, len(idx))
+			}
 		}
 		run := -1 // the delivery whose calls follow; -1: before the first
 		for _, i := range idx {

@@ -16,12 +16,12 @@ import (
 // testdata/bench, so start-up (process, runtime, wasm module load) is
 // measured as a user sees it. Each iteration runs every command of a
 // benchmark once, in turn, so that the commands compared share the same
-// machine load; the figures are the medians over the iterations:
+// machine load; the figures are the benchMedians over the iterations:
 //
 //	NAME-ms    wall time of one run of the command NAME
 //	NAME-cpums CPU time (user + system) of that process
 //
-// plus ratios and rates computed from the medians. Run them with a
+// plus ratios and rates computed from the benchMedians. Run them with a
 // fixed iteration count, e.g.
 //
 //	go test ./cmd/hale/cli -run XXX -bench . -benchtime 10x
@@ -31,8 +31,8 @@ import (
 // benchDir holds the benchmark programs.
 const benchDir = "testdata/bench"
 
-// command is one process a benchmark runs.
-type command struct {
+// benchCmd is one process a benchmark runs.
+type benchCmd struct {
 	name string
 	args []string // argv; args[0] is "hale", "python3" or a path
 	env  []string // added to the environment
@@ -42,18 +42,18 @@ type command struct {
 	before func()
 }
 
-// bench is a benchmark's built binary and folders.
-type bench struct {
+// benchRig is a benchmark's built binary and folders.
+type benchRig struct {
 	hale  string
 	cache string // warm XDG_CACHE_HOME
 	tmp   string
 }
 
 // newBench builds hale and fills its compilation cache.
-func newBench(b *testing.B) *bench {
+func newBench(b *testing.B) *benchRig {
 	b.Helper()
 	tmp := b.TempDir()
-	g := &bench{hale: filepath.Join(tmp, "hale"), cache: filepath.Join(tmp, "cache"), tmp: tmp}
+	g := &benchRig{hale: filepath.Join(tmp, "hale"), cache: filepath.Join(tmp, "cache"), tmp: tmp}
 	goBin, err := exec.LookPath("go")
 	if err != nil {
 		b.Skip("no go command to build hale with")
@@ -62,12 +62,12 @@ func newBench(b *testing.B) *bench {
 	if out, err := cmd.CombinedOutput(); err != nil {
 		b.Fatalf("building hale: %v\n%s", err, out)
 	}
-	g.run(b, command{name: "warm-up", args: []string{"hale", "run", "empty.hl"}})
+	g.run(b, benchCmd{name: "warm-up", args: []string{"hale", "run", "empty.hl"}})
 	return g
 }
 
 // run runs c once and returns its wall and CPU time.
-func (g *bench) run(b *testing.B, c command) (wall, cpu time.Duration) {
+func (g *benchRig) run(b *testing.B, c benchCmd) (wall, cpu time.Duration) {
 	b.Helper()
 	args := slices.Clone(c.args)
 	if args[0] == "hale" {
@@ -91,12 +91,12 @@ func (g *bench) run(b *testing.B, c command) (wall, cpu time.Duration) {
 	return wall, cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
 }
 
-// medians are a benchmark's median wall times by command name.
-type medians map[string]time.Duration
+// benchMedians are a benchmark's median wall times by command name.
+type benchMedians map[string]time.Duration
 
 // sideBySide runs every command once per iteration, in turn, reports the
-// median wall and CPU time of each and returns the wall medians.
-func (g *bench) sideBySide(b *testing.B, cmds []command) medians {
+// median wall and CPU time of each and returns the wall benchMedians.
+func (g *benchRig) sideBySide(b *testing.B, cmds []benchCmd) benchMedians {
 	b.Helper()
 	walls := map[string][]time.Duration{}
 	cpus := map[string][]time.Duration{}
@@ -112,16 +112,16 @@ func (g *bench) sideBySide(b *testing.B, cmds []command) medians {
 			cpus[c.name] = append(cpus[c.name], cpu)
 		}
 	}
-	m := medians{}
+	m := benchMedians{}
 	for _, c := range cmds {
-		m[c.name] = median(walls[c.name])
-		b.ReportMetric(ms(m[c.name]), c.name+"-ms")
-		b.ReportMetric(ms(median(cpus[c.name])), c.name+"-cpums")
+		m[c.name] = benchMedian(walls[c.name])
+		b.ReportMetric(benchMS(m[c.name]), c.name+"-ms")
+		b.ReportMetric(benchMS(benchMedian(cpus[c.name])), c.name+"-cpums")
 	}
 	return m
 }
 
-func median(ds []time.Duration) time.Duration {
+func benchMedian(ds []time.Duration) time.Duration {
 	s := slices.Clone(ds)
 	slices.Sort(s)
 	n := len(s)
@@ -134,10 +134,10 @@ func median(ds []time.Duration) time.Duration {
 	return (s[n/2-1] + s[n/2]) / 2
 }
 
-func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+func benchMS(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
 
 // net is a command's time minus its baseline's (start-up), at least 1µs.
-func (m medians) net(name, base string) time.Duration {
+func (m benchMedians) net(name, base string) time.Duration {
 	return max(m[name]-m[base], time.Microsecond)
 }
 
@@ -148,7 +148,7 @@ func (m medians) net(name, base string) time.Duration {
 func BenchmarkStartup(b *testing.B) {
 	g := newBench(b)
 	cold := filepath.Join(g.tmp, "cold")
-	g.sideBySide(b, []command{
+	g.sideBySide(b, []benchCmd{
 		{name: "cold-empty", args: []string{"hale", "run", "empty.hl"}, env: []string{"XDG_CACHE_HOME=" + cold},
 			before: func() { os.RemoveAll(cold) }},
 		{name: "warm-empty", args: []string{"hale", "run", "empty.hl"}},
@@ -174,7 +174,7 @@ func BenchmarkVsCPython(b *testing.B) {
 	g := newBench(b)
 	for _, w := range []struct{ name, want string }{{"fib30", "832040"}, {"loop", "499999500000"}} {
 		b.Run(w.name, func(b *testing.B) {
-			m := g.sideBySide(b, []command{
+			m := g.sideBySide(b, []benchCmd{
 				{name: "wasm-empty", args: []string{"hale", "run", "empty.hl"}},
 				{name: "wasm", args: []string{"hale", "run", w.name + ".hl"}, want: w.want},
 				{name: "native-empty", args: []string{"hale", "run", "--engine", "native", "empty.hl"}},
@@ -193,11 +193,13 @@ func BenchmarkVsCPython(b *testing.B) {
 
 // BenchmarkRecordReplayCLI runs the message-heavy programs (200,000
 // main-bus deliveries; msgs_rand also makes 200,000 journaled calls)
-// with `hale run` unrecorded, recorded (LOTUS_OBS_RECORD) and replayed
-// with `hale replay --quiet`, which also records the replay and compares
-// the two artifacts; and sleep.hl (1 s of sleeps) recorded and replayed.
-// Ratios: rec/plain, replay/rec; msgs/s is 200,000 over the unrecorded
-// run minus the empty program's run.
+// with `hale run` unrecorded (plain) and recorded (rec, LOTUS_OBS_RECORD),
+// then replays the recording with `hale replay --quiet` (replay) and
+// `hale replay --quiet --diff` (replay-diff, which also records the
+// replay and compares the two artifacts entry by entry); and sleep.hl
+// (1 s of sleeps) recorded and replayed. Ratios: rec/plain, replay/rec,
+// replay-diff/rec; msgs/s is 200,000 over the unrecorded run minus the
+// empty program's run.
 func BenchmarkRecordReplayCLI(b *testing.B) {
 	g := newBench(b)
 	for _, engine := range []string{"wasm", "native"} {
@@ -205,14 +207,16 @@ func BenchmarkRecordReplayCLI(b *testing.B) {
 			b.Run(prog+"/"+engine, func(b *testing.B) {
 				art := filepath.Join(g.tmp, prog+"-"+engine+".halerec")
 				run := []string{"hale", "run", "--engine", engine}
-				m := g.sideBySide(b, []command{
+				m := g.sideBySide(b, []benchCmd{
 					{name: "empty", args: append(run, "empty.hl")},
 					{name: "plain", args: append(run, prog+".hl"), want: "handled 200000"},
 					{name: "rec", args: append(run, prog+".hl"), env: []string{"LOTUS_OBS_RECORD=" + art}, want: "handled 200000"},
 					{name: "replay", args: []string{"hale", "replay", "--quiet", "--engine", engine, art, prog + ".hl"}, want: "replay OK"},
+					{name: "replay-diff", args: []string{"hale", "replay", "--quiet", "--diff", "--engine", engine, art, prog + ".hl"}, want: "replay OK"},
 				})
 				b.ReportMetric(float64(m["rec"])/float64(m["plain"]), "rec/plain")
 				b.ReportMetric(float64(m["replay"])/float64(m["rec"]), "replay/rec")
+				b.ReportMetric(float64(m["replay-diff"])/float64(m["rec"]), "replay-diff/rec")
 				b.ReportMetric(200000/m.net("plain", "empty").Seconds(), "msgs/s")
 				if fi, err := os.Stat(art); err == nil {
 					b.ReportMetric(float64(fi.Size()), "artifact-bytes")
@@ -222,7 +226,7 @@ func BenchmarkRecordReplayCLI(b *testing.B) {
 	}
 	b.Run("sleep", func(b *testing.B) {
 		art := filepath.Join(g.tmp, "sleep.halerec")
-		m := g.sideBySide(b, []command{
+		m := g.sideBySide(b, []benchCmd{
 			{name: "rec", args: []string{"hale", "run", "sleep.hl"}, env: []string{"LOTUS_OBS_RECORD=" + art}, want: "slept 20 times"},
 			{name: "replay", args: []string{"hale", "replay", art, "sleep.hl"}, want: "slept 20 times"},
 		})
