@@ -71,7 +71,7 @@ func NewHeader(prog *sir.Program, info HeaderInfo) (*Header, error) {
 
 // ReplayHeader builds the header of a replay's own recording: as
 // NewHeader, but with the env policy of the artifact being replayed,
-// whatever info says (REPLAY.md §4.8).
+// whatever info says (docs/replay.md).
 func ReplayHeader(art *Artifact, prog *sir.Program, info HeaderInfo) (*Header, error) {
 	info.EnvPolicy = art.Header.EnvPolicy
 	return NewHeader(prog, info)

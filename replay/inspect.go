@@ -9,7 +9,7 @@ import (
 	"github.com/hale-lang/hale/vm/host"
 )
 
-// AtView is what `hale replay --at C:N` shows (REPLAY.md §5): the
+// AtView is what `hale replay --at C:N` shows (docs/replay.md): the
 // coordinate, the delivery about to run, its target's state, and the
 // consumer's last handled deliveries, oldest first. Its JSON form is the
 // one `--at --json` prints.

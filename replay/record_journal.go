@@ -14,7 +14,7 @@ import (
 
 // RecordingJournal is the host.Journal of a recorded run: it lets every
 // call go live and turns each event the runtime reports into an artifact
-// entry (REPLAY.md §2), appended to a Recorder from the goroutine of the
+// entry (docs/replay.md), appended to a Recorder from the goroutine of the
 // consumer concerned:
 //
 //   - a call of an input primitive (time, rand, entropy, env, args,

@@ -19,7 +19,7 @@ import (
 	"github.com/hale-lang/hale/vm/value"
 )
 
-// How a replay runs (REPLAY.md §4).
+// How a replay runs (docs/replay.md).
 //
 // The Replayer is the runtime's Journal, Order and Input at once. It
 // reads the admitted artifact once, up front, into per-consumer tables:
@@ -88,7 +88,7 @@ type ReplayOptions struct {
 	// view shows (0: 5).
 	Recent int
 	// Record, when set, receives the replay's own recording, made with
-	// the env policy of the artifact being replayed (REPLAY.md §4.8).
+	// the env policy of the artifact being replayed (docs/replay.md).
 	// The caller creates it with a header from ReplayHeader and closes
 	// it through Recording().Close after the run.
 	Record *Recorder

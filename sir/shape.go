@@ -13,7 +13,7 @@ import (
 	"github.com/zeebo/blake3"
 )
 
-// The shape graph is the program's structural identity (REPLAY.md §3): what
+// The shape graph is the program's structural identity (docs/replay.md): what
 // runs where, who talks to whom, and what may touch the world. Replay
 // admission compares its hash, so two builds of one program agree on it and
 // any structural change alters it.

@@ -71,7 +71,7 @@ type Program struct {
 	// Prims are the host primitives the program calls (they cross the
 	// gateway), sorted by name. CallPrim.Prim indexes this slice.
 	Prims []*Prim
-	// Consumers is the consumer table (LANGUAGE.md §7): 0 main, then pools
+	// Consumers is the consumer table (docs/language.md): 0 main, then pools
 	// in order of first appearance in main, then pinned instances, then
 	// async_io instances, then ingress bindings. The main consumer is
 	// always present, even when no instance is placed on it.
@@ -451,7 +451,7 @@ type ForRange struct {
 
 // ForList is `for x in List`: the list is evaluated once into ListSlot and
 // iterated by the index in IdxSlot, each element stored into Slot.
-// Changing the list's length while iterating traps (LANGUAGE.md §5).
+// Changing the list's length while iterating traps (docs/language.md).
 type ForList struct {
 	StmtBase
 	Slot     int // the element variable

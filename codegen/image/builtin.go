@@ -6,7 +6,7 @@ package image
 // encoding: append, never renumber.
 type Builtin uint8
 
-// Builtins; see LANGUAGE.md §5 and SIR's Builtin for their meaning.
+// Builtins; see docs/language.md and SIR's Builtin for their meaning.
 const (
 	BuiltinInvalid Builtin = iota
 	BuiltinPrint

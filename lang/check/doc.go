@@ -40,7 +40,7 @@
 // State initialisers and spawn arguments are expressions and so need no
 // frame slots (InitSlots is 0 in v0).
 //
-// # Decisions where LANGUAGE.md is silent
+// # Decisions where docs/language.md is silent
 //
 //   - Fn and handler parameters share the scope of the body's top level
 //     (as in Go): `fn f(a: int) { let a = 1; }` is a duplicate. Loop names
@@ -50,7 +50,7 @@
 //     pattern it binds nothing (Sym nil). `_` is never a value.
 //   - int, float, bool, string and bytes cannot be declared as top-level
 //     names.
-//   - Conversions are only those of LANGUAGE.md §3: int(x) from float or
+//   - Conversions are only those of docs/language.md: int(x) from float or
 //     string, float(x) from int or string; identity conversions such as
 //     int(3) are errors. str(x) takes any value.
 //   - A variant pattern lists exactly as many names as the variant has
@@ -58,7 +58,7 @@
 //     written without parentheses, as a value and as a pattern.
 //   - In a match, an arm after a `_` arm is unreachable and an error; a `_`
 //     arm after arms that already cover every case is allowed.
-//   - Return analysis follows LANGUAGE.md §5; a block ends when any of its
+//   - Return analysis follows docs/language.md; a block ends when any of its
 //     statements ends (code after a return is allowed). assert and
 //     std::process::exit do not end a path; only panic does.
 //   - A struct type that contains itself through struct fields alone can

@@ -357,7 +357,7 @@ func (c *checker) declareBinds(p *ast.Pattern, fields []*ast.Type) {
 	}
 }
 
-// terminates reports whether every path through s ends (LANGUAGE.md §5):
+// terminates reports whether every path through s ends (docs/language.md):
 // return, panic(…), `while true` without break, an if with an else whose
 // branches all end, or a match whose arms all end. A block ends when any
 // of its statements ends (later statements are unreachable).

@@ -25,7 +25,7 @@
 // at the next one, and a stdlib-only variant of the fn rule; and because a
 // single pass builds the ast nodes directly with no intermediate tree.
 //
-// # Grammar decisions beyond LANGUAGE.md
+// # Grammar decisions beyond docs/language.md
 //
 //   - Types may be qualified: `std::http::Response` is a NamedType whose
 //     Path has several parts; a struct literal may be qualified likewise.

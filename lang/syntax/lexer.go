@@ -38,7 +38,7 @@ type token struct {
 	sval     string // kString, kBytes: decoded value
 }
 
-// keywords are exactly the reserved words of LANGUAGE.md §2. The type names
+// keywords are exactly the reserved words of docs/language.md. The type names
 // int, float, bool, string and bytes are identifiers.
 var keywords = map[string]bool{
 	"import": true, "const": true, "type": true, "enum": true, "topic": true,

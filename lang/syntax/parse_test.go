@@ -337,7 +337,7 @@ func TestKeywordsAreWholeWords(t *testing.T) {
 		}
 	}
 	if len(keywords) != 32 {
-		t.Errorf("%d keywords, LANGUAGE.md §2 lists 32", len(keywords))
+		t.Errorf("%d keywords, docs/language.md lists 32", len(keywords))
 	}
 }
 

@@ -575,7 +575,7 @@ func (p *parser) parseSpawn() *ast.Spawn {
 
 // ---- types ----
 
-// parseType parses a type. Extension to the grammar of LANGUAGE.md §9: a
+// parseType parses a type. Extension to the grammar of docs/language.md: a
 // named type may be qualified, `std::http::Response`, giving a NamedType
 // whose Path has several parts.
 func (p *parser) parseType() ast.TypeExpr {

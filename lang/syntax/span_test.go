@@ -258,7 +258,7 @@ MapLit 10:26-10:28 "{}"
 }
 
 // TestSpansExample checks the invariants and records every span of the
-// LANGUAGE.md example in a golden file.
+// docs/language.md example in a golden file.
 func TestSpansExample(t *testing.T) {
 	src, err := os.ReadFile("testdata/example.hl")
 	if err != nil {

@@ -1,5 +1,5 @@
 // Package host runs Hale programs: it is the runtime around the
-// interpreter. It owns the consumers of LANGUAGE.md §7 (the main bus,
+// interpreter. It owns the consumers of docs/language.md (the main bus,
 // pools, pinned and async_io instances, ingress bindings), their delivery
 // queues and goroutines, start-up, publishing and fan-out, quiescence,
 // exit and traps, and the host side of every primitive (time, rand,

@@ -21,7 +21,7 @@ import (
 //
 // Numbering, which every implementation can rely on:
 //
-//   - Consumer ids are those of sir.Program.Consumers (LANGUAGE.md §7).
+//   - Consumer ids are those of sir.Program.Consumers (docs/language.md).
 //   - A message's identity is (producer consumer, producer sequence), P:S,
 //     where S counts that consumer's publishes from 0 (ingress bindings
 //     publish too, as their own consumers).
@@ -131,7 +131,7 @@ type StateReader interface {
 
 // Order chooses which pending delivery a consumer handles next. Without
 // one, every consumer handles its queue in arrival order (FIFO), as
-// LANGUAGE.md §7 specifies. The replayer installs one that follows the
+// docs/language.md specifies. The replayer installs one that follows the
 // recorded order.
 type Order interface {
 	// Next is called on consumer c's goroutine whenever c is ready for

@@ -87,7 +87,7 @@ type TrapReport struct {
 	Topic    string    // the delivered message's topic; "" for a start delivery
 }
 
-// String returns the report as Run prints it (LANGUAGE.md §7):
+// String returns the report as Run prints it (docs/language.md):
 //
 //	trap: division by zero
 //	  at trap.hl:17:16 in Worker.on Job

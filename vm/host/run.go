@@ -96,7 +96,7 @@ const (
 	VerdictError     = "error"     // the runtime or an engine failed (Run returns the error)
 )
 
-// ExitTrap is the exit code of a run stopped by a trap (LANGUAGE.md §8).
+// ExitTrap is the exit code of a run stopped by a trap (docs/language.md).
 const ExitTrap = 3
 
 // Result is how a run ended.
@@ -118,7 +118,7 @@ type Result struct {
 
 // Run runs a program: prog gives the topology (instances, placement,
 // consumers, topics and their subscribers, ingress) and img, compiled from
-// prog, the code. It follows LANGUAGE.md §7:
+// prog, the code. It follows docs/language.md:
 //
 //   - One consumer per row of prog.Consumers: the main bus, each pool,
 //     each pinned and each async_io instance get an engine and a
