@@ -82,7 +82,7 @@ func decode(data []byte) (*Artifact, *FormatError) {
 	if len(data) < len(Magic) || string(data[:len(Magic)]) != Magic {
 		return nil, &FormatError{Err: ErrNotArtifact, Entry: -1, Msg: "not a Hale artifact (bad magic)"}
 	}
-	c := &cursor{data: data, pos: len(Magic), end: len(data), entry: -1, top: true}
+	c := &cursor{data: data, pos: len(Magic), end: len(data), entry: -1, top: true, names: map[string]string{}}
 	version := c.uvarint("format version")
 	if c.err != nil {
 		return nil, c.err
@@ -248,6 +248,12 @@ type cursor struct {
 	entry    int    // index of the entry being read, or -1
 	top      bool   // reading the file itself: running out of data means truncation
 	err      *FormatError
+	// names interns the strings that repeat across entries (topics,
+	// targets, primitives, channels), shared by a file's every cursor.
+	names map[string]string
+	// sub is reused for every record read from this cursor: a record is
+	// read to its end before the next one starts.
+	sub *cursor
 }
 
 // record reads a length-prefixed record and returns a cursor over its body.
@@ -261,7 +267,11 @@ func (c *cursor) record(what string, start int) *cursor {
 		c.truncated(start, fmt.Sprintf("the data ends inside the %s (%d of %d bytes present)", what, c.end-c.pos, n))
 		return nil
 	}
-	body := &cursor{data: c.data, pos: c.pos, end: c.pos + int(n), start: start, what: what, entry: c.entry}
+	if c.sub == nil {
+		c.sub = &cursor{}
+	}
+	body := c.sub
+	*body = cursor{data: c.data, pos: c.pos, end: c.pos + int(n), start: start, what: what, entry: c.entry, names: c.names, sub: body.sub}
 	c.pos += int(n)
 	return body
 }
@@ -398,6 +408,21 @@ func (c *cursor) bytes(field string) []byte {
 
 func (c *cursor) string(field string) string { return string(c.bytes(field)) }
 
+// name reads a string that many entries repeat, allocating each distinct
+// one once.
+func (c *cursor) name(field string) string {
+	b := c.bytes(field)
+	if c.names == nil {
+		return string(b)
+	}
+	if s, ok := c.names[string(b)]; ok {
+		return s
+	}
+	s := string(b)
+	c.names[s] = s
+	return s
+}
+
 func (c *cursor) strings(field string) []string {
 	n := c.countOf(field, " count")
 	var ss []string
@@ -462,29 +487,29 @@ func (c *cursor) body(kind Kind) Entry {
 	switch kind {
 	case KindInvocation:
 		var x Invocation
-		x.Primitive = c.string("primitive")
+		x.Primitive = c.name("primitive")
 		x.Args = c.bytes("args")
 		x.Outcome, x.Result, x.Length, x.Message = c.outcome()
 		e.Body = x
 	case KindPublish:
 		var x Publish
-		x.Topic = c.string("topic")
+		x.Topic = c.name("topic")
 		x.Message = c.messageID()
 		x.Payload = c.bytes("payload")
 		e.Body = x
 	case KindDelivery:
 		var x Delivery
-		x.Target = c.string("target")
+		x.Target = c.name("target")
 		x.Start = c.flag("start flag")
 		if !x.Start {
 			x.Message = c.messageID()
-			x.Topic = c.string("topic")
+			x.Topic = c.name("topic")
 		}
 		e.Body = x
 	case KindOutput:
 		var x Output
-		x.Channel = c.string("channel")
-		x.Primitive = c.string("primitive")
+		x.Channel = c.name("channel")
+		x.Primitive = c.name("primitive")
 		x.Args = c.bytes("args")
 		x.Outcome, x.Result, x.Length, x.Message = c.outcome()
 		e.Body = x
