@@ -4,8 +4,8 @@ package replay_test
 
 import "github.com/hale-lang/hale/vm/host"
 
-// Under the race detector the native interpreter trips checkptr (its
-// instruction pointer is advanced past the end of the code before the
-// loop checks it), so the integration tests run on the wasm engine,
-// whose host side, the part under test here, is the same.
+// Under the race detector the integration tests run on the wasm engine,
+// the default one: its host side (consumers, journal, replayer) is the
+// part under test here, and the native engine runs under the race
+// detector in package vm/host's tests.
 func init() { engine, raceBuild = host.EngineWasm, true }
