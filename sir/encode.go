@@ -647,38 +647,19 @@ func (d *decoder) str() string {
 	return s
 }
 
-func (d *decoder) strs() []string {
-	n := d.count(1)
-	if n == 0 {
-		return nil
-	}
-	out := make([]string, n)
-	for i := range out {
-		out[i] = d.str()
-	}
-	return out
-}
+func (d *decoder) strs() []string  { return list(d, d.str) }
+func (d *decoder) ints() []int     { return list(d, d.idx) }
+func (d *decoder) refs() []TypeRef { return list(d, d.ref) }
 
-func (d *decoder) ints() []int {
+// list reads a count, then that many elements with elem; nil when empty.
+func list[T any](d *decoder, elem func() T) []T {
 	n := d.count(1)
 	if n == 0 {
 		return nil
 	}
-	out := make([]int, n)
+	out := make([]T, n)
 	for i := range out {
-		out[i] = d.idx()
-	}
-	return out
-}
-
-func (d *decoder) refs() []TypeRef {
-	n := d.count(1)
-	if n == 0 {
-		return nil
-	}
-	out := make([]TypeRef, n)
-	for i := range out {
-		out[i] = d.ref()
+		out[i] = elem()
 	}
 	return out
 }
