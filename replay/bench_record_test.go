@@ -390,3 +390,35 @@ func benchEntryContent(body replay.Body) int {
 	}
 	return 0
 }
+
+// BenchmarkReplaySetup measures what a replay does before the program
+// starts, on the recording of msgs.hl (400,000 entries): admission (the
+// artifact decoded and checked) and the replayer built from it.
+func BenchmarkReplaySetup(b *testing.B) {
+	p := compileProgram(b, benchMsgsSrc)
+	path := filepath.Join(b.TempDir(), "run.halerec")
+	if err := benchRecordedRun(p, host.EngineNative, path); err != nil {
+		b.Fatal(err)
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	id := replay.Identity{BuildDigest: identity.BuildDigest, ShapeHash: identity.ShapeHash}
+	art, _, err := replay.Admit(data, id, false)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Run("admit", func(b *testing.B) {
+		for b.Loop() {
+			if _, _, err := replay.Admit(data, id, false); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("replayer", func(b *testing.B) {
+		for b.Loop() {
+			replay.NewReplayer(art, p.sir, replay.ReplayOptions{Quiet: true})
+		}
+	})
+}

@@ -106,11 +106,11 @@ func decode(data []byte) (*Artifact, *FormatError) {
 		return nil, hc.err
 	}
 
-	found := map[uint32]uint64{}
-	// Entries average over 16 bytes; reserving room for that many keeps
-	// decoding from copying the slice over and over, and costs at most
-	// twice the input's size.
-	a.Entries = make([]Entry, 0, (c.end-c.pos)/16)
+	var found entryCounts
+	// Entries take 10 bytes or more (the usual ones 10-13); reserving room
+	// for that many keeps decoding from copying the slice as it grows, at
+	// a cost of at most about three times the input's size.
+	a.Entries = make([]Entry, 0, (c.end-c.pos)/10)
 	for {
 		start := c.pos
 		c.entry = len(a.Entries)
@@ -134,9 +134,9 @@ func decode(data []byte) (*Artifact, *FormatError) {
 			return a, bc.err
 		}
 		a.Entries = append(a.Entries, e)
-		found[e.Consumer]++
+		found.add(e.Consumer)
 	}
-	return a, c.trailer(a, found)
+	return a, c.trailer(a, &found)
 }
 
 // entryLabel names an entry record in error messages.
@@ -160,7 +160,7 @@ func entryLabel(k Kind) string {
 
 // trailer reads the trailer record (its marker already consumed) and the
 // checksum, and checks both against what was decoded.
-func (c *cursor) trailer(a *Artifact, found map[uint32]uint64) *FormatError {
+func (c *cursor) trailer(a *Artifact, counts *entryCounts) *FormatError {
 	tc := c.record("trailer", c.pos-1)
 	if c.err != nil {
 		return c.err
@@ -211,6 +211,7 @@ func (c *cursor) trailer(a *Artifact, found map[uint32]uint64) *FormatError {
 	if t.Entries != uint64(len(a.Entries)) {
 		return mismatch("the trailer says %d entries, the artifact has %d", t.Entries, len(a.Entries))
 	}
+	found := counts.byConsumer()
 	for _, cc := range t.Counts {
 		if found[cc.Consumer] != cc.Entries {
 			return mismatch("the trailer says consumer %d has %d entries, the artifact has %d",
@@ -226,6 +227,44 @@ func (c *cursor) trailer(a *Artifact, found map[uint32]uint64) *FormatError {
 	}
 	a.Complete = true
 	return nil
+}
+
+// entryCounts counts entries per consumer while decoding: in a slice for
+// the small ids every real program has, in a map for the rest, since a
+// map update per entry is a tenth of the decoding time.
+type entryCounts struct {
+	small []uint64
+	large map[uint32]uint64
+}
+
+const smallConsumers = 1 << 12
+
+func (ec *entryCounts) add(id uint32) {
+	if id < smallConsumers {
+		for int(id) >= len(ec.small) {
+			ec.small = append(ec.small, 0)
+		}
+		ec.small[id]++
+		return
+	}
+	if ec.large == nil {
+		ec.large = map[uint32]uint64{}
+	}
+	ec.large[id]++
+}
+
+// byConsumer returns the counts of the consumers that have entries.
+func (ec *entryCounts) byConsumer() map[uint32]uint64 {
+	m := make(map[uint32]uint64, len(ec.small)+len(ec.large))
+	for id, n := range ec.small {
+		if n > 0 {
+			m[uint32(id)] = n
+		}
+	}
+	for id, n := range ec.large {
+		m[id] = n
+	}
+	return m
 }
 
 func hasCount(counts []ConsumerCount, id uint32) bool {
@@ -324,6 +363,10 @@ func (c *cursor) uvarint(field string) uint64 { return c.uvarintOf(field, "") }
 func (c *cursor) uvarintOf(field, suffix string) uint64 {
 	if c.err != nil {
 		return 0
+	}
+	if c.pos < c.end && c.data[c.pos] < 0x80 { // most fields are one byte
+		c.pos++
+		return uint64(c.data[c.pos-1])
 	}
 	at := c.pos
 	var x uint64

@@ -190,9 +190,10 @@ type replayConsumer struct {
 	id         int
 	name       string
 	deliveries []recordedDelivery
-	index      map[deliveryKey]int // delivery identity → index in deliveries
-	pre        callRun             // calls before the first delivery
-	traps      map[int]Trap        // recorded traps by delivery number (-1: start-up)
+	index      map[deliveryKey]int // delivery identity → index in deliveries; see lookup
+	indexOnce  sync.Once
+	pre        callRun      // calls before the first delivery
+	traps      map[int]Trap // recorded traps by delivery number (-1: start-up)
 
 	// Touched only from the consumer's goroutine (and, before the
 	// consumers start, from the runner's).
@@ -292,7 +293,7 @@ func NewReplayer(art *Artifact, prog *sir.Program, opts ReplayOptions) *Replayer
 	}
 	r.cons = make([]*replayConsumer, len(prog.Consumers))
 	for id, c := range prog.Consumers {
-		r.cons[id] = &replayConsumer{id: id, name: c.Name, index: map[deliveryKey]int{}, traps: map[int]Trap{},
+		r.cons[id] = &replayConsumer{id: id, name: c.Name, traps: map[int]Trap{},
 			n: -1, given: -1, countedPub: map[deliveryKey]bool{}}
 		r.cons[id].cur = &r.cons[id].pre
 		r.cons[id].ingress = c.Kind == sir.ConsumerIngress
@@ -305,11 +306,15 @@ func NewReplayer(art *Artifact, prog *sir.Program, opts ReplayOptions) *Replayer
 }
 
 // load builds the per-consumer tables from the artifact's entries.
+//
+// It runs before every replay over every entry (400,000 for 200,000
+// messages), so it allocates per consumer, not per entry: a counting pass
+// sizes one flat array of entry indexes grouped by consumer, each
+// consumer's deliveries, and one array of its call entries that every
+// handler run's calls are a window of. The identity index is built only
+// when something asks for it (see lookup).
 func (r *Replayer) load() {
-	byConsumer := map[uint32][]int{}
-	for i, e := range r.art.Entries {
-		byConsumer[e.Consumer] = append(byConsumer[e.Consumer], i)
-	}
+	entries := r.art.Entries
 	ingress := -1 // the first ingress consumer: its publishes are the lines
 	for id, c := range r.prog.Consumers {
 		if c.Kind == sir.ConsumerIngress {
@@ -317,31 +322,70 @@ func (r *Replayer) load() {
 			break
 		}
 	}
+	// Entries of consumers the program does not have count for one more
+	// group, in which only publishes matter.
+	nc := len(r.cons)
+	group := func(c uint32) int { return int(min(uint64(c), uint64(nc))) }
+	start := make([]int, nc+2) // group g's entries are flat[start[g]:start[g+1]]
+	nDeliveries := make([]int, nc)
+	nCalls := make([]int, nc)
+	for i := range entries {
+		g := group(entries[i].Consumer)
+		start[g+1]++
+		if g < nc {
+			switch entries[i].Body.(type) {
+			case Delivery:
+				nDeliveries[g]++
+			case Invocation, Output, Exit:
+				nCalls[g]++
+			}
+		}
+	}
+	for g := 1; g < len(start); g++ {
+		start[g] += start[g-1]
+	}
+	flat := make([]int, len(entries))
+	fill := slices.Clone(start[:nc+1])
+	for i := range entries {
+		g := group(entries[i].Consumer)
+		flat[fill[g]] = i
+		fill[g]++
+	}
 	lineType := &value.Type{Kind: value.KindStruct, Fields: []value.Field{{Name: "text", Type: value.StringType}}}
-	for id, idx := range byConsumer {
-		bySeq := func(a, b int) int { return cmp.Compare(r.art.Entries[a].Seq, r.art.Entries[b].Seq) }
+	for g := 0; g <= nc; g++ {
+		idx := flat[start[g]:start[g+1]]
+		if g == nc { // consumers the program does not have
+			for _, i := range idx {
+				if x, ok := entries[i].Body.(Publish); ok {
+					r.addPublish(x.Message, i)
+				}
+			}
+			continue
+		}
+		bySeq := func(a, b int) int { return cmp.Compare(entries[a].Seq, entries[b].Seq) }
 		if !slices.IsSortedFunc(idx, bySeq) { // a recorder writes them in order
 			slices.SortStableFunc(idx, bySeq)
 		}
-		var cs *replayConsumer
-		if int64(id) < int64(len(r.cons)) {
-			cs = r.cons[id]
-			if len(cs.index) == 0 {
-				// Sized once: at most every entry of the consumer is a
-				// delivery, and growing the map entry by entry costs more
-				// than the spare room.
-				cs.index = make(map[deliveryKey]int, len(idx))
+		cs := r.cons[g]
+		lastTarget, lastInst := "", unknownInst
+		cs.deliveries = make([]recordedDelivery, 0, nDeliveries[g])
+		calls := make([]int, 0, nCalls[g])
+		runFrom := 0 // calls[runFrom:] belong to the current run
+		closeRun := func() {
+			run := calls[runFrom:len(calls):len(calls)]
+			if n := len(cs.deliveries); n > 0 {
+				cs.deliveries[n-1].calls.entries = run
+			} else {
+				cs.pre.entries = run
 			}
+			runFrom = len(calls)
 		}
-		run := -1 // the delivery whose calls follow; -1: before the first
 		for _, i := range idx {
-			switch x := r.art.Entries[i].Body.(type) {
+			switch x := entries[i].Body.(type) {
 			case Publish:
 				r.addPublish(x.Message, i)
-				if cs != nil {
-					cs.recPublishes++
-				}
-				if int(id) == ingress {
+				cs.recPublishes++
+				if g == ingress {
 					line := ""
 					if v, err := value.Decode(x.Payload, lineType); err == nil {
 						line = v.AsStruct().Field(0).AsStr()
@@ -349,28 +393,21 @@ func (r *Replayer) load() {
 					r.lines = append(r.lines, line)
 				}
 			case Delivery:
-				if cs == nil {
-					continue
+				closeRun()
+				// Consecutive deliveries mostly share a target, and the
+				// decoder interns names, so the comparison is a pointer
+				// check and the name map is rarely consulted.
+				if x.Target != lastTarget || lastInst == unknownInst {
+					lastTarget, lastInst = x.Target, r.instanceOf(x.Target)
 				}
-				key := r.recordedKey(x)
-				if _, dup := cs.index[key]; !dup {
-					cs.index[key] = len(cs.deliveries)
+				key := deliveryKey{inst: lastInst, msg: x.Message}
+				if x.Start {
+					key = deliveryKey{inst: lastInst, start: true}
 				}
 				cs.deliveries = append(cs.deliveries, recordedDelivery{key: key, entry: i})
-				run = len(cs.deliveries) - 1
 			case Invocation, Output, Exit:
-				if cs == nil {
-					continue
-				}
-				if run < 0 {
-					cs.pre.entries = append(cs.pre.entries, i)
-				} else {
-					cs.deliveries[run].calls.entries = append(cs.deliveries[run].calls.entries, i)
-				}
+				calls = append(calls, i)
 			case Trap:
-				if cs == nil {
-					continue
-				}
 				n := -1
 				if x.At != nil {
 					n = int(x.At.N)
@@ -380,7 +417,29 @@ func (r *Replayer) load() {
 				}
 			}
 		}
+		closeRun()
 	}
+}
+
+// lookup returns the index in cs.deliveries of the recorded delivery with
+// identity key (the first, if the artifact repeats one). A replay that
+// follows the recording finds each delivery where Next expects it and
+// never needs the map, so it is built on the first call, from whichever
+// consumer's goroutine asks.
+func (cs *replayConsumer) lookup(key deliveryKey) (int, bool) {
+	cs.indexOnce.Do(func() {
+		cs.index = make(map[deliveryKey]int, len(cs.deliveries))
+		for i := range cs.deliveries {
+			// Only the keys: the consumer's goroutine may be counting
+			// the calls of a delivery meanwhile.
+			key := cs.deliveries[i].key
+			if _, dup := cs.index[key]; !dup {
+				cs.index[key] = i
+			}
+		}
+	})
+	i, ok := cs.index[key]
+	return i, ok
 }
 
 // addPublish notes that entry i publishes message m (the first entry
@@ -416,17 +475,15 @@ func (r *Replayer) publishEntry(m MessageID) (int, bool) {
 	return i, ok
 }
 
-// recordedKey is the identity of a recorded delivery in prog's terms; an
-// instance prog does not have gets index -1 and never matches.
-func (r *Replayer) recordedKey(x Delivery) deliveryKey {
-	inst, ok := r.byName[x.Target]
-	if !ok {
-		inst = -1
+// unknownInst stands for an instance the program does not have.
+const unknownInst = -1
+
+// instanceOf returns the index of the instance named name, or unknownInst.
+func (r *Replayer) instanceOf(name string) int {
+	if inst, ok := r.byName[name]; ok {
+		return inst
 	}
-	if x.Start {
-		return deliveryKey{inst: inst, start: true}
-	}
-	return deliveryKey{inst: inst, msg: x.Message}
+	return unknownInst
 }
 
 // keyOf is the identity of a replayed delivery.
@@ -785,7 +842,7 @@ func (r *Replayer) Publish(c int, msg host.MessageID, topic int, payload []byte)
 				continue // Next or Deliver accounts for it
 			}
 			key := deliveryKey{inst: s, msg: id}
-			if _, ok := to.index[key]; ok || expected {
+			if _, ok := to.lookup(key); ok || expected {
 				continue
 			}
 			if !locked {
@@ -829,7 +886,7 @@ func (r *Replayer) Deliver(c, n int, d *host.Delivery, state host.StateReader) e
 	cs.n, cs.runInputs, cs.runOutputs = n, 0, 0
 	i, ok := cs.given, cs.given >= 0 && cs.deliveries[cs.given].key == key
 	if !ok {
-		i, ok = cs.index[key]
+		i, ok = cs.lookup(key)
 	}
 	cs.given = -1
 	switch {
@@ -984,7 +1041,7 @@ func (r *Replayer) Next(c int, pending []host.Delivery) (int, time.Duration) {
 	if cs.pos >= len(cs.deliveries) {
 		for i := range pending {
 			key := keyOf(&pending[i])
-			if _, ok := cs.index[key]; ok || cs.countedPub[key] || r.expectedAtEnd(&pending[i]) {
+			if _, ok := cs.lookup(key); ok || cs.countedPub[key] || r.expectedAtEnd(&pending[i]) {
 				continue
 			}
 			cs.lateUnexp++

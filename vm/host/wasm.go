@@ -49,6 +49,18 @@ func defaultWasm() (*wasmRuntime, error) {
 	return sharedWasm.w, sharedWasm.err
 }
 
+// Prepare starts loading an engine of the given kind in the background:
+// for the wasm engine, the compiled interpreter from the cache (about
+// 40 ms), or compiling it when the cache is empty. A caller with other
+// set-up to do (compiling the program, reading and admitting an artifact)
+// calls it first, so that the two overlap; Run and NewEngine wait for the
+// load to finish as they would have done it themselves.
+func Prepare(kind EngineKind) {
+	if kind == EngineWasm {
+		go func() { _, _ = defaultWasm() }() // the error reaches the Run that needs the runtime
+	}
+}
+
 // defaultCacheDir is os.UserCacheDir()/hale/wazero, or "" (no cache) when
 // there is no user cache folder.
 func defaultCacheDir() string {

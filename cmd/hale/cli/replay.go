@@ -63,6 +63,7 @@ func runReplay(e env, f replayFlags, artifactPath, programPath string) error {
 	if err != nil {
 		return exitf(ExitUsage, "%v", err)
 	}
+	host.Prepare(kind)
 	envValues := map[string]string{}
 	for _, kv := range f.env {
 		name, value, ok := strings.Cut(kv, "=")

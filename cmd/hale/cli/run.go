@@ -32,6 +32,7 @@ func newRunCmd(e env) *cobra.Command {
 			if err != nil {
 				return exitf(ExitUsage, "%v", err)
 			}
+			host.Prepare(kind)
 			progArgs := args[1:]
 			if len(progArgs) > 0 && progArgs[0] == "--" {
 				progArgs = progArgs[1:]
