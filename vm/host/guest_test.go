@@ -65,6 +65,17 @@ var wasiAllowed = []string{
 
 // TestGuestImports checks the sandbox: the guest imports hale.prim and
 // nothing but the WASI functions above.
+// TestGuestStopTheWorldGC checks that the committed guest collects
+// garbage with the world stopped (see guestGODEBUG in
+// internal/buildguest): with the concurrent collector, a long handler
+// that starts a cycle runs the rest of the cycle with the write barrier
+// on, 2 to 10 times slower.
+func TestGuestStopTheWorldGC(t *testing.T) {
+	if !bytes.Contains(guestWasm, []byte("gcstoptheworld=1")) {
+		t.Fatal("guest.wasm has no default GODEBUG gcstoptheworld=1: rebuild it with `go generate ./vm/host`")
+	}
+}
+
 func TestGuestImports(t *testing.T) {
 	w, err := defaultWasm()
 	if err != nil {

@@ -30,7 +30,7 @@ func main() {
 	}
 	out := os.Args[1]
 	cmd := exec.Command("go", "build",
-		"-buildmode=c-shared", "-trimpath", "-buildvcs=false", "-ldflags=-buildid=",
+		"-buildmode=c-shared", "-trimpath", "-buildvcs=false", "-ldflags=-buildid= -X=runtime.godebugDefault=" + guestGODEBUG,
 		"-o", out, guestPkg)
 	cmd.Env = append(filteredEnv(),
 		"GOOS=wasip1", "GOARCH=wasm", "CGO_ENABLED=0",
@@ -73,3 +73,13 @@ func goVersion() (string, error) {
 	}
 	return strings.TrimSpace(string(b)), nil
 }
+
+// guestGODEBUG is compiled into the guest as its default GODEBUG (the
+// guest gets no environment). gcstoptheworld=1 makes every collection
+// stop the world. The guest has one thread and nothing preempts it, so
+// the concurrent collector's background marking runs only when the guest
+// yields, which a long handler never does: a cycle that starts in a
+// handler keeps the write barrier on, and the interpreter 2 to 10 times
+// slower, until it ends. Stop-the-world collections do the same marking
+// at once and leave the barrier off.
+const guestGODEBUG = "gcstoptheworld=1"
