@@ -329,6 +329,7 @@ func (r *Replayer) load() {
 	start := make([]int, nc+2) // group g's entries are flat[start[g]:start[g+1]]
 	nDeliveries := make([]int, nc)
 	nCalls := make([]int, nc)
+	nPublishes := make([]int, nc)
 	for i := range entries {
 		g := group(entries[i].Consumer)
 		start[g+1]++
@@ -338,8 +339,15 @@ func (r *Replayer) load() {
 				nDeliveries[g]++
 			case Invocation, Output, Exit:
 				nCalls[g]++
+			case Publish:
+				nPublishes[g]++
 			}
 		}
+	}
+	// A consumer numbers its messages from 0 as it publishes them.
+	r.pubs = make([][]int, nc)
+	for g, n := range nPublishes {
+		r.pubs[g] = make([]int, 0, n+1)
 	}
 	for g := 1; g < len(start); g++ {
 		start[g] += start[g-1]
@@ -1168,21 +1176,19 @@ func (r *Replayer) Stats() ReplayStats {
 				Sentence: fmt.Sprintf("consumer %d: the replay ended after %s, the recording has %s",
 					cs.id, plural(uint64(cs.pos), "delivery", "deliveries"), plural(uint64(len(cs.deliveries)), "delivery", "deliveries"))})
 		}
-		runs := []*callRun{&cs.pre}
-		for i := range cs.deliveries {
-			runs = append(runs, &cs.deliveries[i].calls)
-		}
-		unusedOutputs := 0
-		for _, run := range runs {
+		unused := func(run *callRun) {
 			for _, i := range run.entries[min(run.used, len(run.entries)):] {
 				if _, ok := r.art.Entries[i].Body.(Invocation); ok {
 					s.Unconsumed++
 				} else {
-					unusedOutputs++
+					s.OutputMismatches++
 				}
 			}
 		}
-		s.OutputMismatches += unusedOutputs
+		unused(&cs.pre)
+		for i := range cs.deliveries {
+			unused(&cs.deliveries[i].calls)
+		}
 	}
 	if s.Unconsumed > 0 && len(s.Findings) < maxFindings && !hasKind(s.Findings, UnusedInput) {
 		s.Findings = append(s.Findings, Finding{Kind: UnusedInput,
