@@ -30,7 +30,7 @@ func main() {
 	}
 	out := os.Args[1]
 	cmd := exec.Command("go", "build",
-		"-buildmode=c-shared", "-trimpath", "-buildvcs=false", "-ldflags=-buildid= -X=runtime.godebugDefault=" + guestGODEBUG,
+		"-buildmode=c-shared", "-trimpath", "-buildvcs=false", "-ldflags=-buildid= -X=runtime.godebugDefault="+guestGODEBUG,
 		"-o", out, guestPkg)
 	cmd.Env = append(filteredEnv(),
 		"GOOS=wasip1", "GOARCH=wasm", "CGO_ENABLED=0",
