@@ -26,9 +26,8 @@ import (
 //     or stderr whose result is the text written, newline included;
 //   - fs.write and net calls are Outputs on the "fs.write" and "net"
 //     channels with their canonical results;
-//   - std::process::exit is an Exit with the code and the coordinate of
-//     the delivery that called it (the journal seam does not carry source
-//     positions, so Position is empty);
+//   - std::process::exit is an Exit with the code, the source position
+//     of the call and the coordinate of the delivery that called it;
 //   - publishes (ingress lines included), deliveries and traps are
 //     Publish, Delivery and Trap entries.
 //
@@ -74,7 +73,8 @@ func (j *RecordingJournal) Invoke(c int, p stdlib.Primitive, args []byte, live f
 func (j *RecordingJournal) callEntry(c int, p stdlib.Primitive, args, res []byte, err error) Body {
 	switch {
 	case p.Effect == stdlib.Exit:
-		return Exit{Code: exitCode(args), At: j.coordinate(c)}
+		code, pos := exitArgs(args)
+		return Exit{Code: code, Position: pos, At: j.coordinate(c)}
 	case p.Journal == stdlib.Output:
 		out := Output{Channel: ioChannel(p), Primitive: p.Name, Args: args, Outcome: OK}
 		if err != nil {
@@ -257,14 +257,15 @@ func ioText(p stdlib.Primitive, args []byte) (string, error) {
 	return vs[0].AsStr(), nil
 }
 
-// exitCode is the code of std::process::exit's argument tuple, or -1 when
-// the tuple is not one int.
-func exitCode(args []byte) int64 {
-	vs, err := value.DecodeTuple(args, []*value.Type{value.IntType})
+// exitArgs splits std::process::exit's gateway arguments into the code
+// and the source position of the call; the code is -1 when they are not
+// an int and a string.
+func exitArgs(args []byte) (code int64, pos string) {
+	vs, err := value.DecodeTuple(args, []*value.Type{value.IntType, value.StringType})
 	if err != nil {
-		return -1
+		return -1, ""
 	}
-	return vs[0].AsInt()
+	return vs[0].AsInt(), vs[1].AsStr()
 }
 
 // envLength is the withheld length of an env result: the byte length of

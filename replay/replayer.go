@@ -737,7 +737,7 @@ func (r *Replayer) serveOutput(cs *replayConsumer, run *callRun, next *Entry, p 
 // recorded exit first waits for the other consumers to reach their
 // recorded ends.
 func (r *Replayer) serveExit(cs *replayConsumer, run *callRun, next *Entry, args []byte, live func() ([]byte, error)) ([]byte, error) {
-	code := exitCode(args)
+	code, _ := exitArgs(args)
 	x, ok := Exit{}, false
 	if next != nil {
 		x, ok = next.Body.(Exit)

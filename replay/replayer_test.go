@@ -615,7 +615,7 @@ func TestReplayerExitWaits(t *testing.T) {
 	exited := false
 	done := make(chan struct{})
 	go func() {
-		r.Invoke(0, exit, rjArgs(value.Int(7)), func() ([]byte, error) {
+		r.Invoke(0, exit, rjArgs(value.Int(7), value.Str("app.hl:9:5")), func() ([]byte, error) {
 			mu.Lock()
 			exited = true
 			mu.Unlock()
@@ -660,7 +660,7 @@ func TestRecordingJournalEntries(t *testing.T) {
 		j.Invoke(0, rjPrim(t, "std::io::eprintln"), rjArgs(value.Str("oops")), func() ([]byte, error) { return nil, nil })
 		j.Invoke(0, rjPrim(t, "std::http::get"), rjArgs(value.Str("http://x")), func() ([]byte, error) { return nil, errors.New("connection refused") })
 		j.Publish(0, host.MessageID{Producer: 0, Seq: 0}, 0, rjJob(3))
-		j.Invoke(0, rjPrim(t, "std::process::exit"), rjArgs(value.Int(2)), func() ([]byte, error) { return nil, nil })
+		j.Invoke(0, rjPrim(t, "std::process::exit"), rjArgs(value.Int(2), value.Str("app.hl:4:9")), func() ([]byte, error) { return nil, nil })
 		j.Trap(0, 0, &vm.Trap{Message: "boom", Stack: []vm.Frame{{Func: "Main.on start", Pos: "app.hl:3:4"}, {Func: "helper"}}}, nil)
 		j.End(VerdictExit, 2)
 		if err := j.Close(); err != nil {
@@ -683,7 +683,7 @@ func TestRecordingJournalEntries(t *testing.T) {
 			`{"Consumer":0,"Seq":3,"Body":{"Channel":"stderr","Primitive":"std::io::eprintln","Args":"AQQEb29wcw==","Outcome":0,"Result":"b29wcwo=","Length":0,"Message":""}},` +
 			`{"Consumer":0,"Seq":4,"Body":{"Channel":"net","Primitive":"std::http::get","Args":"AQQIaHR0cDovL3g=","Outcome":2,"Result":null,"Length":0,"Message":"connection refused"}},` +
 			`{"Consumer":0,"Seq":5,"Body":{"Topic":"Job","Message":{"Producer":0,"Seq":0},"Payload":"CAEBBg=="}},` +
-			`{"Consumer":0,"Seq":6,"Body":{"Code":2,"Position":"","At":{"Consumer":0,"N":0}}},` +
+			`{"Consumer":0,"Seq":6,"Body":{"Code":2,"Position":"app.hl:4:9","At":{"Consumer":0,"N":0}}},` +
 			`{"Consumer":0,"Seq":7,"Body":{"Message":"boom","Position":"app.hl:3:4","Stack":["at app.hl:3:4 in Main.on start","at helper"],"At":{"Consumer":0,"N":0}}}]`
 		if got != want {
 			t.Errorf("policy %s: entries\n got %s\nwant %s", policy, got, want)

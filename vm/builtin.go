@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/hale-lang/hale/codegen/image"
 	"github.com/hale-lang/hale/vm/value"
@@ -277,9 +278,16 @@ func (m *Machine) print(v value.Value) error {
 }
 
 // callPrim calls a host primitive with the canonical tuple of its
-// arguments and decodes its result.
-func (m *Machine) callPrim(p *primCode, args []value.Value) (value.Value, error) {
-	buf, err := value.EncodeTuple(m.buf[:0], args[:p.nargs])
+// arguments (and, for std::process::exit, the position of the call at ip
+// after them) and decodes its result.
+func (m *Machine) callPrim(p *primCode, args []value.Value, ip unsafe.Pointer) (value.Value, error) {
+	args = args[:p.nargs]
+	if p.withPos {
+		fc := &m.funcs[m.frames[len(m.frames)-1].fn]
+		pos := m.posString(fc.fn.PosAt(pcOf(fc.codePtr(), ip) - 1))
+		args = append(append(make([]value.Value, 0, len(args)+1), args...), value.Str(pos))
+	}
+	buf, err := value.EncodeTuple(m.buf[:0], args)
 	m.buf = buf
 	if err != nil {
 		return value.Value{}, err

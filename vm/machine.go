@@ -61,7 +61,15 @@ type primCode struct {
 	name   string
 	nargs  int
 	result *value.Type
+	// withPos: the call's source position goes to the host after the
+	// arguments, as one more string (std::process::exit, whose journal
+	// entry records where the program exited).
+	withPos bool
 }
+
+// ExitPrimitive is the primitive whose gateway arguments are its exit
+// code and then the source position of the call.
+const ExitPrimitive = "std::process::exit"
 
 // instance is one instance's slots: its parameters then its state.
 type instance struct {
@@ -112,7 +120,7 @@ func New(img *image.Image, host Host) (*Machine, error) {
 	}
 	m.prims = make([]primCode, len(img.Prims))
 	for i, p := range img.Prims {
-		m.prims[i] = primCode{id: p.ID, name: p.Name, nargs: len(p.Params), result: m.types[p.Result]}
+		m.prims[i] = primCode{id: p.ID, name: p.Name, nargs: len(p.Params), result: m.types[p.Result], withPos: p.Name == ExitPrimitive}
 	}
 	m.handlers = make([][]int32, len(img.Loci))
 	for i := range img.Loci {

@@ -376,7 +376,7 @@ func (m *Machine) cold(in *image.Instr, regs, ip unsafe.Pointer) (unsafe.Pointer
 		*reg(regs, in.A) = v
 	case image.OpCallPrim:
 		p := &m.prims[in.B]
-		v, err := m.callPrim(p, window(regs, in.C, p.nargs))
+		v, err := m.callPrim(p, window(regs, in.C, p.nargs), ip)
 		if err != nil {
 			return ip, m.fail(ip, err.Error())
 		}

@@ -83,7 +83,8 @@ type Journal interface {
 	// for a pure primitive (std::math), which is computed at once. p is
 	// the primitive (stdlib's table: name, effect, journal kind), args
 	// its canonical argument tuple (print's args are the text as one
-	// canonical string). live
+	// canonical string; std::process::exit's are the code, then the
+	// source position of the call as a string). live
 	// performs the call on the real world and returns the canonical
 	// result, or an error that becomes a trap with err.Error() as its
 	// message.

@@ -167,9 +167,11 @@ func primEprintln(c *consumer, args []byte) ([]byte, error) {
 }
 
 // primExit stops the run with the exit code: every consumer, the caller
-// included, finishes its current handler and takes nothing more.
+// included, finishes its current handler and takes nothing more. Its
+// gateway arguments are the code and the source position of the call
+// (see vm.ExitPrimitive).
 func primExit(c *consumer, args []byte) ([]byte, error) {
-	vs, err := decodeArgs("std::process::exit", args, intType)
+	vs, err := decodeArgs("std::process::exit", args, intType, stringType)
 	if err != nil {
 		return nil, err
 	}

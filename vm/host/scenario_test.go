@@ -185,7 +185,7 @@ main { spawn M; }
 		fake: behaviour{
 			"M.on start": func(x *call) error {
 				x.publish("T", v(1))
-				x.prim("std::process::exit", v(7))
+				x.prim("std::process::exit", v(7), value.Str("app.hl:3:45"))
 				return x.print("after exit")
 			},
 			"M.on T": func(x *call) error { return x.print("never") },
