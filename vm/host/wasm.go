@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"sync"
 
 	"github.com/tetratelabs/wazero"
@@ -133,6 +134,11 @@ type wasmEngine struct {
 	inPtr, inCap uint32 // the guest's input buffer
 	out          []byte // output of the last call (State)
 
+	// closed is set by Close. The guest's memory may be unmapped then
+	// (see guestMemory), so nothing may touch it afterwards: write and
+	// call check this first.
+	closed bool
+
 	// pending is a result larger than the guest's result buffer, kept
 	// until the guest fetches it (abi.FetchID).
 	pending     []byte
@@ -150,7 +156,7 @@ func (w *wasmRuntime) newEngine(ctx context.Context, img []byte, host vm.Host) (
 		WithName("").
 		WithStartFunctions("_initialize").
 		WithStderr(e.stderr)
-	mod, err := w.rt.InstantiateModule(ctx, w.compiled, cfg)
+	mod, err := w.rt.InstantiateModule(experimental.WithMemoryAllocator(ctx, guestMemory), w.compiled, cfg)
 	if err != nil {
 		return nil, fmt.Errorf("wasm engine: instantiating the guest: %w", err)
 	}
@@ -204,11 +210,22 @@ func (e *wasmEngine) State(inst int) ([]byte, error) {
 	return e.out, nil
 }
 
-func (e *wasmEngine) Close() error { return e.mod.Close(e.ctx) }
+func (e *wasmEngine) Close() error {
+	if e.closed {
+		return nil
+	}
+	e.closed = true
+	return e.mod.Close(e.ctx)
+}
+
+var errEngineClosed = errors.New("wasm engine: the engine is closed")
 
 // write copies b into the guest's input buffer, growing it first if
 // needed.
 func (e *wasmEngine) write(b []byte) error {
+	if e.closed {
+		return errEngineClosed
+	}
 	if uint64(len(b)) > uint64(e.inCap) {
 		if len(b) > 1<<31 {
 			return errors.New("wasm engine: input too large")
@@ -229,6 +246,9 @@ func (e *wasmEngine) write(b []byte) error {
 // int32 result: 0 success, n > 0 success with n bytes of output (left in
 // e.out), n < 0 a failure of -n encoded bytes.
 func (e *wasmEngine) call(fn api.Function) error {
+	if e.closed {
+		return errEngineClosed
+	}
 	e.out = nil
 	if err := fn.CallWithStack(e.ctx, e.stack[:]); err != nil {
 		return e.crashed(err)
@@ -259,12 +279,23 @@ func (e *wasmEngine) call(fn api.Function) error {
 // crashed describes a guest that stopped (a Go runtime fatal error, an
 // exit, a wasm trap): the module cannot be used again.
 func (e *wasmEngine) crashed(err error) error {
+	tail := e.stderr.String()
+	if strings.Contains(tail, "fatal error: out of memory") {
+		// The program, not the engine, failed: it is a trap like any
+		// other, reported at its delivery. The guest is gone, so there
+		// is no Hale stack.
+		return &vm.Trap{Message: msgOutOfMemory}
+	}
 	msg := fmt.Sprintf("wasm engine: the guest crashed: %v", err)
-	if tail := e.stderr.String(); tail != "" {
+	if tail != "" {
 		msg += "\nguest stderr:\n" + tail
 	}
 	return errors.New(msg)
 }
+
+// msgOutOfMemory is the trap of a program whose consumer used up the
+// interpreter's memory: a WebAssembly guest addresses at most 4 GiB.
+const msgOutOfMemory = "out of memory: the consumer's interpreter used up its 4 GiB"
 
 // primImport is hale.prim: it serves one vm.Host.Prim call of the guest
 // whose engine is in ctx (see package vm/guest/abi for the protocol).
