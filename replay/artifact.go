@@ -32,6 +32,7 @@ const (
 	VerdictQuiescent = "quiescent"
 	VerdictExit      = "exit"
 	VerdictTrap      = "trap"
+	VerdictCanceled  = "canceled" // interrupted by Ctrl-C or SIGTERM (exit code 130)
 )
 
 // Output channels, recorded in Output.Channel. Other values are carried as is.

@@ -455,7 +455,7 @@ func TestDiffIdentical(t *testing.T) {
 	if err := Diff(one, one).WriteText(&text); err != nil {
 		t.Fatal(err)
 	}
-	if want := "replay OK: 1 consumer, 1 delivery, 1 journal call, 0 divergences\n"; text.String() != want {
+	if want := "replay OK: 1 consumers, 1 deliveries, 1 journal calls, 0 divergences\n"; text.String() != want {
 		t.Errorf("text %q, want %q", text.String(), want)
 	}
 }

@@ -3,6 +3,7 @@ package replay_test
 import (
 	"bytes"
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -64,6 +65,12 @@ type recording struct {
 // record runs prog live with a recording journal, into a temporary file.
 func record(t testing.TB, p *program, opts host.Options, envPolicy string) *recording {
 	t.Helper()
+	return recordCtx(t, context.Background(), p, opts, envPolicy)
+}
+
+// recordCtx is record with a context: a run it cancels is recorded too.
+func recordCtx(t testing.TB, ctx context.Context, p *program, opts host.Options, envPolicy string) *recording {
+	t.Helper()
 	info := identity
 	info.EnvPolicy = envPolicy
 	h, err := replay.NewHeader(p.sir, info)
@@ -79,8 +86,8 @@ func record(t testing.TB, p *program, opts host.Options, envPolicy string) *reco
 	var stdout, stderr bytes.Buffer
 	opts.Journal, opts.Stdout, opts.Stderr = j, &stdout, &stderr
 	opts.Engine = engine
-	res, err := host.Run(context.Background(), p.sir, p.img, opts)
-	if err != nil {
+	res, err := host.Run(ctx, p.sir, p.img, opts)
+	if err != nil && (ctx.Err() == nil || !errors.Is(err, ctx.Err())) {
 		t.Fatalf("run: %v", err)
 	}
 	if err := j.Close(); err != nil {

@@ -543,3 +543,47 @@ main { spawn A; }
 		t.Fatalf("replay:\n%s\n%q", rp.explain(), rp.stderr)
 	}
 }
+
+// TestReplayCanceledRun replays runs interrupted by Ctrl-C: one inside a
+// handler that never ends, one between handlers. Each replay stops where
+// the recording did and is identical, without hanging on the endless
+// handler.
+func TestReplayCanceledRun(t *testing.T) {
+	for _, c := range []struct{ name, src string }{
+		{"inside a handler", `
+locus M { on start { print("spinning"); var i = 0; while true { i += 1; } } }
+main { spawn M; }
+`},
+		{"between handlers", `
+topic Tick { n: int }
+locus M {
+    on start { publish Tick { n: 0 }; }
+    on Tick(t) { std::time::sleep_ms(20); print(str(t.n)); publish Tick { n: t.n + 1 }; }
+}
+main { spawn M; }
+`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			p := compileProgram(t, c.src)
+			ctx, cancel := context.WithCancel(context.Background())
+			time.AfterFunc(150*time.Millisecond, cancel)
+			rec := recordCtx(t, ctx, p, host.Options{}, replay.EnvWithheld)
+			if rec.art.Trailer.Verdict != replay.VerdictCanceled || rec.art.Trailer.ExitCode != host.ExitCanceled {
+				t.Fatalf("recorded %s (%d), want canceled (130)", rec.art.Trailer.Verdict, rec.art.Trailer.ExitCode)
+			}
+			done := make(chan *replayed, 1)
+			go func() { done <- replayRun(t, rec.art, p, replay.ReplayOptions{}) }()
+			select {
+			case rp := <-done:
+				if !rp.stats.Clean() || rp.report.Diverged() {
+					t.Errorf("diverged: %+v %+v", rp.stats.Findings, rp.report.Divergences)
+				}
+				if rp.stdout != rec.stdout {
+					t.Errorf("replay printed %q, the recording %q", rp.stdout, rec.stdout)
+				}
+			case <-time.After(20 * time.Second):
+				t.Fatal("the replay did not stop")
+			}
+		})
+	}
+}

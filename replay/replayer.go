@@ -572,12 +572,37 @@ func (r *Replayer) Invoke(c int, p stdlib.Primitive, args []byte, live func() ([
 		return nil, fmt.Errorf("replay: consumer %d is not in the program's consumer table", c)
 	}
 	cs.events.Add(1)
+	if r.cutShort(cs) {
+		return nil, host.ErrInterrupt
+	}
 	serve := func() ([]byte, error) { return r.serve(cs, p, args, live) }
 	if r.rec != nil {
 		return r.rec.Invoke(c, p, args, serve)
 	}
 	return serve()
 }
+
+// cutShort reports whether cs is past the point where the recorded run
+// was canceled: in its last recorded delivery, with every recorded call
+// of that handler run used. The replay stops there as the recording did
+// (Invoke and Poll answer host.ErrInterrupt), rather than running the
+// rest of a handler that the recorded run never finished.
+func (r *Replayer) cutShort(cs *replayConsumer) bool {
+	return r.art.Trailer.Verdict == VerdictCanceled &&
+		cs.n >= 0 && cs.n == len(cs.deliveries)-1 &&
+		cs.cur.used >= len(cs.cur.entries)
+}
+
+// Poll stops a handler run that the recorded run was canceled in, even
+// when it makes no more calls (host.Poller).
+func (r *Replayer) Poll(c int) error {
+	if cs := r.consumer(c); cs != nil && r.cutShort(cs) {
+		return host.ErrInterrupt
+	}
+	return nil
+}
+
+var _ host.Poller = (*Replayer)(nil)
 
 // serve matches one call against cs's current handler run.
 func (r *Replayer) serve(cs *replayConsumer, p stdlib.Primitive, args []byte, live func() ([]byte, error)) ([]byte, error) {
@@ -1194,7 +1219,7 @@ func (r *Replayer) Stats() ReplayStats {
 		s.Findings = append(s.Findings, Finding{Kind: UnusedInput,
 			Sentence: fmt.Sprintf("%s of the recording never read in the replay", plural(uint64(s.Unconsumed), "input was", "inputs were"))})
 	}
-	if r.verdict != r.art.Trailer.Verdict || int64(r.code) != r.art.Trailer.ExitCode {
+	if !sameEnding(r.art.Trailer, Trailer{Verdict: r.verdict, ExitCode: int64(r.code)}) {
 		s.Findings = append(s.Findings, Finding{Kind: ChangedVerdict,
 			Sentence: fmt.Sprintf("the run ended with %s in the recording, but %s in the replay",
 				verdictText(r.art.Trailer), verdictText(Trailer{Verdict: r.verdict, ExitCode: int64(r.code)}))})

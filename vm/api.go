@@ -127,6 +127,18 @@ const (
 	PrimPrint   uint16 = 2 // args: the text as a canonical string, without the newline
 )
 
+// PrimPoll is the gateway id (0, which no primitive has) with which a
+// long handler run asks the host, every PollSteps steps, whether the run
+// goes on: the host answers nil to continue, or an error, which ends the
+// run with that error (not a trap). The interpreter cannot be stopped from
+// outside (the wasm guest runs until it returns), so this is how a host
+// interrupts a handler that never ends. Polls are not journaled.
+const PrimPoll uint16 = 0
+
+// PollSteps is the number of steps between two polls: about 10 ms of
+// interpretation on the native engine and 0.1 s on the wasm engine.
+const PollSteps = 1 << 22
+
 // The interpreter's entry points, implemented by Machine (machine.go):
 //
 //	func New(img *image.Image, host Host) (*Machine, error)                 // img: package codegen/image

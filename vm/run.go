@@ -26,18 +26,33 @@ func (m *Machine) exec(fn int, state []value.Value, budget int64) error {
 	}
 	m.high = max(m.high, entry.frameSize)
 	m.frames = append(m.frames[:0], frame{fn: int32(fn)})
+	// The steps are counted down in slices of at most PollSteps: rest is
+	// what the budget allows after the current slice. Between slices the
+	// host is polled, so that even a handler that never ends can be
+	// interrupted.
+	first := min(budget, PollSteps)
 	var (
 		ip    = entry.codePtr() // the next instruction
 		regs  = m.regs(0)       // the current frame's register 0
-		steps = budget
+		steps = first
+		rest  = budget - first
 	)
 	for {
 		in := (*image.Instr)(ip)
 		ip = unsafe.Add(ip, instrSize)
 		steps--
 		if steps < 0 {
-			m.steps = budget
-			return m.fail(ip, msgBudget)
+			if rest == 0 {
+				m.steps = budget
+				return m.fail(ip, msgBudget)
+			}
+			if err := m.poll(ip); err != nil {
+				m.steps = budget - rest - steps
+				return err
+			}
+			next := min(rest, PollSteps)
+			rest -= next
+			steps += next
 		}
 		switch in.Op {
 		case image.OpMove:
@@ -159,7 +174,7 @@ func (m *Machine) exec(fn int, state []value.Value, budget int64) error {
 			n := len(m.frames) - 1
 			m.frames = m.frames[:n]
 			if n == 0 {
-				m.steps = budget - steps
+				m.steps = budget - rest - steps
 				return nil
 			}
 			fr := &m.frames[n-1]
@@ -169,7 +184,7 @@ func (m *Machine) exec(fn int, state []value.Value, budget int64) error {
 			n := len(m.frames) - 1
 			m.frames = m.frames[:n]
 			if n == 0 {
-				m.steps = budget - steps
+				m.steps = budget - rest - steps
 				return nil
 			}
 			fr := &m.frames[n-1]
@@ -196,6 +211,17 @@ func (m *Machine) exec(fn int, state []value.Value, budget int64) error {
 			}
 		}
 	}
+}
+
+// poll asks the host whether the run goes on, between two slices of
+// PollSteps steps; an error from the host ends the handler run with that
+// error, which is not a trap. It is kept out of the dispatch loop.
+//
+//go:noinline
+func (m *Machine) poll(ip unsafe.Pointer) error {
+	m.frames[len(m.frames)-1].ip = ip
+	_, err := m.host.Prim(PrimPoll, nil)
+	return err
 }
 
 // fail records where the innermost frame stopped (ip is one past the

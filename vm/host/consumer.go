@@ -89,6 +89,9 @@ func (c *consumer) loop() {
 // or, with n == -1 and d nil, initialising instance inst.
 func (c *consumer) failed(n int, d *Delivery, inst int, err error) {
 	r := c.r
+	if r.canceled() {
+		return // the run was interrupted in this handler: not a trap
+	}
 	var t *vm.Trap
 	if !errors.As(err, &t) {
 		r.fail(fmt.Errorf("consumer %d (%s): %w", c.id, r.prog.Consumers[c.id].Name, err))

@@ -2,6 +2,7 @@ package host
 
 import (
 	"bufio"
+	"errors"
 	"io"
 	"strconv"
 	"strings"
@@ -76,6 +77,22 @@ func (d *Delivery) IsStart() bool { return d.Topic == StartTopic }
 // precedes the Deliver calls of the deliveries it causes, on every
 // consumer. A trap in a state initialiser at start-up is reported (Trap
 // with n = -1) before any consumer runs, from Run's own goroutine.
+// ErrInterrupt, returned (wrapped or not) by a Journal's Invoke or a
+// Poller's Poll, stops the run as if it had been canceled (verdict
+// canceled, code ExitCanceled) and ends the running handler there, without
+// a trap. A replayer uses it to stop a replay where the recorded run was
+// canceled. Run then returns no error.
+var ErrInterrupt = errors.New("interrupted")
+
+// Poller is an optional interface of a Journal: Poll is called every
+// vm.PollSteps steps of a handler run of consumer c, and an error
+// (ErrInterrupt) stops the run there. It lets a replayer stop a handler
+// that the recorded run interrupted even when the handler makes no more
+// calls.
+type Poller interface {
+	Poll(c int) error
+}
+
 type Journal interface {
 	// Invoke is called for every primitive call that crosses the gateway
 	// (print, std::io, std::time, std::rand, std::os, std::fs, std::http,

@@ -26,8 +26,24 @@ import (
 // implementation runs; pure primitives are computed directly. args is
 // only valid during the call.
 func (c *consumer) Prim(id uint16, args []byte) ([]byte, error) {
-	if id == vm.PrimPublish {
+	switch id {
+	case vm.PrimPublish:
 		return nil, c.publishCall(args)
+	case vm.PrimPoll:
+		// A long handler run asks whether to go on. Only cancellation
+		// (Ctrl-C) interrupts it: after an exit or a trap elsewhere a
+		// running handler still finishes, as the language promises.
+		if err := c.r.ctx.Err(); err != nil {
+			// As the context's own watcher does; whichever comes first.
+			c.r.stop(VerdictCanceled, ExitCanceled, nil, nil, err)
+			return nil, fmt.Errorf("interrupted: %w", err)
+		}
+		if p, ok := c.r.journal.(Poller); ok {
+			if err := p.Poll(c.id); err != nil {
+				return nil, c.interrupt(err)
+			}
+		}
+		return nil, nil
 	}
 	if int(id) >= len(prims) || prims[id].live == nil {
 		return nil, fmt.Errorf("unknown primitive %d", id)
@@ -35,9 +51,21 @@ func (c *consumer) Prim(id uint16, args []byte) ([]byte, error) {
 	p := &prims[id]
 	if j := c.r.journal; j != nil && p.Journal != stdlib.Pure {
 		args = bytes.Clone(args)
-		return j.Invoke(c.id, p.Primitive, args, func() ([]byte, error) { return p.live(c, args) })
+		res, err := j.Invoke(c.id, p.Primitive, args, func() ([]byte, error) { return p.live(c, args) })
+		if errors.Is(err, ErrInterrupt) {
+			return nil, c.interrupt(err)
+		}
+		return res, err
 	}
 	return p.live(c, args)
+}
+
+// interrupt stops the run as canceled at the Journal's request (err wraps
+// ErrInterrupt) and returns err, which ends the running handler without
+// being reported as a trap.
+func (c *consumer) interrupt(err error) error {
+	c.r.stop(VerdictCanceled, ExitCanceled, nil, nil, nil)
+	return err
 }
 
 // publishCall publishes from the gateway: args are the topic index as a

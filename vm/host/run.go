@@ -99,6 +99,10 @@ const (
 // ExitTrap is the exit code of a run stopped by a trap (docs/language.md).
 const ExitTrap = 3
 
+// ExitCanceled is the exit code of a canceled run (Ctrl-C, SIGTERM): the
+// shell's code for a process ended by SIGINT.
+const ExitCanceled = 130
+
 // Result is how a run ended.
 type Result struct {
 	Verdict string // VerdictQuiescent, VerdictExit, …
@@ -372,7 +376,7 @@ func (r *runner) run() (Result, error) {
 	defer r.closeEngines()
 	if r.startUp() {
 		stopWatch := context.AfterFunc(r.ctx, func() {
-			r.stop(VerdictCanceled, 1, nil, nil, r.ctx.Err())
+			r.stop(VerdictCanceled, ExitCanceled, nil, nil, r.ctx.Err())
 		})
 		for _, c := range r.execs {
 			r.wg.Add(1)
@@ -542,6 +546,16 @@ func (r *runner) stop(verdict string, code int, trap *TrapReport, halt, err erro
 	for _, c := range r.execs {
 		c.signal()
 	}
+}
+
+// canceled reports whether the run has stopped as canceled.
+func (r *runner) canceled() bool {
+	if !r.stopped.Load() {
+		return false
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.end.verdict == VerdictCanceled
 }
 
 // fail ends the run because the runtime or an engine failed.

@@ -550,3 +550,27 @@ main { spawn Echo; bind stdin to Line; }
 		t.Errorf("%d deliveries outstanding, want at most %d", most, inputHigh+2)
 	}
 }
+
+// TestCancelEndlessHandler cancels a run whose handler never returns: the
+// interpreter polls the host between slices of steps, so the run ends,
+// canceled, on both engines.
+func TestCancelEndlessHandler(t *testing.T) {
+	prog, img := compileAll(t, `
+locus M { on start { print("spinning"); var i = 0; while true { i += 1; } } }
+main { spawn M; }
+`)
+	for _, kind := range []EngineKind{EngineNative, EngineWasm} {
+		t.Run(kind.String(), func(t *testing.T) {
+			ctx, cancel := context.WithCancel(context.Background())
+			time.AfterFunc(200*time.Millisecond, cancel)
+			var out strings.Builder
+			res, err := Run(ctx, prog, img, Options{Engine: kind, Stdout: &out})
+			if !errors.Is(err, context.Canceled) || res.Verdict != VerdictCanceled || res.Code != ExitCanceled {
+				t.Fatalf("run: %v %+v", err, res)
+			}
+			if out.String() != "spinning\n" {
+				t.Errorf("stdout %q", out.String())
+			}
+		})
+	}
+}

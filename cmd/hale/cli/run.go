@@ -72,7 +72,7 @@ func newRunCmd(e env) *cobra.Command {
 				}
 			}
 			if errors.Is(runErr, context.Canceled) {
-				return exitf(ExitInterrupted, "interrupted: the run stopped after the handlers that were running")
+				return exitf(ExitInterrupted, "interrupted")
 			}
 			if runErr != nil {
 				return exitf(ExitFailure, "%v", runErr)
