@@ -137,8 +137,13 @@ func runReplay(e env, f replayFlags, artifactPath, programPath string) error {
 		return err
 	}
 	stdout := e.stdout
-	if f.asJSON {
+	switch {
+	case f.asJSON:
 		stdout = io.Discard
+	case opts.At != nil && opts.Inspect == nil:
+		// stdout is for the one JSON object of the --at view: what the
+		// program prints again goes to stderr.
+		stdout = e.stderr
 	}
 	// With --diff (or -o) the replay records itself, with the recording's
 	// env policy whatever the environment says, and the two artifacts are
@@ -146,8 +151,9 @@ func runReplay(e env, f replayFlags, artifactPath, programPath string) error {
 	// (misses, timeouts, unconsumed inputs, unexpected deliveries, changed
 	// output or trap), which costs no second recording; only when it finds
 	// a divergence is the replay run again, silently and recorded, so that
-	// the report can show both sides of the first one.
-	record := f.diff || f.output != ""
+	// the report can show both sides of the first one. With live effects
+	// the one pass is recorded, since a second would perform them again.
+	record := f.diff || f.output != "" || f.allowLive
 	first, err := replayPass(e, c, img, art, kind, opts, record, f.output, stdout, e.stderr)
 	if err != nil {
 		return err
