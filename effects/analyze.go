@@ -101,20 +101,19 @@ func Analyze(p *lang.Program) (*Info, diag.List) {
 			case *ast.LocusDecl:
 				all := a.newUnit(d.Name.Name+" state", nil)
 				a.info.inits[d] = all
+				// State initialisers may have effects: they run at
+				// start-up on the instance's consumer, and their calls
+				// are journaled before its first delivery.
 				for _, sv := range d.State {
-					u := a.newUnit(d.Name.Name+"."+sv.Name.Name, nil)
-					a.collect(u, sv.Value)
 					a.collect(all, sv.Value)
-					pure = append(pure, pureExpr{u, sv.Value, CodeStateEffect,
-						fmt.Sprintf("state initialiser of %q", d.Name.Name+"."+sv.Name.Name), "do it in `on start`"})
 				}
 			case *ast.MainDecl:
+				// Spawn arguments too (they are evaluated with the
+				// instance's state initialisers).
 				for _, s := range d.Spawns {
+					u := a.newUnit("spawn "+s.InstanceName(), nil)
 					for _, arg := range s.Args {
-						u := a.newUnit("spawn "+s.InstanceName(), nil)
 						a.collect(u, arg)
-						pure = append(pure, pureExpr{u, arg, CodeSpawnEffect,
-							fmt.Sprintf("spawn argument of %q", s.InstanceName()), "spawn arguments must be pure"})
 					}
 				}
 			}

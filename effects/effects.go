@@ -29,19 +29,20 @@
 //	         score -> helper -> std::time::now_ms (app.hl:12:5)
 //	       Outputs (io, exit) and publish(T) are allowed. Among paths of
 //	       equal length the first in source order of the call sites wins.
-//	E0702  a locus state initialiser has an effect. Initialisers run at
-//	       start-up, before the first delivery and outside every consumer's
-//	       journal, so they must be pure:
-//	         state initialiser of "Ledger.total" has effect time; do it in `on start`
-//	E0703  a spawn argument has an effect (same reason).
-//	E0704  a const value has an effect (same reason; a backstop, since the
-//	       checker already allows no calls in a const value).
+//	E0702  (no longer reported: state initialisers may have effects;
+//	       they run at start-up on their instance's consumer and their
+//	       calls are journaled before its first delivery)
+//	E0703  (no longer reported: spawn arguments may have effects, for
+//	       the same reason)
+//	E0704  a const value has an effect (consts are folded at compile
+//	       time; a backstop, since the checker already allows no calls in
+//	       a const value).
 //	E0705  a call resolves to a primitive that the primitive table does not
 //	       know (a backstop for a toolchain inconsistency, never the user's
 //	       fault).
 //
-// E0702 to E0704 point at the first call in the expression that has an
-// effect. Each rule is checked everywhere; Analyze reports every violation.
+// E0704 points at the first call in the expression that has an effect.
+// Each rule is checked everywhere; Analyze reports every violation.
 //
 // # Output
 //
@@ -70,8 +71,6 @@ import (
 // Diagnostic codes (see the package documentation).
 const (
 	CodeNondeterministic diag.Code = "E0701"
-	CodeStateEffect      diag.Code = "E0702"
-	CodeSpawnEffect      diag.Code = "E0703"
 	CodeConstEffect      diag.Code = "E0704"
 	CodeUnknownPrimitive diag.Code = "E0705"
 )
@@ -133,8 +132,7 @@ func (i *Info) Handler(h *ast.Handler) Set {
 	return Set{}
 }
 
-// Init returns the effects of a locus's state initialisers together (empty
-// in a program without E0702 errors).
+// Init returns the effects of a locus's state initialisers together.
 func (i *Info) Init(l *ast.LocusDecl) Set {
 	if u := i.inits[l]; u != nil {
 		return u.set

@@ -267,7 +267,7 @@ func TestBackstops(t *testing.T) {
 	}
 	want := []string{
 		`graft.hl:1:1: primitive "std::time::nope" has no entry in the primitive table [E0705]`,
-		`initialisers.hl:10:22: const "NOW" has effect time; const values must be pure [E0704]`,
+		`initialisers.hl:11:22: const "NOW" has effect time; const values must be pure [E0704]`,
 	}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))

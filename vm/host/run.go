@@ -429,6 +429,9 @@ func (r *runner) startUp() bool {
 			c.failed(-1, nil, i, err)
 			return false
 		}
+		if r.stopped.Load() {
+			return false // an initialiser called std::process::exit
+		}
 	}
 	for i, in := range r.prog.Instances {
 		if r.prog.Loci[in.Locus].Start >= 0 {
