@@ -104,13 +104,12 @@ func Render(l List, source func(path string) []byte) string {
 		b.WriteString("    ")
 		b.WriteString(line)
 		b.WriteString("\n    ")
-		// Tabs before the column stay tabs so the caret lines up.
-		col := e.Pos.Col - 1
-		if col > len(line) {
-			col = len(line)
-		}
-		for i := 0; i < col; i++ {
-			if line[i] == '\t' {
+		// The column counts bytes; the caret is indented by one space per
+		// character before it (a UTF-8 character of several bytes takes
+		// one), and tabs stay tabs, so that it lines up.
+		col := min(max(e.Pos.Col-1, 0), len(line))
+		for _, r := range line[:col] {
+			if r == '\t' {
 				b.WriteByte('\t')
 			} else {
 				b.WriteByte(' ')

@@ -1,6 +1,7 @@
 package diag
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/hale-lang/hale/lang/ast"
@@ -14,6 +15,19 @@ func TestRenderShowsLineAndCaret(t *testing.T) {
 	want := "app.hl:2:13: unexpected \";\" [E0101]\n    \tlet x = 1 +;\n    \t           ^\n"
 	if got != want {
 		t.Errorf("Render:\n%q\nwant\n%q", got, want)
+	}
+}
+
+// The column counts bytes, but the caret is indented by characters, so a
+// line with multi-byte characters before the column still lines up.
+func TestRenderCaretAfterMultiByteCharacters(t *testing.T) {
+	src := map[string][]byte{"mb.hl": []byte("fn f() { let s = \"ééé\"; let x = y; }\n")}
+	var l List
+	l.Add(ast.Pos{File: "mb.hl", Line: 1, Col: 36}, "E0201", "undefined name %q", "y")
+	got := Render(l, func(p string) []byte { return src[p] })
+	want := "mb.hl:1:36: undefined name \"y\" [E0201]\n    fn f() { let s = \"ééé\"; let x = y; }\n    " + strings.Repeat(" ", 32) + "^\n"
+	if got != want {
+		t.Errorf("Render:\n%s\nwant\n%s", got, want)
 	}
 }
 
