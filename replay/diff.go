@@ -227,7 +227,26 @@ func (df Differ) Diff(recorded, replayed *Artifact) *Report {
 		})
 	}
 
+	// When the replay stopped where the recording did not (a trap, say a
+	// journal miss, or an exit), every consumer's stream ends there, and
+	// what the recording has after that is a consequence of the stop, not
+	// a place where the runs first disagreed, however early its recorded
+	// entry. Those divergences then come after the ones the replay has an
+	// entry for.
+	stoppedEarly := rt.Verdict != pt.Verdict && (pt.Verdict == VerdictTrap || pt.Verdict == VerdictExit)
+	rank := func(d *Divergence) int {
+		switch {
+		case d.End:
+			return 2
+		case stoppedEarly && d.ReplayedEntry < 0:
+			return 1
+		}
+		return 0
+	}
 	slices.SortStableFunc(rep.Divergences, func(a, b *Divergence) int {
+		if c := cmp.Compare(rank(a), rank(b)); c != 0 {
+			return c
+		}
 		if c := cmp.Compare(a.order(), b.order()); c != 0 {
 			return c
 		}

@@ -660,3 +660,31 @@ func FuzzDiff(f *testing.F) {
 		}
 	})
 }
+
+// When the replay stopped at a trap the recording did not have, what the
+// recording has after the stop (here consumer 0's start, which the stopped
+// replay never ran) comes after the divergence that stopped it, even
+// though its recorded entry is earlier.
+func TestDiffStopBeforeConsequences(t *testing.T) {
+	rec := build([]step{
+		{0, start("Main")},
+		{1, start("Worker#0")},
+		{1, call("std::rand::next_int", "[100]", "5")},
+	})
+	rep := build([]step{
+		{1, start("Worker#0")},
+		{1, failed("std::rand::next_int", "[50]", "replay: journal miss: consumer 1 call #0")},
+		{1, trapAt("replay: journal miss: consumer 1 call #0", "app.hl:3:4", "Worker.on start")},
+	})
+	rep.Trailer = Trailer{Verdict: VerdictTrap, ExitCode: 3}
+	r := Diff(rec, rep)
+	var got []string
+	for _, d := range r.Divergences {
+		if !d.End {
+			got = append(got, d.At.String())
+		}
+	}
+	if want := []string{"1:0", "0:0"}; !slices.Equal(got, want) {
+		t.Errorf("divergences at %q, want %q", got, want)
+	}
+}
