@@ -102,6 +102,11 @@ type Finding struct {
 	At       Coordinate
 	Startup  bool // before the consumer's first delivery
 	Sentence string
+	// Recorded and Replayed show the two sides where the finding has
+	// them (a call, an output); Position is where the replay was, when
+	// known (the call a journal miss refused).
+	Recorded, Replayed string
+	Position           string
 }
 
 // ReplayStats are the replayer's counts, for the report.
@@ -530,7 +535,12 @@ func (r *Replayer) consumer(c int) *replayConsumer {
 
 // finding records a divergence.
 func (r *Replayer) finding(kind DivergenceKind, cs *replayConsumer, format string, args ...any) {
-	f := Finding{Kind: kind, Sentence: fmt.Sprintf(format, args...)}
+	r.findingSides(kind, cs, "", "", format, args...)
+}
+
+// findingSides is finding with the recorded and replayed sides.
+func (r *Replayer) findingSides(kind DivergenceKind, cs *replayConsumer, recorded, replayed string, format string, args ...any) {
+	f := Finding{Kind: kind, Sentence: fmt.Sprintf(format, args...), Recorded: recorded, Replayed: replayed}
 	if cs != nil {
 		f.At.Consumer = uint32(cs.id)
 		if cs.n < 0 {
@@ -547,12 +557,13 @@ func (r *Replayer) finding(kind DivergenceKind, cs *replayConsumer, format strin
 	r.mu.Unlock()
 }
 
-// where says which handler run a consumer is in, for messages.
+// where says which handler run a consumer is in, in the shape of the
+// report's lines ("consumer 2: in delivery #41").
 func (cs *replayConsumer) where() string {
 	if cs.n < 0 {
-		return fmt.Sprintf("consumer %d before its first delivery", cs.id)
+		return fmt.Sprintf("consumer %d: before its first delivery", cs.id)
 	}
-	return fmt.Sprintf("consumer %d in delivery #%d", cs.id, cs.n)
+	return fmt.Sprintf("consumer %d: in delivery #%d", cs.id, cs.n)
 }
 
 // ---- calls ----
@@ -668,7 +679,8 @@ func (r *Replayer) serve(cs *replayConsumer, p stdlib.Primitive, args []byte, li
 		cs.misses++
 		err := fmt.Errorf("replay: journal miss: consumer %d %s expected %s, got %s",
 			cs.id, call, r.entryText(next), r.callText(p.Name, args))
-		r.finding(JournalMiss, cs, "%s, %s was %s in the recording, but %s in the replay",
+		r.findingSides(JournalMiss, cs, call+" "+r.entryText(next), call+" "+r.callText(p.Name, args),
+			"%s, %s was %s in the recording, but %s in the replay",
 			cs.where(), call, r.entryText(next), r.callText(p.Name, args))
 		return nil, err
 	}
@@ -749,7 +761,7 @@ func (r *Replayer) serveOutput(cs *replayConsumer, run *callRun, next *Entry, p 
 		run.used++
 		if x.Primitive != p.Name || x.Outcome != OK || string(x.Result) != text+"\n" {
 			cs.outputs++
-			r.finding(ChangedOutput, cs, "%s, the output was %s in the recording, but %s in the replay", cs.where(), r.entryText(next), shown())
+			r.findingSides(ChangedOutput, cs, r.entryText(next), shown(), "%s, the output was %s in the recording, but %s in the replay", cs.where(), r.entryText(next), shown())
 		}
 	}
 	if r.opts.Quiet {
@@ -853,14 +865,14 @@ func (r *Replayer) Publish(c int, msg host.MessageID, topic int, payload []byte)
 		if cs != nil {
 			cs.pubMiss++
 		}
-		r.finding(ExtraPublish, cs, "consumer %d published message %s on topic %s, which the recording does not have", c, id, name)
+		r.finding(ExtraPublish, cs, "consumer %d: published message %s on topic %s, which the recording does not have", c, id, name)
 	default:
 		x := r.art.Entries[i].Body.(Publish)
 		if x.Topic != name || !bytes.Equal(x.Payload, payload) {
 			if cs != nil {
 				cs.pubMiss++
 			}
-			r.finding(ChangedPayload, cs, "message %s was published on topic %s with other payload bytes than in the recording", id, name)
+			r.finding(ChangedPayload, cs, "consumer %d: message %s was published on topic %s with other payload bytes than in the recording", c, id, name)
 		}
 	}
 	if topic >= 0 && topic < len(r.prog.Topics) {
@@ -982,11 +994,31 @@ func (r *Replayer) Trap(c, n int, t *vm.Trap, d *host.Delivery) {
 	case ok && rt.Message == t.Message:
 		r.awaitRecordedEnd(cs)
 	case strings.HasPrefix(t.Message, "replay: "):
-		// The replayer's own refusal of a call: already a finding.
+		// The replayer's own refusal of a call: already a finding, which
+		// gets the position of the refused call.
+		if len(t.Stack) > 0 && t.Stack[0].Pos != "" {
+			r.placeFinding(cs, t.Stack[0].Pos+" in "+t.Stack[0].Func)
+		}
 	case ok:
 		r.finding(ChangedTrap, cs, "%s, the trap was %q in the recording, but %q in the replay", cs.where(), rt.Message, t.Message)
 	default:
 		r.finding(ChangedTrap, cs, "%s, the program trapped (%q) where the recording did not", cs.where(), t.Message)
+	}
+}
+
+// placeFinding gives the last finding on cs, in its current handler run,
+// the source position pos, unless it has one.
+func (r *Replayer) placeFinding(cs *replayConsumer, pos string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for i := len(r.findings) - 1; i >= 0; i-- {
+		f := &r.findings[i]
+		if f.At.Consumer == uint32(cs.id) && f.Startup == (cs.n < 0) && (cs.n < 0 || f.At.N == uint64(cs.n)) {
+			if f.Position == "" {
+				f.Position = pos
+			}
+			return
+		}
 	}
 }
 
@@ -1254,5 +1286,6 @@ func (s *ReplayStats) Apply(rep *Report) {
 	}
 	rep.Verdict = ReportDiverged
 	rep.Divergences = append(rep.Divergences, &Divergence{Kind: f.Kind, At: f.At, Startup: f.Startup,
-		End: f.Kind == ChangedVerdict, RecordedEntry: -1, ReplayedEntry: -1, Sentence: f.Sentence})
+		End: f.Kind == ChangedVerdict, RecordedEntry: -1, ReplayedEntry: -1, Sentence: f.Sentence,
+		Recorded: f.Recorded, Replayed: f.Replayed, Position: f.Position})
 }

@@ -886,7 +886,7 @@ func TestReplayerSkipsUnprintedOutput(t *testing.T) {
 	}
 	r.End(VerdictQuiescent, 0)
 	if s := r.Stats(); s.OutputMismatches != 1 || s.JournalMisses != 0 || s.Findings[0].Kind != ChangedOutput ||
-		s.Findings[0].Sentence != `consumer 0 in delivery #0, the recording printed print("log") here, the replay did not` {
+		s.Findings[0].Sentence != `consumer 0: in delivery #0, the recording printed print("log") here, the replay did not` {
 		t.Errorf("stats %+v", s)
 	}
 }
