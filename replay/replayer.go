@@ -1274,6 +1274,11 @@ func hasKind(fs []Finding, k DivergenceKind) bool {
 // recorded order, say), that divergence, so the verdict is diverged.
 func (s *ReplayStats) Apply(rep *Report) {
 	rep.OrderTimeouts = s.OrderTimeouts
+	// Some events leave no entry in the replay's own recording: a
+	// delivery that the replay dropped as not in the recording, a call
+	// refused as past the journal. The replayer counted them.
+	rep.Unexpected = max(rep.Unexpected, s.Unexpected)
+	rep.JournalMisses = max(rep.JournalMisses, s.JournalMisses)
 	if rep.Verdict != ReportIdentical || len(s.Findings) == 0 {
 		return
 	}
