@@ -288,6 +288,11 @@ func replayPass(e env, c *compiled, img *image.Image, art *replay.Artifact, kind
 		rec, err := replay.Create(p.path, header, replay.Options{})
 		if err != nil {
 			p.cleanup()
+			if output != "" {
+				// A place the replay cannot be written to is a bad
+				// argument, not a divergence.
+				return nil, exitf(ExitUsage, "-o %s: cannot record the replay: %v", output, err)
+			}
 			return nil, exitf(ExitFailure, "cannot record the replay: %v", err)
 		}
 		opts.Record = rec

@@ -17,6 +17,15 @@ func newTraceCmd(e env) *cobra.Command {
 		Short: "Inspect a recorded artifact (summary, dump, verify)",
 		Long: "Trace looks inside a recording (.halerec) without running anything: summary\n" +
 			"counts what it holds, dump prints every entry as JSON, verify checks it.",
+		// Without this, cobra answers `hale trace bogus` with the help
+		// text and exit 0.
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) > 0 {
+				return fmt.Errorf("unknown command %q for \"hale trace\" (summary, dump, verify)", args[0])
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error { return cmd.Help() },
 	}
 	var asJSON bool
 	summary := &cobra.Command{
