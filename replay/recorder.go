@@ -147,6 +147,12 @@ func Create(path string, h *Header, opts Options) (*Recorder, error) {
 	if err := h.check(); err != nil {
 		return nil, fmt.Errorf("recording %s: %w", path, err)
 	}
+	// The finished file is renamed over path, which must not replace a
+	// device, a folder or a pipe (LOTUS_OBS_RECORD=/dev/null run as root
+	// would replace /dev/null).
+	if fi, err := os.Stat(path); err == nil && !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("recording %s: not a regular file (a recording is written to a file of its own)", path)
+	}
 	create := opts.CreateTemp
 	if create == nil {
 		create = func(dir, pattern string) (File, error) { return os.CreateTemp(dir, pattern) }
