@@ -86,7 +86,8 @@ var formatKinds = []struct {
 // is then admitted, with a warning for stderr in Admission.Warning.
 // Every refusal is a *RefusalError.
 //
-// The header's creation time and env policy play no part in admission.
+// The header's creation time plays no part in admission; its env policy
+// must be one this hale knows.
 func Admit(data []byte, want Identity, unverified bool) (*Artifact, *Admission, error) {
 	a, err := Decode(data)
 	if err != nil {
@@ -98,6 +99,12 @@ func Admit(data []byte, want Identity, unverified bool) (*Artifact, *Admission, 
 			}
 		}
 		return nil, nil, &RefusalError{Kind: kind, Reason: err.Error(), Err: err}
+	}
+
+	if p := a.Header.EnvPolicy; p != EnvWithheld && p != EnvFull {
+		// Serving env values depends on what the policy withheld.
+		return nil, nil, &RefusalError{Kind: RefusedFraming, Err: ErrFraming,
+			Reason: fmt.Sprintf("the header's env policy %q is neither %q nor %q", p, EnvWithheld, EnvFull)}
 	}
 
 	var async []string

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"regexp"
+	"strings"
 	"testing"
 )
 
@@ -196,5 +197,21 @@ func TestRefusedReport(t *testing.T) {
 	}
 	if r := RefusedReport(errors.New("open run.halerec: no such file")); r.Reason != "open run.halerec: no such file" {
 		t.Errorf("reason %q", r.Reason)
+	}
+}
+
+// An env policy this hale does not know is refused: serving env values
+// depends on what the policy withheld.
+func TestAdmitUnknownEnvPolicy(t *testing.T) {
+	s := sample()
+	s.Header.EnvPolicy = "withhelx"
+	data, err := Encode(s)
+	if err != nil {
+		t.Skipf("the encoder refuses the policy itself: %v", err)
+	}
+	_, _, err = Admit(data, sampleIdentity(), false)
+	var re *RefusalError
+	if !errors.As(err, &re) || !strings.Contains(re.Reason, `env policy "withhelx"`) {
+		t.Errorf("got %v, want a refusal naming the policy", err)
 	}
 }
