@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"testing"
 
+	"github.com/hale-lang/hale/codegen/image"
 	"github.com/hale-lang/hale/vm"
 )
 
@@ -37,13 +38,7 @@ locus M { on start { var i = 0; while true { i += 1; } } }
 main { spawn M; }
 `)
 	h := &pollHost{}
-	m, err := vm.New(img, h)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := m.Init(0); err != nil {
-		t.Fatal(err)
-	}
+	m := initMachine(t, img, h)
 	var tr *vm.Trap
 	if err := m.Deliver(0, vm.HandlerStart, nil); !errors.As(err, &tr) || tr.Message != "budget exhausted" {
 		t.Fatalf("got %v, want the budget trap", err)
@@ -64,13 +59,7 @@ locus M { on start { var i = 0; while true { i += 1; } } }
 main { spawn M; }
 `)
 	h := &pollHost{stopAt: 3}
-	m, err := vm.New(img, h)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := m.Init(0); err != nil {
-		t.Fatal(err)
-	}
+	m := initMachine(t, img, h)
 	var tr *vm.Trap
 	if err := m.Deliver(0, vm.HandlerStart, nil); !errors.Is(err, errStop) || errors.As(err, &tr) {
 		t.Fatalf("got %v, want the host's error", err)
@@ -78,4 +67,17 @@ main { spawn M; }
 	if want := int64(3*vm.PollSteps + 1); m.Steps() != want {
 		t.Errorf("steps %d, want %d", m.Steps(), want)
 	}
+}
+
+// initMachine makes a machine for img and initialises its instance 0.
+func initMachine(t *testing.T, img *image.Image, h vm.Host) *vm.Machine {
+	t.Helper()
+	m, err := vm.New(img, h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Init(0); err != nil {
+		t.Fatal(err)
+	}
+	return m
 }
