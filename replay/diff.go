@@ -262,6 +262,18 @@ func (df Differ) Diff(recorded, replayed *Artifact) *Report {
 	return rep
 }
 
+// Prefer moves the divergence of the given kind at coordinate at, if the
+// report has one, to the front, keeping the others in order.
+func (r *Report) Prefer(kind DivergenceKind, at Coordinate) {
+	for i, d := range r.Divergences {
+		if !d.End && d.Kind == kind && d.At == at {
+			copy(r.Divergences[1:i+1], r.Divergences[:i])
+			r.Divergences[0] = d
+			return
+		}
+	}
+}
+
 // boolCompare orders false before true.
 func boolCompare(a, b bool) int {
 	switch {

@@ -688,3 +688,18 @@ func TestDiffStopBeforeConsequences(t *testing.T) {
 		t.Errorf("divergences at %q, want %q", got, want)
 	}
 }
+
+func TestReportPrefer(t *testing.T) {
+	a := &Divergence{Kind: JournalMiss, At: Coordinate{2, 0}}
+	b := &Divergence{Kind: JournalMiss, At: Coordinate{1, 0}}
+	c := &Divergence{Kind: ChangedVerdict, End: true}
+	r := &Report{Divergences: []*Divergence{a, b, c}}
+	r.Prefer(JournalMiss, Coordinate{1, 0})
+	if r.Divergences[0] != b || r.Divergences[1] != a || r.Divergences[2] != c {
+		t.Errorf("order %v", r.Divergences)
+	}
+	r.Prefer(UnusedInput, Coordinate{2, 0}) // no such divergence: nothing moves
+	if r.Divergences[0] != b || r.Divergences[1] != a {
+		t.Errorf("order %v", r.Divergences)
+	}
+}

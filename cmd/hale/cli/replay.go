@@ -160,8 +160,10 @@ func runReplay(e env, f replayFlags, artifactPath, programPath string) error {
 	}
 	defer first.cleanup()
 	r, res, replayPath := first.r, first.res, first.path
+	var seen *replay.Finding // what the pass the user saw found first
 	if !record && opts.At == nil && opts.Inspect == nil {
 		if stats := r.Stats(); !stats.Clean() {
+			seen = &stats.Findings[0]
 			quiet := opts
 			quiet.Quiet = true
 			again, err := replayPass(e, c, img, art, kind, quiet, true, "", io.Discard, io.Discard)
@@ -200,6 +202,12 @@ func runReplay(e env, f replayFlags, artifactPath, programPath string) error {
 			JournalMisses: stats.JournalMisses, Unconsumed: stats.Unconsumed, Unexpected: stats.Unexpected}
 	}
 	stats.Apply(rep)
+	if seen != nil {
+		// Consumers that diverge at the same moment can do so in another
+		// order in the second pass; report first what the first pass,
+		// whose output and trap the user saw, found first.
+		rep.Prefer(seen.Kind, seen.At)
+	}
 	for _, d := range rep.Divergences {
 		if d.Position == "" && d.Handler != nil {
 			d.Position = handlerPosition(c.sir, d.Handler)
