@@ -96,23 +96,10 @@ func (j *RecordingJournal) callEntry(c int, p stdlib.Primitive, args, res []byte
 	switch {
 	case err != nil:
 		inv.Outcome, inv.Result, inv.Message = Trapped, nil, err.Error()
-	case p.Effect == stdlib.Env && !j.full && !isEnvDefault(args, res):
+	case p.Effect == stdlib.Env && !j.full:
 		inv.Outcome, inv.Result, inv.Length = Withheld, nil, envLength(res)
 	}
 	return inv
-}
-
-// isEnvDefault reports whether an env call returned its default argument
-// (the variable is unset, or set to the default): the value is then in
-// the recorded arguments anyway, and withholding it would only make the
-// replay ask for it.
-func isEnvDefault(args, res []byte) bool {
-	vs, err := value.DecodeTuple(args, []*value.Type{value.StringType, value.StringType})
-	if err != nil {
-		return false
-	}
-	v, err := value.Decode(res, value.StringType)
-	return err == nil && v.AsStr() == vs[1].AsStr()
 }
 
 // coordinate is the delivery consumer c is handling, nil outside any.

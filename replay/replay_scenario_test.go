@@ -206,14 +206,16 @@ func TestReplayEnvWithheld(t *testing.T) {
 	}
 
 	// Supplied with the recorded length: identical, the value need not
-	// be the same.
-	rp = replayRun(t, rec.art, p, replay.ReplayOptions{Env: map[string]string{"HIDDEN_SECRET": strings.Repeat("x", len(secret))}})
+	// be the same. A variable that was unset is withheld too (its
+	// default's length), and needs supplying like any other.
+	rp = replayRun(t, rec.art, p, replay.ReplayOptions{Env: map[string]string{
+		"HIDDEN_SECRET": strings.Repeat("x", len(secret)), "NOT_SET_ANYWHERE": "default"}})
 	if rp.report.Diverged() || !rp.stats.Clean() || rp.stdout != rec.stdout {
 		t.Fatalf("with --env:\n%s", rp.explain())
 	}
 
 	// Another length: a divergence.
-	rp = replayRun(t, rec.art, p, replay.ReplayOptions{Env: map[string]string{"HIDDEN_SECRET": "short"}})
+	rp = replayRun(t, rec.art, p, replay.ReplayOptions{Env: map[string]string{"HIDDEN_SECRET": "short", "NOT_SET_ANYWHERE": "default"}})
 	if d := rp.report.First(); d == nil || d.Kind != replay.MissingInput {
 		t.Fatalf("with a wrong --env:\n%s", rp.explain())
 	}
