@@ -48,6 +48,7 @@ func Check(files, std []*ast.File) (*Result, diag.List) {
 	c.recursiveStructs()
 	c.signatures()
 	c.consts()
+	c.budgets()
 	c.bodies()
 	c.checkMain(entry)
 	return c.res, c.errs
@@ -64,6 +65,9 @@ type checker struct {
 	mains     []mainInFile
 	loci      map[*ast.LocusDecl]*locusCtx
 	localKind map[*ast.Symbol]string // how each local was declared, for messages
+	// pendingBudgets are @budget arguments that are not integer literals,
+	// read once the consts they may name are checked (see budgets).
+	pendingBudgets []pendingBudget
 
 	// Context of the code being checked.
 	module string    // stdlib module of the current file ("" for user code)

@@ -116,7 +116,7 @@ func (c *checker) annotations(anns []*ast.Annotation, target string, f *ast.File
 				c.errorf(pos, "E0602", "@budget applies only to loci, not to a %s", target)
 				continue
 			}
-			budget = c.budgetSteps(a)
+			budget = c.budgetSteps(a, f)
 		case "primitive":
 			switch {
 			case f == nil || !f.Stdlib:
@@ -133,23 +133,136 @@ func (c *checker) annotations(anns []*ast.Annotation, target string, f *ast.File
 	return budget
 }
 
-// budgetSteps checks `@budget(steps: N)` and returns N (0 after an error).
-func (c *checker) budgetSteps(a *ast.Annotation) int64 {
+// budgetSteps checks `@budget(steps: N)` and returns N (0 after an error,
+// or when N is a constant expression, which budgets reads later).
+func (c *checker) budgetSteps(a *ast.Annotation, f *ast.File) int64 {
 	if len(a.Args) != 1 || a.Args[0] == nil || a.Args[0].Name == nil || a.Args[0].Name.Name != "steps" {
 		c.errorf(a.Pos(), "E0603", "@budget takes one argument: @budget(steps: N)")
 		return 0
 	}
+	pos := a.Args[0].Pos()
+	if a.Args[0].Value != nil {
+		pos = a.Args[0].Value.Pos()
+	}
 	lit, ok := a.Args[0].Value.(*ast.IntLit)
-	if !ok || lit == nil || lit.Value == 0 || lit.Value > math.MaxInt64 {
-		pos := a.Args[0].Pos()
-		if a.Args[0].Value != nil {
-			pos = a.Args[0].Value.Pos()
-		}
-		c.errorf(pos, "E0603", "@budget steps must be a positive integer literal")
+	switch {
+	case ok && lit != nil && (lit.Value == 0 || lit.Value > math.MaxInt64):
+		c.errorf(pos, "E0603", "@budget steps must be a positive integer")
+		return 0
+	case ok && lit != nil:
+		lit.SetType(ast.IntType)
+		return int64(lit.Value)
+	case a.Args[0].Value == nil:
+		c.errorf(pos, "E0603", "@budget steps must be a positive integer")
 		return 0
 	}
-	lit.SetType(ast.IntType)
-	return int64(lit.Value)
+	c.pendingBudgets = append(c.pendingBudgets, pendingBudget{arg: a.Args[0], file: f})
+	return 0
+}
+
+// pendingBudget is an @budget argument given as a constant expression
+// (`@budget(steps: LIMIT)`, `@budget(steps: 10 * 1000)`).
+type pendingBudget struct {
+	arg   *ast.AnnArg
+	file  *ast.File
+	locus *ast.LocusDecl // set by locusSignature
+}
+
+// budgets reads the @budget arguments that are constant expressions, now
+// that the consts they may name are checked: each must be an int constant
+// expression whose value is positive.
+func (c *checker) budgets() {
+	for _, b := range c.pendingBudgets {
+		c.setFile(b.file)
+		before := len(c.errs)
+		c.fn = &funcCtx{name: "@budget", result: ast.VoidType}
+		c.expectValue(&b.arg.Value, ast.IntType, "in @budget")
+		c.fn = nil
+		var deps []*ast.ConstDecl
+		c.constExpr(b.arg.Value, &deps)
+		if len(c.errs) > before {
+			continue
+		}
+		v, ok := constInt(b.arg.Value, 0)
+		switch {
+		case !ok:
+			c.errorf(b.arg.Value.Pos(), "E0603", "@budget steps must be an int constant expression")
+		case v <= 0:
+			c.errorf(b.arg.Value.Pos(), "E0603", "@budget steps must be a positive integer, got %d", v)
+		case b.locus != nil:
+			b.locus.Budget = v
+		}
+	}
+	c.module = ""
+}
+
+// constInt evaluates an int constant expression (literals, consts and
+// + - * / % and unary minus), reporting false when it is not one, it
+// overflows or divides by zero; depth guards against a const cycle, which
+// consts reports.
+func constInt(e ast.Expr, depth int) (int64, bool) {
+	if depth > 100 {
+		return 0, false
+	}
+	var sym *ast.Symbol
+	switch e := e.(type) {
+	case *ast.IntLit:
+		if e.Value > math.MaxInt64 {
+			return 0, false
+		}
+		return int64(e.Value), true
+	case *ast.Name:
+		if e.Ident != nil {
+			sym = e.Ident.Sym
+		}
+	case *ast.PathExpr:
+		sym = e.Sym
+	case *ast.UnaryExpr:
+		x, ok := constInt(e.X, depth+1)
+		if !ok || e.Op != ast.Neg || x == math.MinInt64 {
+			return 0, false
+		}
+		return -x, true
+	case *ast.BinaryExpr:
+		x, ok1 := constInt(e.X, depth+1)
+		y, ok2 := constInt(e.Y, depth+1)
+		if !ok1 || !ok2 {
+			return 0, false
+		}
+		return intOp(e.Op, x, y)
+	}
+	if sym == nil || sym.Kind != ast.SymConst || sym.Const == nil {
+		return 0, false
+	}
+	return constInt(sym.Const.Value, depth+1)
+}
+
+// intOp applies an int operator, reporting false on overflow or division
+// by zero.
+func intOp(op ast.BinaryOp, x, y int64) (int64, bool) {
+	switch op {
+	case ast.Add:
+		s := x + y
+		return s, (s^x)&(s^y) >= 0
+	case ast.Sub:
+		s := x - y
+		return s, (x^y)&(s^x) >= 0
+	case ast.Mul:
+		if x == 0 || y == 0 {
+			return 0, true
+		}
+		p := x * y
+		return p, p/y == x && !(x == -1 && y == math.MinInt64) && !(y == -1 && x == math.MinInt64)
+	case ast.Div, ast.Rem:
+		if y == 0 || (y == -1 && x == math.MinInt64) {
+			return 0, false
+		}
+		if op == ast.Div {
+			return x / y, true
+		}
+		return x % y, true
+	}
+	return 0, false
 }
 
 // primitiveArgs checks `@primitive` or `@primitive(effect: "name")`.
@@ -177,7 +290,11 @@ func (c *checker) primitiveArgs(a *ast.Annotation) {
 // locusSignature declares the members of a locus (parameters, state and
 // fns), assigns instance slots, reads @budget and resolves handler topics.
 func (c *checker) locusSignature(l *ast.LocusDecl, f *ast.File) {
+	pending := len(c.pendingBudgets)
 	l.Budget = c.annotations(l.Annotations, "locus", f)
+	for i := pending; i < len(c.pendingBudgets); i++ {
+		c.pendingBudgets[i].locus = l
+	}
 	ctx := &locusCtx{decl: l, members: map[string]*ast.Symbol{}, initState: -1}
 	c.loci[l] = ctx
 	lname := "?"
