@@ -556,6 +556,20 @@ func TestReplayCanceledRun(t *testing.T) {
 locus M { on start { print("spinning"); var i = 0; while true { i += 1; } } }
 main { spawn M; }
 `},
+		{"inside a state initialiser", `
+fn spin() -> int { var i = 0; while true { i += 1; } return 0; }
+locus L { var x: int = spin(); on start { print("never"); } }
+main { spawn L; }
+`},
+		{"one consumer spinning, another busy", `
+topic Tick { n: int }
+locus Spin { var i: int = 0; on start { while true { i += 1; } } }
+locus Chain {
+    on start { publish Tick { n: 0 }; }
+    on Tick(t) { var k = 0; while k < 100000 { k += 1; } print(str(t.n)); publish Tick { n: t.n + 1 }; }
+}
+main { spawn Spin on pinned; spawn Chain; }
+`},
 		{"between handlers", `
 topic Tick { n: int }
 locus M {

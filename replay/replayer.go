@@ -172,7 +172,10 @@ type Replayer struct {
 	// anything but quiescence): deliveries of recorded messages that
 	// were never handled are then expected.
 	stoppedRun bool
-	lines      []string // the recorded ingress lines
+	// noDeliveries: the recording has no delivery on any consumer (a run
+	// canceled at start-up, say).
+	noDeliveries bool
+	lines        []string // the recorded ingress lines
 
 	mu        sync.Mutex
 	progressC chan struct{} // closed and replaced when a consumer is given a delivery
@@ -304,8 +307,10 @@ func NewReplayer(art *Artifact, prog *sir.Program, opts ReplayOptions) *Replayer
 		r.cons[id].ingress = c.Kind == sir.ConsumerIngress
 	}
 	r.load()
+	r.noDeliveries = true
 	for _, cs := range r.cons {
 		cs.done.Store(len(cs.deliveries) == 0)
+		r.noDeliveries = r.noDeliveries && len(cs.deliveries) == 0
 	}
 	return r
 }
@@ -599,9 +604,15 @@ func (r *Replayer) Invoke(c int, p stdlib.Primitive, args []byte, live func() ([
 // (Invoke and Poll answer host.ErrInterrupt), rather than running the
 // rest of a handler that the recorded run never finished.
 func (r *Replayer) cutShort(cs *replayConsumer) bool {
-	return r.art.Trailer.Verdict == VerdictCanceled &&
-		cs.n >= 0 && cs.n == len(cs.deliveries)-1 &&
-		cs.cur.used >= len(cs.cur.entries)
+	if r.art.Trailer.Verdict != VerdictCanceled || cs.cur.used < len(cs.cur.entries) {
+		return false
+	}
+	if cs.n < 0 {
+		// At start-up: the recorded run was canceled there only if no
+		// consumer got to any delivery.
+		return r.noDeliveries
+	}
+	return cs.n == len(cs.deliveries)-1
 }
 
 // Poll stops a handler run that the recorded run was canceled in, even

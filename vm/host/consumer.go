@@ -26,6 +26,7 @@ type consumer struct {
 	handled   int    // deliveries handled: the next delivery's number
 	published uint64 // messages published: the next message's sequence
 	rng       *mrand.Rand
+	cut       bool // the Journal interrupted the running handler (ErrInterrupt)
 
 	mu      sync.Mutex
 	queue   []Delivery // pending deliveries are queue[head:]
@@ -78,6 +79,16 @@ func (c *consumer) loop() {
 		}
 		c.handled++
 		if err := c.engine.Deliver(d.Target, d.Topic, d.Payload); err != nil {
+			if c.cut {
+				// The Journal ended this handler where a canceled
+				// recording ended it: this consumer is done, the others
+				// go on to their own ends.
+				r.release(1)
+				c.mu.Lock()
+				c.retire()
+				c.mu.Unlock()
+				return
+			}
 			c.failed(n, &d, d.Target, err)
 			return
 		}

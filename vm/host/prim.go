@@ -60,11 +60,16 @@ func (c *consumer) Prim(id uint16, args []byte) ([]byte, error) {
 	return p.live(c, args)
 }
 
-// interrupt stops the run as canceled at the Journal's request (err wraps
-// ErrInterrupt) and returns err, which ends the running handler without
-// being reported as a trap.
+// interrupt ends the running handler at the Journal's request (err wraps
+// ErrInterrupt) and returns err, which is not reported as a trap. In a
+// handler it retires this consumer only (see loop); at start-up, where a
+// canceled recording stopped everything, it stops the run as canceled.
 func (c *consumer) interrupt(err error) error {
-	c.r.stop(VerdictCanceled, ExitCanceled, nil, nil, nil)
+	if c.r.running.Load() {
+		c.cut = true
+	} else {
+		c.r.stop(VerdictCanceled, ExitCanceled, nil, nil, nil)
+	}
 	return err
 }
 

@@ -177,6 +177,7 @@ type runner struct {
 	// ingress input is open; the run is quiescent when it reaches 0.
 	outstanding atomic.Int64
 	stopped     atomic.Bool // no consumer takes another delivery
+	running     atomic.Bool // start-up is over and the consumers run
 	done        chan struct{}
 	doneOnce    sync.Once
 	wg          sync.WaitGroup
@@ -375,6 +376,7 @@ func (r *runner) closeEngines() {
 func (r *runner) run() (Result, error) {
 	defer r.closeEngines()
 	if r.startUp() {
+		r.running.Store(true)
 		stopWatch := context.AfterFunc(r.ctx, func() {
 			r.stop(VerdictCanceled, ExitCanceled, nil, nil, r.ctx.Err())
 		})
@@ -430,7 +432,11 @@ func (r *runner) startUp() bool {
 			return false
 		}
 		if r.stopped.Load() {
-			return false // an initialiser called std::process::exit
+			return false // an initialiser called std::process::exit, or was interrupted
+		}
+		if err := r.ctx.Err(); err != nil {
+			r.stop(VerdictCanceled, ExitCanceled, nil, nil, err)
+			return false
 		}
 	}
 	for i, in := range r.prog.Instances {

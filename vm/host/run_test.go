@@ -574,3 +574,25 @@ main { spawn M; }
 		})
 	}
 }
+
+// TestCancelDuringStartUp cancels a run while a state initialiser sleeps:
+// the run ends canceled without initialising the rest or running any
+// handler.
+func TestCancelDuringStartUp(t *testing.T) {
+	prog, img := compileAll(t, `
+fn nap() -> int { std::time::sleep_ms(5000); return 1; }
+locus L { var x: int = nap(); on start { print("started"); } }
+main { spawn L as first; spawn L as other; }
+`)
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(100*time.Millisecond, cancel)
+	var out strings.Builder
+	start := time.Now()
+	res, err := Run(ctx, prog, img, Options{Engine: EngineNative, Stdout: &out})
+	if !errors.Is(err, context.Canceled) || res.Verdict != VerdictCanceled || res.Code != ExitCanceled {
+		t.Fatalf("run: %v %+v", err, res)
+	}
+	if out.String() != "" || time.Since(start) > 3*time.Second {
+		t.Errorf("stdout %q after %v", out.String(), time.Since(start))
+	}
+}
