@@ -125,7 +125,11 @@ func (a *Artifact) Verify() error {
 			if err := checkAt(i, x.At); err != nil {
 				return err
 			}
-			exit = &x
+			if exit == nil || x.Code == a.Trailer.ExitCode {
+				// The first exit call decides the code; a later one (in the
+				// same handler, or another consumer's) is recorded too.
+				exit = &x
+			}
 		}
 	}
 
@@ -136,7 +140,7 @@ func (a *Artifact) Verify() error {
 			return bad(-1, "trailer: verdict exit but the artifact has no exit entry")
 		}
 		if exit.Code != t.ExitCode {
-			return bad(-1, "trailer: exit code %d but the exit entry has code %d", t.ExitCode, exit.Code)
+			return bad(-1, "trailer: exit code %d but no exit entry has that code (the first has %d)", t.ExitCode, exit.Code)
 		}
 	case VerdictTrap:
 		if traps == 0 {

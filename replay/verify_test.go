@@ -3,6 +3,7 @@ package replay
 import (
 	"errors"
 	"reflect"
+	"slices"
 	"testing"
 )
 
@@ -12,6 +13,32 @@ func TestVerify(t *testing.T) {
 	}
 	if err := Verify(mustEncode(t, sample())); err != nil {
 		t.Fatalf("sample bytes: %v", err)
+	}
+
+	// Two exit calls: the first decides the code, the later one is
+	// recorded too.
+	twice := sample()
+	for i, e := range twice.Entries {
+		if x, ok := e.Body.(Exit); ok {
+			later := x
+			later.Code = x.Code + 1
+			twice.Entries = slices.Insert(twice.Entries, i+1, Entry{Consumer: e.Consumer, Seq: e.Seq + 1, Body: later})
+			for j := i + 2; j < len(twice.Entries); j++ {
+				if twice.Entries[j].Consumer == e.Consumer {
+					twice.Entries[j].Seq++
+				}
+			}
+			twice.Trailer.Entries++
+			for k := range twice.Trailer.Counts {
+				if twice.Trailer.Counts[k].Consumer == e.Consumer {
+					twice.Trailer.Counts[k].Entries++
+				}
+			}
+			break
+		}
+	}
+	if err := twice.Verify(); err != nil {
+		t.Errorf("two exits: %v", err)
 	}
 
 	tests := []struct {
@@ -47,7 +74,7 @@ func TestVerify(t *testing.T) {
 			setBody(a, 11, Trap{Message: "boom", At: &Coordinate{2, 1}})
 		}, 11, "coordinate 2:1 names a delivery not yet in the file"},
 		{"exit code differs", func(a *Artifact) { a.Trailer.ExitCode = 4 },
-			-1, "trailer: exit code 4 but the exit entry has code 3"},
+			-1, "trailer: exit code 4 but no exit entry has that code (the first has 3)"},
 		{"exit verdict without exit", func(a *Artifact) { a.Entries = a.Entries[:12] },
 			-1, "trailer: verdict exit but the artifact has no exit entry"},
 		{"trap verdict without trap", func(a *Artifact) {
