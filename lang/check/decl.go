@@ -146,8 +146,11 @@ func (c *checker) budgetSteps(a *ast.Annotation, f *ast.File) int64 {
 	}
 	lit, ok := a.Args[0].Value.(*ast.IntLit)
 	switch {
-	case ok && lit != nil && (lit.Value == 0 || lit.Value > math.MaxInt64):
-		c.errorf(pos, "E0603", "@budget steps must be a positive integer")
+	case ok && lit != nil && lit.Value == 0:
+		c.errorf(pos, "E0603", "@budget steps must be a positive integer, got 0")
+		return 0
+	case ok && lit != nil && lit.Value > math.MaxInt64:
+		c.errorf(pos, "E0603", "@budget steps overflows int")
 		return 0
 	case ok && lit != nil:
 		lit.SetType(ast.IntType)
@@ -178,15 +181,13 @@ func (c *checker) budgets() {
 		c.fn = &funcCtx{name: "@budget", result: ast.VoidType}
 		c.expectValue(&b.arg.Value, ast.IntType, "in @budget")
 		c.fn = nil
-		var deps []*ast.ConstDecl
-		c.constExpr(b.arg.Value, &deps)
 		if len(c.errs) > before {
 			continue
 		}
-		v, ok := constInt(b.arg.Value, 0)
+		v, problem := constInt(b.arg.Value, 0)
 		switch {
-		case !ok:
-			c.errorf(b.arg.Value.Pos(), "E0603", "@budget steps must be an int constant expression")
+		case problem != "":
+			c.errorf(b.arg.Value.Pos(), "E0603", "@budget steps %s", problem)
 		case v <= 0:
 			c.errorf(b.arg.Value.Pos(), "E0603", "@budget steps must be a positive integer, got %d", v)
 		case b.locus != nil:
@@ -197,20 +198,21 @@ func (c *checker) budgets() {
 }
 
 // constInt evaluates an int constant expression (literals, consts and
-// + - * / % and unary minus), reporting false when it is not one, it
-// overflows or divides by zero; depth guards against a const cycle, which
-// consts reports.
-func constInt(e ast.Expr, depth int) (int64, bool) {
+// + - * / % and unary minus), or says what keeps it from being one:
+// something that is not constant, an overflow, a division by zero. depth
+// guards against a const cycle, which consts reports.
+func constInt(e ast.Expr, depth int) (int64, string) {
+	const notConst = "must be a constant expression (literals, consts and operators)"
 	if depth > 100 {
-		return 0, false
+		return 0, notConst
 	}
 	var sym *ast.Symbol
 	switch e := e.(type) {
 	case *ast.IntLit:
 		if e.Value > math.MaxInt64 {
-			return 0, false
+			return 0, "overflows int"
 		}
-		return int64(e.Value), true
+		return int64(e.Value), ""
 	case *ast.Name:
 		if e.Ident != nil {
 			sym = e.Ident.Sym
@@ -218,51 +220,68 @@ func constInt(e ast.Expr, depth int) (int64, bool) {
 	case *ast.PathExpr:
 		sym = e.Sym
 	case *ast.UnaryExpr:
-		x, ok := constInt(e.X, depth+1)
-		if !ok || e.Op != ast.Neg || x == math.MinInt64 {
-			return 0, false
+		x, problem := constInt(e.X, depth+1)
+		switch {
+		case problem != "":
+			return 0, problem
+		case e.Op != ast.Neg:
+			return 0, notConst
+		case x == math.MinInt64:
+			return 0, "overflows int"
 		}
-		return -x, true
+		return -x, ""
 	case *ast.BinaryExpr:
-		x, ok1 := constInt(e.X, depth+1)
-		y, ok2 := constInt(e.Y, depth+1)
-		if !ok1 || !ok2 {
-			return 0, false
+		x, problem := constInt(e.X, depth+1)
+		if problem != "" {
+			return 0, problem
+		}
+		y, problem := constInt(e.Y, depth+1)
+		if problem != "" {
+			return 0, problem
 		}
 		return intOp(e.Op, x, y)
 	}
 	if sym == nil || sym.Kind != ast.SymConst || sym.Const == nil {
-		return 0, false
+		return 0, notConst
 	}
 	return constInt(sym.Const.Value, depth+1)
 }
 
-// intOp applies an int operator, reporting false on overflow or division
-// by zero.
-func intOp(op ast.BinaryOp, x, y int64) (int64, bool) {
+// intOp applies an int operator, or says why it cannot.
+func intOp(op ast.BinaryOp, x, y int64) (int64, string) {
+	const overflow = "overflows int"
 	switch op {
 	case ast.Add:
-		s := x + y
-		return s, (s^x)&(s^y) >= 0
+		if s := x + y; (s^x)&(s^y) >= 0 {
+			return s, ""
+		}
+		return 0, overflow
 	case ast.Sub:
-		s := x - y
-		return s, (x^y)&(s^x) >= 0
+		if s := x - y; (x^y)&(s^x) >= 0 {
+			return s, ""
+		}
+		return 0, overflow
 	case ast.Mul:
 		if x == 0 || y == 0 {
-			return 0, true
+			return 0, ""
 		}
 		p := x * y
-		return p, p/y == x && !(x == -1 && y == math.MinInt64) && !(y == -1 && x == math.MinInt64)
+		if p/y != x || (x == -1 && y == math.MinInt64) || (y == -1 && x == math.MinInt64) {
+			return 0, overflow
+		}
+		return p, ""
 	case ast.Div, ast.Rem:
-		if y == 0 || (y == -1 && x == math.MinInt64) {
-			return 0, false
+		switch {
+		case y == 0:
+			return 0, "divides by zero"
+		case y == -1 && x == math.MinInt64:
+			return 0, overflow
+		case op == ast.Div:
+			return x / y, ""
 		}
-		if op == ast.Div {
-			return x / y, true
-		}
-		return x % y, true
+		return x % y, ""
 	}
-	return 0, false
+	return 0, "must be an int constant expression"
 }
 
 // primitiveArgs checks `@primitive` or `@primitive(effect: "name")`.
