@@ -25,7 +25,9 @@ func defaultHTTPClient() *http.Client {
 		Timeout: httpTimeout,
 		CheckRedirect: func(req *http.Request, via []*http.Request) error {
 			if len(via) > httpMaxRedirects { // via holds the requests so far: the 10th redirect is the 11th request
-				return fmt.Errorf("stopped after %d redirects", httpMaxRedirects)
+				// Any status is a Response: the program gets the 11th
+				// redirect itself rather than a trap.
+				return http.ErrUseLastResponse
 			}
 			return nil
 		},
