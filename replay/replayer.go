@@ -469,10 +469,7 @@ func (r *Replayer) addPublish(m MessageID, i int) {
 		}
 		return
 	}
-	if r.pubs == nil {
-		r.pubs = make([][]int, len(r.cons))
-	}
-	seqs := r.pubs[m.Producer]
+	seqs := r.pubs[m.Producer] // load sized r.pubs
 	for uint64(len(seqs)) <= m.Seq {
 		seqs = append(seqs, -1)
 	}

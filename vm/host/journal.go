@@ -70,29 +70,14 @@ func (d *Delivery) IsStart() bool { return d.Topic == StartTopic }
 // Journal may block (a recorder stalls rather than drops), which stalls
 // only the calling consumer.
 //
-// Per consumer, the calls come in this order: Deliver(n) for n = 0, 1, 2,
-// …, each followed by the Invoke and Publish calls its handler makes, in
-// program order, and possibly by Trap (then nothing more from that
-// consumer). An ingress consumer only publishes. A Publish always
+// Per consumer, the calls come in this order: the Invoke calls of its
+// instances' spawn arguments and state initialisers (at start-up, from
+// Run's own goroutine), then Deliver(n) for n = 0, 1, 2, …, each followed
+// by the Invoke and Publish calls its handler makes, in program order,
+// and possibly by Trap (then nothing more from that consumer). An ingress consumer only publishes. A Publish always
 // precedes the Deliver calls of the deliveries it causes, on every
 // consumer. A trap in a state initialiser at start-up is reported (Trap
 // with n = -1) before any consumer runs, from Run's own goroutine.
-// ErrInterrupt, returned (wrapped or not) by a Journal's Invoke or a
-// Poller's Poll, stops the run as if it had been canceled (verdict
-// canceled, code ExitCanceled) and ends the running handler there, without
-// a trap. A replayer uses it to stop a replay where the recorded run was
-// canceled. Run then returns no error.
-var ErrInterrupt = errors.New("interrupted")
-
-// Poller is an optional interface of a Journal: Poll is called every
-// vm.PollSteps steps of a handler run of consumer c, and an error
-// (ErrInterrupt) stops the run there. It lets a replayer stop a handler
-// that the recorded run interrupted even when the handler makes no more
-// calls.
-type Poller interface {
-	Poll(c int) error
-}
-
 type Journal interface {
 	// Invoke is called for every primitive call that crosses the gateway
 	// (print, std::io, std::time, std::rand, std::os, std::fs, std::http,
@@ -139,6 +124,23 @@ type Journal interface {
 	// (VerdictQuiescent, VerdictExit, VerdictTrap, VerdictHalted,
 	// VerdictCanceled or VerdictError) and exit code.
 	End(verdict string, code int)
+}
+
+// ErrInterrupt, returned (wrapped or not) by a Journal's Invoke or a
+// Poller's Poll, ends the running handler there, without a trap: in a
+// handler run the consumer then retires while the others go on; at
+// start-up the run stops as canceled (code ExitCanceled). A replayer
+// uses it to stop a replay where a canceled recording stopped. Run then
+// returns no error.
+var ErrInterrupt = errors.New("interrupted")
+
+// Poller is an optional interface of a Journal: Poll is called every
+// vm.PollSteps steps of a handler run (or initialiser) of consumer c, and
+// an error (ErrInterrupt) ends it there. It lets a replayer stop a handler
+// that the recorded run interrupted even when the handler makes no more
+// calls.
+type Poller interface {
+	Poll(c int) error
 }
 
 // StateReader reads an instance's state as the canonical tuple of its
