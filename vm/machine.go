@@ -7,6 +7,7 @@ import (
 	"unsafe"
 
 	"github.com/hale-lang/hale/codegen/image"
+	"github.com/hale-lang/hale/vm/internal/tier"
 	"github.com/hale-lang/hale/vm/value"
 )
 
@@ -45,6 +46,14 @@ type Machine struct {
 	// are not counted), set by the fuzz tests so that they end.
 	initBudget int64
 	busy       bool
+
+	// The second tier (EnableTier): tierCall is nil when it is off.
+	tierCall TierCaller
+	tierPlan *tier.Plan
+	tierBuf  []byte
+	// tierHold, when not 0, is the frame count of a call whose tier
+	// call fell back: calls deeper than it are interpreted.
+	tierHold int
 }
 
 // funcCode is a function ready to run. Its code is a copy of the image's
@@ -54,6 +63,7 @@ type funcCode struct {
 	code      []image.Instr
 	frameSize int
 	fn        *image.Func
+	tier      bool // called through the second tier (EnableTier)
 }
 
 type primCode struct {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/hale-lang/hale/codegen/image"
 	"github.com/hale-lang/hale/vm"
+	"github.com/hale-lang/hale/vm/internal/tier"
 )
 
 // pollHost counts the interpreter's polls and answers stop from the
@@ -80,4 +81,13 @@ func initMachine(t *testing.T, img *image.Image, h vm.Host) *vm.Machine {
 		t.Fatal(err)
 	}
 	return m
+}
+
+// TestTierLimits keeps the second tier's limits equal to the
+// interpreter's: compiled code hands a call back before the interpreter
+// would run out of frames or registers.
+func TestTierLimits(t *testing.T) {
+	if tier.MaxDepth != vm.MaxDepth || tier.MaxStack != vm.MaxStack {
+		t.Fatalf("tier limits %d, %d; interpreter %d, %d", tier.MaxDepth, tier.MaxStack, vm.MaxDepth, vm.MaxStack)
+	}
 }

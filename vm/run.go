@@ -26,6 +26,7 @@ func (m *Machine) exec(fn int, state []value.Value, budget int64) error {
 	}
 	m.high = max(m.high, entry.frameSize)
 	m.frames = append(m.frames[:0], frame{fn: int32(fn)})
+	m.tierHold = 0
 	// The steps are counted down in slices of at most PollSteps: rest is
 	// what the budget allows after the current slice. Between slices the
 	// host is polled, so that even a handler that never ends can be
@@ -154,6 +155,19 @@ func (m *Machine) exec(fn int, state []value.Value, budget int64) error {
 
 		case image.OpCall:
 			callee := &m.funcs[in.B]
+			if callee.tier {
+				used, ok, err := m.tierCallOp(in, regs, ip, steps+rest)
+				if err != nil {
+					m.steps = budget - rest - steps
+					return err
+				}
+				if ok {
+					total := steps + rest - used
+					steps = min(total, PollSteps)
+					rest = total - steps
+					continue
+				}
+			}
 			caller := &m.frames[len(m.frames)-1]
 			nb := int(caller.base) + int(in.A)
 			top := nb + callee.frameSize

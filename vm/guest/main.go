@@ -44,10 +44,22 @@ type gateway struct {
 }
 
 func (g *gateway) Prim(id uint16, args []byte) ([]byte, error) {
+	return g.call(uint32(id), args, true)
+}
+
+// tier calls a function of the second tier (vm.TierCaller). The machine
+// reads the answer at once, so it is not copied.
+func (g *gateway) tier(args []byte) ([]byte, error) {
+	return g.call(abi.TierID, args, false)
+}
+
+// call crosses the gateway; keep: return a copy of the result, which the
+// caller may keep, rather than a view of the buffer.
+func (g *gateway) call(id uint32, args []byte, keep bool) ([]byte, error) {
 	if len(g.buf) == 0 {
 		g.buf = make([]byte, 512)
 	}
-	kind, n := abi.SplitStatus(prim(uint32(id), bytesPtr(args), uint32(len(args)), unsafe.Pointer(&g.buf[0]), uint32(len(g.buf))))
+	kind, n := abi.SplitStatus(prim(id, bytesPtr(args), uint32(len(args)), unsafe.Pointer(&g.buf[0]), uint32(len(g.buf))))
 	if int(n) > len(g.buf) {
 		// The host holds the result: fetch it into a buffer that fits,
 		// without calling the primitive again.
@@ -61,6 +73,9 @@ func (g *gateway) Prim(id uint16, args []byte) ([]byte, error) {
 	case abi.OK:
 		if n == 0 {
 			return nil, nil
+		}
+		if !keep {
+			return g.buf[:n], nil
 		}
 		// A fresh copy: the machine may keep what it is given.
 		return append([]byte(nil), g.buf[:n]...), nil
@@ -109,7 +124,7 @@ func input(n uint32) ([]byte, bool) {
 }
 
 //go:wasmexport load
-func load(n uint32) (r int32) {
+func load(n, flags uint32) (r int32) {
 	defer recoverInto(&r)
 	data, ok := input(n)
 	if !ok {
@@ -123,6 +138,9 @@ func load(n uint32) (r int32) {
 	m, err := vm.New(img, &gate)
 	if err != nil {
 		return fail(err)
+	}
+	if flags&abi.LoadTier != 0 {
+		m.EnableTier(gate.tier)
 	}
 	machine = m
 	return done()

@@ -119,7 +119,7 @@ func BenchmarkStartupCold(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		e, err := w.newEngine(ctx, data, hostFunc(nil))
+		e, err := w.newEngine(ctx, &wasmProgram{image: data}, hostFunc(nil))
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -145,7 +145,7 @@ func BenchmarkStartupWarm(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		e, err := w.newEngine(ctx, data, hostFunc(nil))
+		e, err := w.newEngine(ctx, &wasmProgram{image: data}, hostFunc(nil))
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -165,7 +165,7 @@ func BenchmarkEngineInstance(b *testing.B) {
 		b.Fatal(err)
 	}
 	for b.Loop() {
-		e, err := w.newEngine(ctx, data, hostFunc(nil))
+		e, err := w.newEngine(ctx, &wasmProgram{image: data}, hostFunc(nil))
 		if err != nil {
 			b.Fatal(err)
 		}

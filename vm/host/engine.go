@@ -67,26 +67,36 @@ func ParseEngine(name string) (EngineKind, error) {
 // serving its primitive calls. Run makes one per consumer; NewEngine is
 // for tools and tests that drive instances directly.
 func NewEngine(ctx context.Context, kind EngineKind, img *image.Image, host vm.Host) (Engine, error) {
-	var data []byte
-	if kind == EngineWasm {
-		var err error
-		if data, err = img.MarshalBinary(); err != nil {
-			return nil, fmt.Errorf("encoding the program image: %w", err)
-		}
+	if kind != EngineWasm {
+		return newEngine(ctx, kind, img, nil, host)
 	}
-	return newEngine(ctx, kind, img, data, host)
+	w, err := defaultWasm()
+	if err != nil {
+		return nil, err
+	}
+	prog, err := w.prepare(ctx, img)
+	if err != nil {
+		return nil, err
+	}
+	e, err := w.newEngine(ctx, prog, host)
+	if err != nil {
+		prog.close(ctx)
+		return nil, err
+	}
+	e.(*wasmEngine).owned = prog
+	return e, nil
 }
 
-// newEngine is NewEngine with the image already encoded (for the wasm
-// engine), so that Run encodes it once for all consumers.
-func newEngine(ctx context.Context, kind EngineKind, img *image.Image, data []byte, host vm.Host) (Engine, error) {
+// newEngine is NewEngine with the program already prepared (for the wasm
+// engine), so that Run prepares it once for all consumers.
+func newEngine(ctx context.Context, kind EngineKind, img *image.Image, prog *wasmProgram, host vm.Host) (Engine, error) {
 	switch kind {
 	case EngineWasm:
 		w, err := defaultWasm()
 		if err != nil {
 			return nil, err
 		}
-		return w.newEngine(ctx, data, host)
+		return w.newEngine(ctx, prog, host)
 	case EngineNative:
 		return newNative(img, host)
 	}

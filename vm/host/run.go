@@ -155,6 +155,7 @@ func Run(ctx context.Context, prog *sir.Program, img *image.Image, opts Options)
 type runner struct {
 	ctx     context.Context
 	prog    *sir.Program
+	wasm    *wasmProgram // the program prepared for the wasm engines
 	opts    Options
 	journal Journal
 	order   Order
@@ -334,12 +335,16 @@ func lineTopic(prog *sir.Program, topic int) bool {
 // startEngines makes one engine per consumer that hosts instances,
 // concurrently (instantiating a guest takes a few milliseconds).
 func (r *runner) startEngines(img *image.Image) error {
-	var data []byte
+	var prog *wasmProgram
 	if r.opts.Engine == EngineWasm && r.opts.engine == nil && len(r.execs) > 0 {
-		var err error
-		if data, err = img.MarshalBinary(); err != nil {
-			return fmt.Errorf("run: encoding the program image: %w", err)
+		w, err := defaultWasm()
+		if err != nil {
+			return err
 		}
+		if prog, err = w.prepare(r.ctx, img); err != nil {
+			return fmt.Errorf("run: %w", err)
+		}
+		r.wasm = prog
 	}
 	errs := make([]error, len(r.execs))
 	var wg sync.WaitGroup
@@ -351,7 +356,7 @@ func (r *runner) startEngines(img *image.Image) error {
 				c.engine, errs[i] = r.opts.engine(c)
 				return
 			}
-			c.engine, errs[i] = newEngine(r.ctx, r.opts.Engine, img, data, c)
+			c.engine, errs[i] = newEngine(r.ctx, r.opts.Engine, img, prog, c)
 		}()
 	}
 	wg.Wait()
@@ -369,6 +374,8 @@ func (r *runner) closeEngines() {
 			c.engine = nil
 		}
 	}
+	r.wasm.close(context.Background())
+	r.wasm = nil
 }
 
 // run performs start-up, runs the consumers until the run ends and

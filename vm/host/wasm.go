@@ -18,6 +18,7 @@ import (
 
 	"github.com/hale-lang/hale/vm"
 	"github.com/hale-lang/hale/vm/guest/abi"
+	"github.com/hale-lang/hale/vm/internal/tier"
 )
 
 //go:generate go run ./internal/buildguest guest.wasm
@@ -102,6 +103,15 @@ func newWasmRuntime(ctx context.Context, cacheDir string) (*wasmRuntime, error) 
 	if err != nil {
 		return fail("instantiating the hale module", err)
 	}
+	_, err = rt.NewHostModuleBuilder(tier.ImportModule).
+		NewFunctionBuilder().
+		WithGoModuleFunction(api.GoModuleFunc(refillImport), []api.ValueType{i64}, []api.ValueType{i64}).
+		WithParameterNames("fuel").
+		Export(tier.ImportRefill).
+		Instantiate(ctx)
+	if err != nil {
+		return fail("instantiating the tier's host module", err)
+	}
 	if len(guestWasm) == 0 {
 		return fail("compiling the guest", errors.New("guest.wasm is empty; run go generate ./vm/host"))
 	}
@@ -131,6 +141,11 @@ type wasmEngine struct {
 	alloc, load, init, deliver, state, result api.Function
 	stack                                     [3]uint64
 
+	tier *tierInstance // nil: no second tier
+	// owned is the program the engine was made for when nobody else
+	// releases it (NewEngine).
+	owned *wasmProgram
+
 	inPtr, inCap uint32 // the guest's input buffer
 	out          []byte // output of the last call (State)
 
@@ -146,7 +161,8 @@ type wasmEngine struct {
 	hasPending  bool
 }
 
-func (w *wasmRuntime) newEngine(ctx context.Context, img []byte, host vm.Host) (Engine, error) {
+func (w *wasmRuntime) newEngine(ctx context.Context, prog *wasmProgram, host vm.Host) (Engine, error) {
+	img := prog.image
 	e := &wasmEngine{host: host, stderr: &cappedBuffer{max: 8 << 10}}
 	// Calls carry their own context: the guest is never interrupted from
 	// outside (the interpreter counts its steps), and a context value is
@@ -181,8 +197,17 @@ func (w *wasmRuntime) newEngine(ctx context.Context, img []byte, host vm.Host) (
 		mod.Close(e.ctx)
 		return nil, err
 	}
-	e.stack[0] = uint64(len(img))
+	e.stack[0], e.stack[1] = uint64(len(img)), 0
+	if prog.tier != nil {
+		poll := func() error { _, err := host.Prim(vm.PrimPoll, nil); return err }
+		if e.tier, err = w.newTierInstance(ctx, prog, poll); err != nil {
+			mod.Close(e.ctx)
+			return nil, err
+		}
+		e.stack[1] = uint64(abi.LoadTier)
+	}
 	if err := e.call(e.load); err != nil {
+		e.tier.close(e.ctx)
 		mod.Close(e.ctx)
 		return nil, err
 	}
@@ -215,6 +240,8 @@ func (e *wasmEngine) Close() error {
 		return nil
 	}
 	e.closed = true
+	e.tier.close(e.ctx)
+	e.owned.close(e.ctx)
 	return e.mod.Close(e.ctx)
 }
 
@@ -316,7 +343,14 @@ func primImport(ctx context.Context, mod api.Module, stack []uint64) {
 			res, kind = e.pending, e.pendingKind
 			e.pending, e.hasPending = nil, false
 		}
-	} else if args, ok := mem.Read(argsPtr, argsLen); !ok || id > 0xFFFF {
+	} else if args, ok := mem.Read(argsPtr, argsLen); ok && id == abi.TierID && e.tier != nil {
+		out, err := e.tier.call(args)
+		if err != nil {
+			res, kind = []byte(err.Error()), abi.Trap
+		} else {
+			res, kind = out, abi.OK
+		}
+	} else if !ok || id > 0xFFFF {
 		res, kind = []byte("bad primitive call"), abi.Bad
 	} else {
 		// args is a view of guest memory, valid during this call: the

@@ -13,7 +13,8 @@
 //	r  < 0   failure; -r bytes of an encoded failure (AppendFailure) start at result()
 //
 //	alloc(size u32) -> u32          address of the guest's input buffer, grown to hold size bytes
-//	load(n u32) -> i32              the input buffer's first n bytes are an encoded program image
+//	load(n u32, flags u32) -> i32   the input buffer's first n bytes are an encoded program image;
+//	                                flags LoadTier: call the tier's entry functions through the host
 //	init(inst u32) -> i32           evaluate instance inst's spawn arguments and state initialisers
 //	deliver(inst u32, handler i32, n u32) -> i32
 //	                                run inst's handler (vm.HandlerStart or a topic index) on the
@@ -37,6 +38,14 @@
 // calls prim(FetchID, 0, 0, buf, n) with a buffer of at least n bytes,
 // which copies them and returns the same status. The primitive itself is
 // never called twice, which matters for every call with an effect.
+//
+// With the id TierID, prim carries a call of a function of the
+// interpreter's second tier (vm.EnableTier, package vm/internal/tier),
+// which the host runs as compiled WebAssembly. It is not a primitive: it
+// has no effect, is never journaled, and its answer (vm.TierDone or
+// vm.TierFallback) depends only on the program and its arguments, except
+// that the host may poll during it and answer with a Trap-kind status
+// when the run is interrupted.
 package abi
 
 import (
@@ -62,6 +71,13 @@ const (
 // FetchID is the prim id that copies the host's pending result. It is
 // outside the 16-bit range of primitive ids.
 const FetchID uint32 = 0xFFFF_FFFF
+
+// TierID is the prim id of a call of the second tier (see the package
+// comment). It is outside the 16-bit range of primitive ids.
+const TierID uint32 = 0xFFFF_FFFE
+
+// LoadTier is the load flag that turns the second tier on.
+const LoadTier uint32 = 1
 
 // Kinds of a prim status word.
 const (

@@ -1,0 +1,208 @@
+package host
+
+import (
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"math"
+
+	"github.com/tetratelabs/wazero"
+	"github.com/tetratelabs/wazero/api"
+
+	"github.com/hale-lang/hale/codegen/image"
+	"github.com/hale-lang/hale/vm"
+	"github.com/hale-lang/hale/vm/internal/tier"
+)
+
+// disableTier turns the second tier off (benchmarks of the interpreter
+// alone).
+var disableTier bool
+
+// wasmProgram is a program ready for wasm engines: its encoded image and
+// its second tier (package vm/internal/tier), compiled once and shared by
+// the engines of a run.
+type wasmProgram struct {
+	image []byte
+	plan  *tier.Plan
+	tier  wazero.CompiledModule // nil: no tier
+}
+
+// prepare encodes img and compiles its tier. A tier that fails to compile
+// is a bug, but not one worth stopping a program for: the interpreter runs
+// every function without it.
+func (w *wasmRuntime) prepare(ctx context.Context, img *image.Image) (*wasmProgram, error) {
+	data, err := img.MarshalBinary()
+	if err != nil {
+		return nil, fmt.Errorf("encoding the program image: %w", err)
+	}
+	p := &wasmProgram{image: data}
+	if disableTier {
+		return p, nil
+	}
+	p.plan = tier.NewPlan(img)
+	mod, err := tier.Compile(img, p.plan)
+	if err != nil || mod == nil {
+		return p, nil
+	}
+	if p.tier, err = w.rt.CompileModule(ctx, mod); err != nil {
+		p.tier = nil
+	}
+	return p, nil
+}
+
+// close releases the compiled tier.
+func (p *wasmProgram) close(ctx context.Context) {
+	if p != nil && p.tier != nil {
+		p.tier.Close(ctx)
+		p.tier = nil
+	}
+}
+
+// tierKey is the context key under which refillImport finds the running
+// tier call.
+type tierKey struct{}
+
+// tierInstance is one engine's instance of the tier module; it serves the
+// guest's tier calls (abi.TierID) one at a time.
+type tierInstance struct {
+	mod                       api.Module
+	plan                      *tier.Plan
+	funcs                     []api.Function // by function index; nil if not an entry
+	fuel, depth, height, stop api.MutableGlobal
+	ctx                       context.Context
+	poll                      func() error
+	stack                     []uint64
+	answer                    []byte
+
+	// The running call: the steps it may take, the fuel handed out so
+	// far, and the error that interrupted it.
+	budget, given int64
+	err           error
+
+	// done and fellBack count the calls answered and handed back.
+	done, fellBack int
+}
+
+func (w *wasmRuntime) newTierInstance(ctx context.Context, p *wasmProgram, poll func() error) (*tierInstance, error) {
+	mod, err := w.rt.InstantiateModule(ctx, p.tier, wazero.NewModuleConfig().WithName(""))
+	if err != nil {
+		return nil, fmt.Errorf("wasm engine: instantiating the tier: %w", err)
+	}
+	t := &tierInstance{mod: mod, plan: p.plan, poll: poll, funcs: make([]api.Function, len(p.plan.Entry))}
+	t.ctx = context.WithValue(context.Background(), tierKey{}, t)
+	width := 1
+	for f, entry := range p.plan.Entry {
+		if entry {
+			if t.funcs[f] = mod.ExportedFunction(tier.Export(f)); t.funcs[f] == nil {
+				mod.Close(ctx)
+				return nil, fmt.Errorf("wasm engine: the tier does not export %s", tier.Export(f))
+			}
+			width = max(width, len(p.plan.Params[f]))
+		}
+	}
+	t.stack = make([]uint64, width)
+	for _, g := range []struct {
+		v    *api.MutableGlobal
+		name string
+	}{{&t.fuel, tier.GlobalFuel}, {&t.depth, tier.GlobalDepth}, {&t.height, tier.GlobalHeight}, {&t.stop, tier.GlobalStop}} {
+		mg, ok := mod.ExportedGlobal(g.name).(api.MutableGlobal)
+		if !ok {
+			mod.Close(ctx)
+			return nil, fmt.Errorf("wasm engine: the tier does not export global %s", g.name)
+		}
+		*g.v = mg
+	}
+	return t, nil
+}
+
+var errTierCall = errors.New("bad tier call")
+
+// call serves one tier call (see vm.EnableTier for args); a non-nil error
+// is the interruption that stopped it.
+func (t *tierInstance) call(args []byte) ([]byte, error) {
+	d := args
+	next := func() uint64 {
+		v, n := binary.Uvarint(d)
+		if n <= 0 {
+			d = nil
+			return math.MaxUint64
+		}
+		d = d[n:]
+		return v
+	}
+	fn, budget, depth, height := next(), next(), next(), next()
+	if fn >= uint64(len(t.funcs)) || t.funcs[fn] == nil || budget > math.MaxInt64 || depth > math.MaxInt32 || height > math.MaxInt32 {
+		return nil, errTierCall
+	}
+	params := t.plan.Params[fn]
+	if len(d) != 8*len(params) {
+		return nil, errTierCall
+	}
+	for i := range params {
+		t.stack[i] = binary.LittleEndian.Uint64(d[8*i:])
+	}
+	t.budget, t.err = int64(budget), nil
+	t.given = min(t.budget, vm.PollSteps)
+	t.fuel.Set(uint64(t.given))
+	t.depth.Set(depth)
+	t.height.Set(height)
+	t.stop.Set(0)
+	err := t.funcs[fn].CallWithStack(t.ctx, t.stack)
+	if t.err != nil {
+		return nil, t.err
+	}
+	if err != nil || t.stop.Get() != 0 {
+		// Compiled code stopped where the interpreter may trap (or
+		// wazero's stack ran out): the interpreter runs the call.
+		t.fellBack++
+		return append(t.answer[:0], vm.TierFallback), nil
+	}
+	t.done++
+	used := t.given - int64(t.fuel.Get())
+	a := append(t.answer[:0], vm.TierDone)
+	a = binary.LittleEndian.AppendUint64(a, t.stack[0])
+	a = binary.AppendUvarint(a, uint64(used))
+	t.answer = a
+	return a, nil
+}
+
+// refill hands out more fuel to compiled code whose fuel went down to f
+// (< 0): it polls the host, as the interpreter does between slices of
+// vm.PollSteps steps, and answers the new fuel, or -1 to stop the call
+// when the budget is used up (the interpreter will trap at the exact
+// step) or the run was interrupted (t.err).
+func (t *tierInstance) refill(f int64) int64 {
+	if t.given-f > t.budget {
+		return -1
+	}
+	if err := t.poll(); err != nil {
+		t.err = err
+		return -1
+	}
+	for f < 0 {
+		more := min(t.budget-t.given, vm.PollSteps)
+		if more <= 0 {
+			return -1
+		}
+		t.given += more
+		f += more
+	}
+	return f
+}
+
+// refillImport is hale_tier.refill, called by compiled code.
+func refillImport(ctx context.Context, _ api.Module, stack []uint64) {
+	t, _ := ctx.Value(tierKey{}).(*tierInstance)
+	if t == nil {
+		stack[0] = math.MaxUint64 // -1
+		return
+	}
+	stack[0] = uint64(t.refill(int64(stack[0])))
+}
+
+func (t *tierInstance) close(ctx context.Context) {
+	if t != nil {
+		t.mod.Close(ctx)
+	}
+}

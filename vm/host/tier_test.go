@@ -1,0 +1,408 @@
+package host
+
+import (
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"testing/fstest"
+	"time"
+
+	"github.com/rogpeppe/go-internal/txtar"
+
+	"github.com/hale-lang/hale/codegen"
+	"github.com/hale-lang/hale/codegen/image"
+	"github.com/hale-lang/hale/effects"
+	"github.com/hale-lang/hale/lang"
+	"github.com/hale-lang/hale/sir"
+	"github.com/hale-lang/hale/vm"
+	"github.com/hale-lang/hale/vm/internal/tier"
+)
+
+// tierPrograms exercise every compiled operation, and every way compiled
+// code hands a call back to the interpreter (overflow, division by zero,
+// a stack too deep, a budget used up). Each prints enough for a wrong
+// result to show.
+var tierPrograms = map[string]string{
+	"fib_and_loops": `
+fn fib(n: int) -> int {
+    if n < 2 { return n; }
+    return fib(n - 1) + fib(n - 2);
+}
+fn sum(n: int) -> int {
+    var s = 0;
+    for i in 0..n { s += i * 3 - i / 2 + i % 7; }
+    var j = n;
+    while j > 0 { s -= 1; j -= 1; }
+    return s;
+}
+fn even(n: int) -> bool { if n == 0 { return true; } return odd(n - 1); }
+fn odd(n: int) -> bool { if n == 0 { return false; } return even(n - 1); }
+fn pick(a: int, b: int, c: bool) -> int {
+    var r = min(a, b) + max(a, b) * 2 + abs(a - b);
+    while c && r > 1000 { r = r / 2; }
+    if !c || a >= b || a != -b { r = -r; }
+    return r;
+}
+locus Main {
+    fn twice(n: int) -> int { var t = 0; for i in 0..n { t += 2; } return t; }
+    on start {
+        print(fib(25));
+        print(sum(100000));
+        print(even(1001));
+        print(odd(1001));
+        print(pick(-7, 30000, true));
+        print(pick(9, 3, false));
+        print(twice(12));
+    }
+}
+main { spawn Main; }
+`,
+	"floats": `
+fn norm(n: int) -> float {
+    var s = 0.0;
+    var i = 0;
+    while i < n {
+        let x = float(i) / 3.0 - 7.25;
+        s = s + x * x - abs(x) / 2.0;
+        i += 1;
+    }
+    if s < 0.0 || s != s { return -s; }
+    return std::math::floor(std::math::sqrt(s)) + std::math::ceil(s / 1000.0) - (-s) * 0.0;
+}
+fn ratio(n: int) -> bool {
+    var f = 1.0;
+    for i in 0..n { f = f * 1.5; }
+    return f > 1000.0 && f <= 1.0e300 && f == f;
+}
+locus Main { on start { print(norm(1000)); print(ratio(20)); print(ratio(3)); print(norm(0) == 0.0); } }
+main { spawn Main; }
+`,
+	"overflow": `
+fn fact(n: int) -> int { if n <= 1 { return 1; } return n * fact(n - 1); }
+locus Main { on start { print(fact(20)); print(fact(21)); } }
+main { spawn Main; }
+`,
+	"add_overflow": `
+fn grow(n: int) -> int { var x = 1; while true { x += x; } return x; }
+locus Main { on start { print(grow(1)); } }
+main { spawn Main; }
+`,
+	"div_zero": `
+fn f(n: int) -> int { var s = 0; for i in 0..n { s += 100 / (5 - i); } return s; }
+locus Main { on start { print(f(5)); print(f(6)); } }
+main { spawn Main; }
+`,
+	"rem_minus_one": `
+fn f(n: int, d: int) -> int { var s = 0; for i in 0..n { s += (i * 7) % d; } return s; }
+fn g(a: int) -> int { var x = a; for i in 0..1 { x = x % -1; } return x; }
+locus Main { on start { print(f(10, -1)); print(f(10, 3)); print(g(-9223372036854775807 - 1)); } }
+main { spawn Main; }
+`,
+	"neg_overflow": `
+fn f(a: int) -> int { var x = a; for i in 0..1 { x = -x; } return x; }
+locus Main { on start { print(f(5)); print(f(-9223372036854775807 - 1)); } }
+main { spawn Main; }
+`,
+	"deep": `
+fn down(n: int) -> int { if n > 1000000 { return 0; } return down(n + 1) + 1; }
+locus Main { on start { print(down(0)); } }
+main { spawn Main; }
+`,
+	"budget": `
+fn fib(n: int) -> int { if n < 2 { return n; } return fib(n - 1) + fib(n - 2); }
+topic Work { n: int }
+@budget(steps: 200000)
+locus Worker {
+    on Work(w) { print(fib(w.n)); }
+}
+locus Boss { on start { publish Work { n: 15 }; publish Work { n: 25 }; } }
+main { spawn Boss; spawn Worker; }
+`,
+}
+
+// TestTierAgreesWithInterpreter runs each tier program on the native
+// engine (no tier) and on the wasm engine (with the tier): output, trap
+// reports and exit codes must be identical.
+func TestTierAgreesWithInterpreter(t *testing.T) {
+	for name, src := range tierPrograms {
+		t.Run(name, func(t *testing.T) {
+			prog, img := compileAll(t, src)
+			native := runWith(t, prog, img, Options{Engine: EngineNative})
+			wasm := runWith(t, prog, img, Options{Engine: EngineWasm})
+			if native.err != nil || wasm.err != nil {
+				t.Fatalf("errors: native %v, wasm %v", native.err, wasm.err)
+			}
+			if native.stdout != wasm.stdout || native.stderr != wasm.stderr || native.res.Code != wasm.res.Code {
+				t.Fatalf("engines disagree:\nnative (exit %d):\n%s%s\nwasm (exit %d):\n%s%s",
+					native.res.Code, native.stdout, native.stderr, wasm.res.Code, wasm.stdout, wasm.stderr)
+			}
+			t.Logf("exit %d\n%s%.300s", native.res.Code, native.stdout, native.stderr)
+		})
+	}
+}
+
+// TestTierPlanned checks which functions a program's tier calls through
+// the host, and that the module compiles.
+func TestTierPlanned(t *testing.T) {
+	_, img := compileAll(t, tierPrograms["fib_and_loops"])
+	w, err := defaultWasm()
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := w.prepare(context.Background(), img)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.close(context.Background())
+	if p.tier == nil {
+		t.Fatal("no tier compiled")
+	}
+	var entries []string
+	for f, e := range p.plan.Entry {
+		if e {
+			entries = append(entries, img.Funcs[f].Name)
+		}
+	}
+	if got, want := strings.Join(entries, " "), "fib sum even odd pick Main.twice"; got != want {
+		t.Fatalf("entries %q, want %q", got, want)
+	}
+}
+
+// TestTierBudgetExact finds the smallest budget with which a handler
+// calling a compiled function succeeds on the native engine, and checks
+// that the wasm engine succeeds with it and traps, at the same place,
+// with one step less: the tier counts every step as the interpreter does.
+func TestTierBudgetExact(t *testing.T) {
+	const src = `
+fn fib(n: int) -> int { if n < 2 { return n; } return fib(n - 1) + fib(n - 2); }
+fn loop(n: int) -> int { var s = 0; for i in 0..n { s += i; } return s; }
+@budget(steps: %d)
+locus Main { on start { print(fib(12) + loop(50) + fib(3)); } }
+main { spawn Main; }
+`
+	run := func(budget int, kind EngineKind) outcome {
+		prog, img := compileAll(t, fmt.Sprintf(src, budget))
+		return runWith(t, prog, img, Options{Engine: kind})
+	}
+	lo, hi := 1, 100000
+	for lo < hi {
+		mid := (lo + hi) / 2
+		if run(mid, EngineNative).res.Code == 0 {
+			hi = mid
+		} else {
+			lo = mid + 1
+		}
+	}
+	need := lo
+	if need < 1000 || need >= 100000 {
+		t.Fatalf("implausible step count %d", need)
+	}
+	for _, b := range []int{need - 1, need} {
+		native, wasm := run(b, EngineNative), run(b, EngineWasm)
+		if native.stdout != wasm.stdout || native.stderr != wasm.stderr || native.res.Code != wasm.res.Code {
+			t.Fatalf("budget %d: engines disagree:\nnative (exit %d):\n%s%s\nwasm (exit %d):\n%s%s",
+				b, native.res.Code, native.stdout, native.stderr, wasm.res.Code, wasm.stdout, wasm.stderr)
+		}
+	}
+	if got := run(need-1, EngineWasm); got.res.Code != ExitTrap || !strings.Contains(got.stderr, "budget exhausted") {
+		t.Fatalf("budget %d: exit %d, %s; want the budget trap", need-1, got.res.Code, got.stderr)
+	}
+}
+
+// TestTierInterrupt cancels a run whose handler is in an endless compiled
+// loop: the tier polls as the interpreter does, so the run stops.
+func TestTierInterrupt(t *testing.T) {
+	prog, img := compileAll(t, `
+fn spin(n: int) -> int { var i = 0; while i >= 0 { i = (i + n) % 1000; } return i; }
+locus Main { on start { print(spin(1)); } }
+main { spawn Main; }
+`)
+	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer cancel()
+	start := time.Now()
+	res, err := Run(ctx, prog, img, Options{Engine: EngineWasm, Stdout: &strings.Builder{}, Stderr: &strings.Builder{}})
+	if took := time.Since(start); took > 10*time.Second {
+		t.Fatalf("the run took %v to stop", took)
+	}
+	if !errors.Is(err, context.DeadlineExceeded) || res.Code != ExitCanceled {
+		t.Fatalf("res %+v, err %v; want exit %d", res, err, ExitCanceled)
+	}
+}
+
+// TestTierCompilesCorpus compiles the tier of every example and every
+// program in the conformance scripts that compiles: wazero must accept
+// each module, since prepare quietly runs without a tier it cannot
+// compile.
+func TestTierCompilesCorpus(t *testing.T) {
+	srcs := map[string][]byte{}
+	examples, _ := filepath.Glob("../../examples/*.hl")
+	for _, f := range examples {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		srcs[f] = b
+	}
+	scripts, _ := filepath.Glob("../../conformance/testdata/*/*.txtar")
+	for _, f := range scripts {
+		a, err := txtar.ParseFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, file := range a.Files {
+			if strings.HasSuffix(file.Name, ".hl") {
+				srcs[f+":"+file.Name] = file.Data
+			}
+		}
+	}
+	for name, src := range tierPrograms {
+		srcs[name] = []byte(src)
+	}
+	if len(srcs) < 50 {
+		t.Fatalf("only %d programs found", len(srcs))
+	}
+	w, err := defaultWasm()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	compiled := 0
+	for name, src := range srcs {
+		img, ok := tryCompile(src)
+		if !ok {
+			continue
+		}
+		bin, err := tier.Compile(img, tier.NewPlan(img))
+		if err != nil {
+			t.Errorf("%s: %v", name, err)
+			continue
+		}
+		if bin == nil {
+			continue
+		}
+		mod, err := w.rt.CompileModule(ctx, bin)
+		if err != nil {
+			t.Errorf("%s: the tier does not compile: %v", name, err)
+			continue
+		}
+		mod.Close(ctx)
+		compiled++
+	}
+	if compiled < 10 {
+		t.Fatalf("only %d programs have a tier", compiled)
+	}
+	t.Logf("%d of %d programs have a tier", compiled, len(srcs))
+}
+
+// tryCompile compiles a program that may not compile (conformance
+// scripts hold bad programs on purpose).
+func tryCompile(src []byte) (*image.Image, bool) {
+	p, err := lang.LoadFS(fstest.MapFS{"app.hl": &fstest.MapFile{Data: src}}, "app.hl")
+	if err != nil {
+		return nil, false
+	}
+	fx, diags := effects.Analyze(p)
+	if len(diags) > 0 {
+		return nil, false
+	}
+	prog, err := sir.Lower(p, fx)
+	if err != nil {
+		return nil, false
+	}
+	img, err := codegen.Compile(prog)
+	return img, err == nil
+}
+
+// TestTierRuns drives a wasm engine directly and counts the tier calls it
+// answered: a tier that always handed calls back would pass every
+// agreement test.
+func TestTierRuns(t *testing.T) {
+	_, img := compileAll(t, `
+fn fib(n: int) -> int { if n < 2 { return n; } return fib(n - 1) + fib(n - 2); }
+fn quot(a: int, b: int) -> int { var q = 0; for i in 0..1 { q = a / b; } return q; }
+locus Main { on start { print(fib(20) + quot(7, 2)); print(quot(1, 0)); } }
+main { spawn Main; }
+`)
+	var printed []string
+	e, err := NewEngine(context.Background(), EngineWasm, img, hostFunc(func(id uint16, args []byte) ([]byte, error) {
+		printed = append(printed, string(args))
+		return nil, nil
+	}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	if err := e.Init(0); err != nil {
+		t.Fatal(err)
+	}
+	err = e.Deliver(0, vm.HandlerStart, nil)
+	var trap *vm.Trap
+	if !errors.As(err, &trap) || trap.Message != "division by zero" {
+		t.Fatalf("Deliver: %v, want the division by zero trap", err)
+	}
+	ti := e.(*wasmEngine).tier
+	if ti == nil || ti.done != 2 || ti.fellBack != 1 {
+		t.Fatalf("tier calls: %+v; want 2 answered (fib, quot(7, 2)) and 1 handed back (quot(1, 0))", ti)
+	}
+	if len(printed) != 1 || !strings.HasSuffix(printed[0], "6768") {
+		t.Fatalf("printed %q, want one line ending 6768", printed)
+	}
+}
+
+// TestTierRejectsBadCalls feeds the host's side of the tier malformed
+// calls: each is refused, none panics.
+func TestTierRejectsBadCalls(t *testing.T) {
+	_, img := compileAll(t, tierPrograms["fib_and_loops"])
+	w, err := defaultWasm()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	p, err := w.prepare(ctx, img)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.close(ctx)
+	ti, err := w.newTierInstance(ctx, p, func() error { return nil })
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ti.close(ctx)
+	fib := -1
+	for f := range img.Funcs {
+		if img.Funcs[f].Name == "fib" {
+			fib = f
+		}
+	}
+	call := func(budget uint64) []byte {
+		b := binary.AppendUvarint(nil, uint64(fib))
+		b = binary.AppendUvarint(b, budget)
+		b = append(b, 1, 0) // depth 1, height 0
+		return binary.LittleEndian.AppendUint64(b, 10)
+	}
+	good := call(1 << 20)
+	if res, err := ti.call(good); err != nil || len(res) < 10 || res[0] != vm.TierDone || res[1] != 55 {
+		t.Fatalf("fib(10): %v, %v", res, err)
+	}
+	for _, bad := range [][]byte{
+		nil,
+		{0xFF},
+		good[:len(good)-1],
+		append(append([]byte(nil), good...), 0),
+		{byte(len(img.Funcs)), 100, 1, 0},
+		{0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x01},
+	} {
+		if res, err := ti.call(bad); err == nil {
+			t.Errorf("call(%v) = %v, want an error", bad, res)
+		}
+	}
+	// A budget too small: handed back to the interpreter.
+	if res, err := ti.call(call(5)); err != nil || len(res) != 1 || res[0] != vm.TierFallback {
+		t.Fatalf("fib(10) with 5 steps: %v, %v; want a fallback", res, err)
+	}
+}

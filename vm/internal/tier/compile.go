@@ -1,0 +1,571 @@
+package tier
+
+import (
+	"errors"
+	"math"
+	"strconv"
+
+	"github.com/hale-lang/hale/codegen/image"
+)
+
+// The module's interface with its host. The module imports one function,
+// ImportModule.ImportRefill(fuel i64) -> i64, which the compiled code
+// calls when its fuel runs below zero: it returns the fuel refilled (at
+// least zero), or a negative number to stop the call (the budget is used
+// up, or the run was interrupted). The module exports each entry function
+// f as Export(f), taking its parameters as i64 and returning its result as
+// an i64 (see Kind), and three mutable i64 globals the host sets before a
+// call: GlobalFuel (steps the code may take before asking for more),
+// GlobalDepth (Hale frames already active), GlobalHeight (registers
+// already in use on the interpreter's value stack) and GlobalStop (0).
+//
+// Compiled code never executes a wasm trap: when it must hand the call
+// back to the interpreter, it sets GlobalStop to 1 and returns, and every
+// caller returns at once when it finds GlobalStop set after a call. (A
+// wasm trap would do, but wazero builds a stack trace for it, which takes
+// seconds 100,000 frames deep.) The host reads GlobalStop after the call.
+const (
+	ImportModule = "hale_tier"
+	ImportRefill = "refill"
+	GlobalFuel   = "fuel"
+	GlobalDepth  = "depth"
+	GlobalHeight = "height"
+	GlobalStop   = "stop"
+)
+
+// Export returns the export name of compiled function f.
+func Export(f int) string { return "f" + strconv.Itoa(f) }
+
+// Limits: compiled code stops (and the interpreter runs the call) before
+// reaching the interpreter's own limits (vm.MaxDepth, vm.MaxStack; a test
+// keeps them equal).
+const (
+	MaxDepth = 100_000
+	MaxStack = 1 << 21
+)
+
+// Compile returns the WebAssembly module of p's compiled functions, or nil
+// when p has no entry. img must be valid and p its plan.
+func Compile(img *image.Image, p *Plan) ([]byte, error) {
+	if !p.HasEntries() {
+		return nil, nil
+	}
+	if len(p.Compiled) != len(img.Funcs) {
+		return nil, errors.New("tier: plan does not match image")
+	}
+	// Function indices: the import is 0, compiled functions follow in
+	// image order.
+	index := make([]uint32, len(img.Funcs))
+	var funcs []int
+	for f, ok := range p.Compiled {
+		if ok {
+			index[f] = uint32(1 + len(funcs))
+			funcs = append(funcs, f)
+		}
+	}
+	// Types: 0 is refill's (i64) -> i64; type 1+n is n i64 parameters to
+	// one i64 result.
+	maxParams := 1
+	for _, f := range funcs {
+		maxParams = max(maxParams, img.Funcs[f].NumParams)
+	}
+	var mod buffer
+	mod.bytes([]byte("\x00asm\x01\x00\x00\x00"))
+
+	var sec buffer
+	sec.u32(uint32(maxParams + 2))
+	for n := -1; n <= maxParams; n++ {
+		np := n
+		if n < 0 {
+			np = 1
+		}
+		sec.byte(0x60)
+		sec.u32(uint32(np))
+		for range np {
+			sec.byte(typeI64)
+		}
+		sec.u32(1)
+		sec.byte(typeI64)
+	}
+	mod.section(1, &sec)
+
+	sec.reset()
+	sec.u32(1)
+	sec.name(ImportModule)
+	sec.name(ImportRefill)
+	sec.byte(0x00) // func
+	sec.u32(0)
+	mod.section(2, &sec)
+
+	sec.reset()
+	sec.u32(uint32(len(funcs)))
+	for _, f := range funcs {
+		sec.u32(uint32(1 + img.Funcs[f].NumParams))
+	}
+	mod.section(3, &sec)
+
+	sec.reset()
+	sec.u32(4)
+	for range 4 {
+		sec.byte(typeI64)
+		sec.byte(0x01) // mutable
+		sec.byte(opI64Const)
+		sec.s64(0)
+		sec.byte(opEnd)
+	}
+	mod.section(6, &sec)
+
+	sec.reset()
+	var entries []int
+	for _, f := range funcs {
+		if p.Entry[f] {
+			entries = append(entries, f)
+		}
+	}
+	sec.u32(uint32(len(entries) + 4))
+	for _, f := range entries {
+		sec.name(Export(f))
+		sec.byte(0x00)
+		sec.u32(index[f])
+	}
+	for g, name := range []string{GlobalFuel, GlobalDepth, GlobalHeight, GlobalStop} {
+		sec.name(name)
+		sec.byte(0x03)
+		sec.u32(uint32(g))
+	}
+	mod.section(7, &sec)
+
+	sec.reset()
+	sec.u32(uint32(len(funcs)))
+	var body buffer
+	for _, f := range funcs {
+		body.reset()
+		if err := compileFunc(&body, img, &img.Funcs[f], index); err != nil {
+			return nil, err
+		}
+		sec.u32(uint32(len(body.b)))
+		sec.bytes(body.b)
+	}
+	mod.section(10, &sec)
+	return mod.b, nil
+}
+
+// Global indices.
+const (
+	globalFuel = iota
+	globalDepth
+	globalHeight
+	globalStop
+)
+
+// compileFunc writes the body of one function. Its registers are its
+// first locals (the parameters, then FrameSize-NumParams more), followed
+// by the block selector pc (i32) and three i64 temporaries.
+//
+// The code is cut into segments at every jump target and after every
+// jump, call and return; a segment runs straight through, so it is
+// charged its instruction count when it starts. Segment k sits right
+// after the end of block k, inside blocks k+1…: a forward jump to segment
+// j is a br out of block j, and a backward jump sets pc and goes back to
+// the loop around all blocks, whose br_table dispatches on pc. A function
+// with no backward jump has no loop and no table.
+func compileFunc(w *buffer, img *image.Image, f *image.Func, index []uint32) error {
+	code := f.Code
+	leader := make([]bool, len(code)+1)
+	leader[0] = true
+	back := false
+	for pc, in := range code {
+		switch {
+		case isJump(in.Op):
+			leader[in.C] = true
+			leader[pc+1] = true
+			if int(in.C) <= pc {
+				back = true
+			}
+		case in.Op == image.OpCall, in.Op == image.OpRet:
+			leader[pc+1] = true
+		}
+	}
+	seg := make([]int, len(code)+1) // pc -> segment index (of leaders)
+	var starts []int
+	for pc := 0; pc < len(code); pc++ {
+		if leader[pc] {
+			starts = append(starts, pc)
+		}
+		seg[pc] = len(starts) - 1
+	}
+	nseg := len(starts)
+
+	regs := uint32(f.FrameSize)
+	pcLocal := regs
+	t0, t1, t2 := regs+1, regs+2, regs+3
+
+	// Locals beyond the parameters.
+	if extra := f.FrameSize - f.NumParams; extra > 0 {
+		w.u32(3)
+		w.u32(uint32(extra))
+		w.byte(typeI64)
+	} else {
+		w.u32(2)
+	}
+	w.u32(1)
+	w.byte(typeI32)
+	w.u32(3)
+	w.byte(typeI64)
+
+	// Prologue: count the frame, and stop when the interpreter would
+	// run out of frames or registers.
+	w.globalAdd(globalDepth, 1)
+	w.globalAdd(globalHeight, int64(f.FrameSize))
+	w.op(opGlobalGet)
+	w.u32(globalDepth)
+	w.i64Const(MaxDepth - 1)
+	w.op(opI64GeS)
+	w.op(opGlobalGet)
+	w.u32(globalHeight)
+	w.i64Const(MaxStack)
+	w.op(opI64GtS)
+	w.op(opI32Or)
+	w.trapIf()
+
+	// Open the loop (when needed) and the blocks: block nseg-1 outermost.
+	if back {
+		w.op(opLoop)
+		w.byte(0x40)
+	}
+	first := 1
+	if back {
+		first = 0
+	}
+	for k := nseg - 1; k >= first; k-- {
+		w.op(opBlock)
+		w.byte(0x40)
+	}
+	if back {
+		w.op(opLocalGet)
+		w.u32(pcLocal)
+		w.op(opBrTable)
+		w.u32(uint32(nseg))
+		for k := range nseg {
+			w.u32(uint32(k))
+		}
+		w.u32(0)
+		w.op(opEnd) // block 0: segment 0 follows
+	}
+
+	// depthTo is the br depth, from inside segment k's code (plus extra
+	// open ifs), that reaches the start of segment j.
+	cur := 0
+	branch := func(j int, extra uint32) {
+		if j > cur {
+			w.op(opBr)
+			w.u32(uint32(j-cur-1) + extra)
+			return
+		}
+		w.i32Const(int32(j))
+		w.op(opLocalSet)
+		w.u32(pcLocal)
+		w.op(opBr)
+		w.u32(uint32(nseg-1-cur) + extra)
+	}
+	// cond consumes an i32 condition: if it holds, go to segment j.
+	cond := func(j int) {
+		if j > cur {
+			w.op(opBrIf)
+			w.u32(uint32(j - cur - 1))
+			return
+		}
+		w.op(opIf)
+		w.byte(0x40)
+		branch(j, 1)
+		w.op(opEnd)
+	}
+	get := func(r int32) { w.op(opLocalGet); w.u32(uint32(r)) }
+	set := func(r int32) { w.op(opLocalSet); w.u32(uint32(r)) }
+	getF := func(r int32) { get(r); w.op(opF64ReinterpretI64) }
+	setF := func(r int32) { w.op(opI64ReinterpretF64); set(r) }
+	local := func(op byte, l uint32) { w.op(op); w.u32(l) }
+
+	for pc, in := range code {
+		if leader[pc] {
+			cur = seg[pc]
+			if pc > 0 && cur >= first {
+				// Close the block whose end starts this segment.
+				w.op(opEnd)
+			}
+			cost := 0
+			for q := pc; q < len(code) && (q == pc || !leader[q]); q++ {
+				cost++
+			}
+			w.charge(int64(cost))
+		}
+		switch in.Op {
+		case image.OpNop:
+		case image.OpMove:
+			get(in.B)
+			set(in.A)
+		case image.OpLoadK:
+			k := img.Consts[in.B]
+			if k.Kind == image.KindFloat {
+				w.i64Const(int64(math.Float64bits(k.Float)))
+			} else {
+				w.i64Const(k.Int)
+			}
+			set(in.A)
+		case image.OpLoadInt:
+			w.i64Const(int64(in.B))
+			set(in.A)
+
+		case image.OpAddInt, image.OpSubInt, image.OpAddIntK:
+			get(in.B)
+			local(opLocalSet, t0)
+			if in.Op == image.OpAddIntK {
+				w.i64Const(int64(in.C))
+			} else {
+				get(in.C)
+			}
+			local(opLocalSet, t1)
+			local(opLocalGet, t0)
+			local(opLocalGet, t1)
+			if in.Op == image.OpSubInt {
+				w.op(opI64Sub)
+				local(opLocalSet, t2)
+				// (a^b)&(s^a) < 0
+				local(opLocalGet, t0)
+				local(opLocalGet, t1)
+				w.op(opI64Xor)
+				local(opLocalGet, t2)
+				local(opLocalGet, t0)
+				w.op(opI64Xor)
+				w.op(opI64And)
+			} else {
+				w.op(opI64Add)
+				local(opLocalTee, t2)
+				// (s^a)&(s^b) < 0
+				local(opLocalGet, t0)
+				w.op(opI64Xor)
+				local(opLocalGet, t2)
+				local(opLocalGet, t1)
+				w.op(opI64Xor)
+				w.op(opI64And)
+			}
+			w.i64Const(0)
+			w.op(opI64LtS)
+			w.trapIf()
+			local(opLocalGet, t2)
+			set(in.A)
+		case image.OpMulInt:
+			get(in.B)
+			local(opLocalTee, t0)
+			get(in.C)
+			local(opLocalTee, t1)
+			w.op(opI64Mul)
+			local(opLocalSet, t2)
+			// Overflowed: for a == -1, when b is MinInt64 (s/a would
+			// trap); for any other a != 0, when s/a != b.
+			local(opLocalGet, t0)
+			w.i64Const(-1)
+			w.op(opI64Eq)
+			w.op(opIf)
+			w.byte(0x40)
+			local(opLocalGet, t1)
+			w.i64Const(math.MinInt64)
+			w.op(opI64Eq)
+			w.trapIf()
+			w.op(opElse)
+			local(opLocalGet, t0)
+			w.op(opI64Eqz)
+			w.op(opI32Eqz)
+			w.op(opIf)
+			w.byte(0x40)
+			local(opLocalGet, t2)
+			local(opLocalGet, t0)
+			w.op(opI64DivS)
+			local(opLocalGet, t1)
+			w.op(opI64Ne)
+			w.trapIf()
+			w.op(opEnd)
+			w.op(opEnd)
+			local(opLocalGet, t2)
+			set(in.A)
+		case image.OpDivInt, image.OpRemInt:
+			// The interpreter traps on a zero divisor, and on
+			// MinInt64 / -1 and MinInt64 % -1: stop on a divisor of 0
+			// or -1 (x / -1 is rare enough to leave to the
+			// interpreter).
+			get(in.C)
+			w.i64Const(1)
+			w.op(opI64Add)
+			w.i64Const(1)
+			w.op(opI64LeU)
+			w.trapIf()
+			get(in.B)
+			get(in.C)
+			if in.Op == image.OpDivInt {
+				w.op(opI64DivS)
+			} else {
+				w.op(opI64RemS)
+			}
+			set(in.A)
+		case image.OpNegInt:
+			get(in.B)
+			w.i64Const(math.MinInt64)
+			w.op(opI64Eq)
+			w.trapIf()
+			w.i64Const(0)
+			get(in.B)
+			w.op(opI64Sub)
+			set(in.A)
+
+		case image.OpAddFloat, image.OpSubFloat, image.OpMulFloat, image.OpDivFloat:
+			getF(in.B)
+			getF(in.C)
+			w.op(map[image.Op]byte{image.OpAddFloat: opF64Add, image.OpSubFloat: opF64Sub,
+				image.OpMulFloat: opF64Mul, image.OpDivFloat: opF64Div}[in.Op])
+			setF(in.A)
+		case image.OpNegFloat:
+			getF(in.B)
+			w.op(opF64Neg)
+			setF(in.A)
+		case image.OpNot:
+			get(in.B)
+			w.op(opI64Eqz)
+			w.op(opI64ExtendI32U)
+			set(in.A)
+
+		case image.OpEqInt, image.OpNeInt, image.OpLtInt, image.OpLeInt:
+			get(in.B)
+			get(in.C)
+			w.op(map[image.Op]byte{image.OpEqInt: opI64Eq, image.OpNeInt: opI64Ne,
+				image.OpLtInt: opI64LtS, image.OpLeInt: opI64LeS}[in.Op])
+			w.op(opI64ExtendI32U)
+			set(in.A)
+		case image.OpEqFloat, image.OpNeFloat, image.OpLtFloat, image.OpLeFloat:
+			getF(in.B)
+			getF(in.C)
+			w.op(map[image.Op]byte{image.OpEqFloat: opF64Eq, image.OpNeFloat: opF64Ne,
+				image.OpLtFloat: opF64Lt, image.OpLeFloat: opF64Le}[in.Op])
+			w.op(opI64ExtendI32U)
+			set(in.A)
+
+		case image.OpJump:
+			branch(seg[in.C], 0)
+		case image.OpJumpT:
+			get(in.A)
+			w.op(opI64Eqz)
+			w.op(opI32Eqz)
+			cond(seg[in.C])
+		case image.OpJumpF:
+			get(in.A)
+			w.op(opI64Eqz)
+			cond(seg[in.C])
+		case image.OpJLtInt, image.OpJLeInt, image.OpJEqInt, image.OpJNeInt:
+			get(in.A)
+			get(in.B)
+			w.op(map[image.Op]byte{image.OpJLtInt: opI64LtS, image.OpJLeInt: opI64LeS,
+				image.OpJEqInt: opI64Eq, image.OpJNeInt: opI64Ne}[in.Op])
+			cond(seg[in.C])
+		case image.OpJLtIntK, image.OpJLeIntK, image.OpJGtIntK, image.OpJGeIntK, image.OpJEqIntK, image.OpJNeIntK:
+			get(in.A)
+			w.i64Const(int64(in.B))
+			w.op(map[image.Op]byte{image.OpJLtIntK: opI64LtS, image.OpJLeIntK: opI64LeS,
+				image.OpJGtIntK: opI64GtS, image.OpJGeIntK: opI64GeS,
+				image.OpJEqIntK: opI64Eq, image.OpJNeIntK: opI64Ne}[in.Op])
+			cond(seg[in.C])
+		case image.OpLoopRange:
+			get(in.A)
+			w.i64Const(1)
+			w.op(opI64Add)
+			w.op(opLocalTee)
+			w.u32(uint32(in.A))
+			get(in.B)
+			w.op(opI64LtS)
+			cond(seg[in.C])
+
+		case image.OpCall:
+			callee := &img.Funcs[in.B]
+			for i := range callee.NumParams {
+				get(in.A + int32(i))
+			}
+			w.op(opCall)
+			w.u32(index[in.B])
+			set(in.A)
+			w.op(opGlobalGet)
+			w.u32(globalStop)
+			w.op(opI32WrapI64)
+			w.op(opIf)
+			w.byte(0x40)
+			w.i64Const(0)
+			w.op(opReturn)
+			w.op(opEnd)
+		case image.OpRet:
+			w.globalAdd(globalDepth, -1)
+			w.globalAdd(globalHeight, -int64(f.FrameSize))
+			get(in.A)
+			w.op(opReturn)
+		case image.OpCallB:
+			compileBuiltin(w, image.Builtin(in.B), in.A, in.C, t0, t1)
+		default:
+			return errors.New("tier: " + f.Name + ": no compiled form for " + in.Op.String())
+		}
+	}
+	// The last instruction of valid code does not fall through, but wasm
+	// wants every path to end with a result.
+	if back {
+		w.op(opEnd) // the loop
+	}
+	w.stop()
+	w.op(opEnd)
+	return nil
+}
+
+// compileBuiltin writes R[a] = builtin b(R[c], R[c+1]).
+func compileBuiltin(w *buffer, b image.Builtin, a, c int32, t0, t1 uint32) {
+	get := func(r int32) { w.op(opLocalGet); w.u32(uint32(r)) }
+	switch b {
+	case image.BuiltinAbsInt:
+		get(c)
+		w.i64Const(math.MinInt64)
+		w.op(opI64Eq)
+		w.trapIf()
+		get(c)
+		w.op(opLocalSet)
+		w.u32(t0)
+		// (x ^ (x>>63)) - (x>>63)
+		w.op(opLocalGet)
+		w.u32(t0)
+		w.op(opLocalGet)
+		w.u32(t0)
+		w.i64Const(63)
+		w.op(opI64ShrS)
+		w.op(opLocalTee)
+		w.u32(t1)
+		w.op(opI64Xor)
+		w.op(opLocalGet)
+		w.u32(t1)
+		w.op(opI64Sub)
+	case image.BuiltinMinInt, image.BuiltinMaxInt:
+		get(c)
+		get(c + 1)
+		get(c)
+		get(c + 1)
+		if b == image.BuiltinMinInt {
+			w.op(opI64LtS)
+		} else {
+			w.op(opI64GtS)
+		}
+		w.op(opSelect)
+	case image.BuiltinFloatOfInt:
+		get(c)
+		w.op(opF64ConvertI64S)
+		w.op(opI64ReinterpretF64)
+	case image.BuiltinAbsFloat, image.BuiltinSqrt, image.BuiltinFloor, image.BuiltinCeil:
+		get(c)
+		w.op(opF64ReinterpretI64)
+		w.op(map[image.Builtin]byte{image.BuiltinAbsFloat: opF64Abs, image.BuiltinSqrt: opF64Sqrt,
+			image.BuiltinFloor: opF64Floor, image.BuiltinCeil: opF64Ceil}[b])
+		w.op(opI64ReinterpretF64)
+	}
+	w.op(opLocalSet)
+	w.u32(uint32(a))
+}

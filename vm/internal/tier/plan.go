@@ -1,0 +1,253 @@
+// Package tier is the interpreter's second tier: it compiles the hot,
+// effect-free, scalar functions of a program image to one WebAssembly
+// module, which the wasm engine's host runs under wazero beside the
+// interpreter guest.
+//
+// The Go compiler's WebAssembly output is slow at interpreting (every
+// taken branch of the dispatch loop goes through one br_table), so a
+// recursive or looping function of ints, floats and bools runs many times
+// faster as its own wasm code. The tier keeps every observable of the
+// interpreter:
+//
+//   - Steps: each compiled function counts the same steps as the
+//     interpreter, one per bytecode instruction, charged a straight-line
+//     run of instructions at a time from a fuel counter the host refills
+//     (and polls between refills, as the interpreter does every
+//     vm.PollSteps steps).
+//   - Traps: compiled code never reports a trap. Whenever the interpreter
+//     would trap (overflow, division by zero, a budget run out, a stack
+//     too deep), and whenever it is unsure, compiled code stops with a
+//     wasm trap, and the interpreter runs the call again from its start.
+//     The function is pure, so running it again is unobservable, and the
+//     interpreter then traps with its exact message, position and stack.
+//
+// Plan decides which functions are compiled; both the guest (which calls
+// them through the host) and the host (which compiles them) compute it
+// from the same image, so they agree on it without a protocol.
+//
+// The package is pure: it imports nothing that reads time, randomness,
+// the environment, files or the network, because the interpreter embeds
+// it in the wasm guest.
+package tier
+
+import "github.com/hale-lang/hale/codegen/image"
+
+// Kind is how a scalar value is carried in a compiled function's i64
+// registers: an int as itself, a bool as 0 or 1, a float as its IEEE bits.
+type Kind uint8
+
+// Kinds.
+const (
+	Int Kind = iota
+	Bool
+	Float
+)
+
+// Plan says which functions of an image are compiled.
+type Plan struct {
+	// Compiled[f] is set for every function in the module.
+	Compiled []bool
+	// Entry[f] is set for the compiled functions the interpreter calls
+	// through the host: those that loop or recurse, or call one that
+	// does. A call of a short straight-line function costs less
+	// interpreted than a trip through the host.
+	Entry []bool
+	// Params[f] and Result[f] are the kinds of a compiled function's
+	// parameters and result.
+	Params [][]Kind
+	Result []Kind
+}
+
+// HasEntries reports whether the plan compiles anything worth calling.
+func (p *Plan) HasEntries() bool {
+	for _, e := range p.Entry {
+		if e {
+			return true
+		}
+	}
+	return false
+}
+
+// NewPlan decides which functions of img the tier compiles: the top-level
+// and locus-private functions whose parameters and result are ints, floats
+// or bools, whose every instruction has a compiled form (scalar
+// arithmetic and comparisons, jumps, loops over ranges, a few pure
+// builtins, scalar constants) and whose every callee is compiled too.
+// img must be valid (image.Validate).
+func NewPlan(img *image.Image) *Plan {
+	n := len(img.Funcs)
+	p := &Plan{
+		Compiled: make([]bool, n),
+		Entry:    make([]bool, n),
+		Params:   make([][]Kind, n),
+		Result:   make([]Kind, n),
+	}
+	for i := range img.Funcs {
+		f := &img.Funcs[i]
+		if f.Kind != image.FuncFn && f.Kind != image.FuncLocusFn {
+			continue
+		}
+		res, ok := scalar(img, f.Result)
+		if !ok || f.NumParams > len(f.Locals) || f.NumParams > f.FrameSize {
+			continue
+		}
+		params := make([]Kind, f.NumParams)
+		for j := range params {
+			if params[j], ok = scalar(img, f.Locals[j].Type); !ok {
+				break
+			}
+		}
+		if !ok || !codeSupported(img, f) {
+			continue
+		}
+		p.Compiled[i], p.Params[i], p.Result[i] = true, params, res
+	}
+	// A function calling one that is not compiled is not compiled
+	// either; repeat until nothing changes.
+	for changed := true; changed; {
+		changed = false
+		for i := range img.Funcs {
+			if !p.Compiled[i] {
+				continue
+			}
+			for _, in := range img.Funcs[i].Code {
+				if in.Op == image.OpCall && !p.Compiled[in.B] {
+					p.Compiled[i], changed = false, true
+					break
+				}
+			}
+		}
+	}
+	// Entries: compiled functions with a backward jump, in a call cycle,
+	// or calling an entry.
+	for i := range img.Funcs {
+		if p.Compiled[i] && (loops(&img.Funcs[i]) || recurses(img, i)) {
+			p.Entry[i] = true
+		}
+	}
+	for changed := true; changed; {
+		changed = false
+		for i := range img.Funcs {
+			if !p.Compiled[i] || p.Entry[i] {
+				continue
+			}
+			for _, in := range img.Funcs[i].Code {
+				if in.Op == image.OpCall && p.Entry[in.B] {
+					p.Entry[i], changed = true, true
+					break
+				}
+			}
+		}
+	}
+	return p
+}
+
+func scalar(img *image.Image, t image.TypeRef) (Kind, bool) {
+	if t < 0 || int(t) >= len(img.Types) {
+		return 0, false
+	}
+	switch img.Types[t].Kind {
+	case image.KindInt:
+		return Int, true
+	case image.KindBool:
+		return Bool, true
+	case image.KindFloat:
+		return Float, true
+	}
+	return 0, false
+}
+
+// codeSupported reports whether every instruction of f has a compiled
+// form.
+func codeSupported(img *image.Image, f *image.Func) bool {
+	if len(f.Code) == 0 {
+		return false
+	}
+	for _, in := range f.Code {
+		switch in.Op {
+		case image.OpLoadK:
+			switch img.Consts[in.B].Kind {
+			case image.KindInt, image.KindBool, image.KindFloat:
+			default:
+				return false
+			}
+		case image.OpCallB:
+			if _, ok := builtins[image.Builtin(in.B)]; !ok {
+				return false
+			}
+		default:
+			if !simpleOps[in.Op] {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// simpleOps are the opcodes compiled without looking at their operands'
+// constants or builtins.
+var simpleOps = map[image.Op]bool{
+	image.OpNop: true, image.OpMove: true, image.OpLoadInt: true,
+	image.OpAddInt: true, image.OpSubInt: true, image.OpMulInt: true, image.OpDivInt: true,
+	image.OpRemInt: true, image.OpAddIntK: true, image.OpNegInt: true,
+	image.OpAddFloat: true, image.OpSubFloat: true, image.OpMulFloat: true, image.OpDivFloat: true,
+	image.OpNegFloat: true, image.OpNot: true,
+	image.OpEqInt: true, image.OpNeInt: true, image.OpLtInt: true, image.OpLeInt: true,
+	image.OpEqFloat: true, image.OpNeFloat: true, image.OpLtFloat: true, image.OpLeFloat: true,
+	image.OpJump: true, image.OpJumpT: true, image.OpJumpF: true,
+	image.OpJLtInt: true, image.OpJLeInt: true, image.OpJEqInt: true, image.OpJNeInt: true,
+	image.OpJLtIntK: true, image.OpJLeIntK: true, image.OpJGtIntK: true, image.OpJGeIntK: true,
+	image.OpJEqIntK: true, image.OpJNeIntK: true, image.OpLoopRange: true,
+	image.OpCall: true, image.OpRet: true,
+}
+
+// builtins are the pure builtins with a compiled form.
+var builtins = map[image.Builtin]bool{
+	image.BuiltinAbsInt: true, image.BuiltinMinInt: true, image.BuiltinMaxInt: true,
+	image.BuiltinFloatOfInt: true, image.BuiltinAbsFloat: true,
+	image.BuiltinSqrt: true, image.BuiltinFloor: true, image.BuiltinCeil: true,
+}
+
+// isJump reports whether op may transfer control to its operand C.
+func isJump(op image.Op) bool {
+	switch op {
+	case image.OpJump, image.OpJumpT, image.OpJumpF,
+		image.OpJLtInt, image.OpJLeInt, image.OpJEqInt, image.OpJNeInt,
+		image.OpJLtIntK, image.OpJLeIntK, image.OpJGtIntK, image.OpJGeIntK,
+		image.OpJEqIntK, image.OpJNeIntK, image.OpLoopRange:
+		return true
+	}
+	return false
+}
+
+func loops(f *image.Func) bool {
+	for pc, in := range f.Code {
+		if isJump(in.Op) && int(in.C) <= pc {
+			return true
+		}
+	}
+	return false
+}
+
+// recurses reports whether function fn can reach itself through calls.
+func recurses(img *image.Image, fn int) bool {
+	seen := make([]bool, len(img.Funcs))
+	work := []int{fn}
+	for len(work) > 0 {
+		f := work[len(work)-1]
+		work = work[:len(work)-1]
+		for _, in := range img.Funcs[f].Code {
+			if in.Op != image.OpCall {
+				continue
+			}
+			if int(in.B) == fn {
+				return true
+			}
+			if !seen[in.B] {
+				seen[in.B] = true
+				work = append(work, int(in.B))
+			}
+		}
+	}
+	return false
+}

@@ -1,0 +1,130 @@
+package vm
+
+import (
+	"encoding/binary"
+	"errors"
+	"math"
+	"unsafe"
+
+	"github.com/hale-lang/hale/codegen/image"
+	"github.com/hale-lang/hale/vm/internal/tier"
+	"github.com/hale-lang/hale/vm/value"
+)
+
+// TierCaller runs a function of the second tier (package vm/internal/tier)
+// in the host. args are the call (see EnableTier); the answer is either
+// TierDone followed by the result's 8 bytes (little-endian) and the steps
+// the call took (uvarint), or TierFallback, which asks the interpreter to
+// run the call itself. An error ends the handler run as a poll's error
+// does (the run was interrupted).
+type TierCaller func(args []byte) ([]byte, error)
+
+// First byte of a TierCaller's answer.
+const (
+	TierDone     byte = 0
+	TierFallback byte = 1
+)
+
+// EnableTier makes the machine call the tier's entry functions through
+// call instead of interpreting them. A tier call's arguments are: the
+// function index (uvarint), the steps the run may still take (uvarint),
+// the Hale frames active (uvarint), the registers in use below the
+// callee's frame (uvarint), then each parameter as 8 little-endian bytes
+// (see tier.Kind). Only the wasm engine enables it: the native
+// interpreter is already as fast as compiled wasm would be.
+func (m *Machine) EnableTier(call TierCaller) {
+	p := tier.NewPlan(m.img)
+	if !p.HasEntries() {
+		return
+	}
+	m.tierCall = call
+	m.tierPlan = p
+	for f := range m.funcs {
+		m.funcs[f].tier = p.Entry[f]
+	}
+}
+
+// callTier runs callee fn, whose frame starts at register a of the frame
+// at regs (stack index base), through the tier, with at most budget
+// steps. ok is false when the interpreter must run the call instead.
+func (m *Machine) callTier(fn, a int32, regs unsafe.Pointer, base int, budget int64) (used int64, ok bool, err error) {
+	p := m.tierPlan
+	b := m.tierBuf[:0]
+	b = binary.AppendUvarint(b, uint64(fn))
+	b = binary.AppendUvarint(b, uint64(budget))
+	b = binary.AppendUvarint(b, uint64(len(m.frames)))
+	b = binary.AppendUvarint(b, uint64(base)+uint64(a))
+	for i, k := range p.Params[fn] {
+		v := *reg(regs, a+int32(i))
+		var bits uint64
+		switch k {
+		case tier.Int:
+			bits = uint64(v.AsInt())
+		case tier.Bool:
+			if v.AsBool() {
+				bits = 1
+			}
+		case tier.Float:
+			bits = math.Float64bits(v.AsFloat())
+		}
+		b = binary.LittleEndian.AppendUint64(b, bits)
+	}
+	m.tierBuf = b
+	res, err := m.tierCall(b)
+	if err != nil {
+		return 0, false, err
+	}
+	if len(res) == 0 {
+		return 0, false, errTierAnswer
+	}
+	if res[0] == TierFallback {
+		return 0, false, nil
+	}
+	if res[0] != TierDone || len(res) < 10 {
+		return 0, false, errTierAnswer
+	}
+	bits := binary.LittleEndian.Uint64(res[1:9])
+	steps, n := binary.Uvarint(res[9:])
+	if n <= 0 || steps > uint64(budget) {
+		return 0, false, errTierAnswer
+	}
+	var v value.Value
+	switch p.Result[fn] {
+	case tier.Int:
+		v = value.Int(int64(bits))
+	case tier.Bool:
+		v = value.Bool(bits != 0)
+	case tier.Float:
+		v = value.Float(math.Float64frombits(bits))
+	}
+	*reg(regs, a) = v
+	return int64(steps), true, nil
+}
+
+var errTierAnswer = errors.New("vm: malformed answer from the tier")
+
+// tierCallOp is the OpCall path of a tier entry, kept out of the dispatch
+// loop: it returns the steps the call took, or ok false to interpret it.
+//
+//go:noinline
+func (m *Machine) tierCallOp(in *image.Instr, regs unsafe.Pointer, ip unsafe.Pointer, budget int64) (used int64, ok bool, err error) {
+	depth := len(m.frames)
+	if m.tierHold != 0 {
+		if depth > m.tierHold {
+			return 0, false, nil
+		}
+		m.tierHold = 0 // the call that fell back has returned
+	}
+	caller := &m.frames[depth-1]
+	used, ok, err = m.callTier(in.B, in.A, regs, int(caller.base), budget)
+	if err != nil {
+		caller.ip = ip
+	}
+	if !ok && err == nil {
+		// The interpreter runs this call, most likely to a trap: every
+		// call inside it is interpreted too, or a recursion that fell
+		// back at its deepest frame would fall back once per frame.
+		m.tierHold = depth
+	}
+	return used, ok, err
+}
