@@ -97,7 +97,7 @@ func (m *Machine) callTier(fn, a int32, regs unsafe.Pointer, base int, budget in
 	case tier.Float:
 		v = value.Float(math.Float64frombits(bits))
 	}
-	*reg(regs, a) = v
+	*reg(regs, a) = v // a void function's result is the zero Value, as OpRetVoid leaves
 	return int64(steps), true, nil
 }
 

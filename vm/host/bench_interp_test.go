@@ -51,12 +51,19 @@ fn work() {
 // BenchmarkEngineInterp compares the engines on the interpreter
 // workloads: ns/op is one call of the workload, start-up included once
 // per measurement; cpu-ns/op is the process's CPU time for the same,
-// steadier than wall time on a shared machine.
+// steadier than wall time on a shared machine. wasm-notier is the wasm
+// engine with its second tier off: the interpreter alone.
 func BenchmarkEngineInterp(b *testing.B) {
 	for _, w := range interpWorkloads {
 		b.Run(w.name, func(b *testing.B) {
-			for _, kind := range []EngineKind{EngineWasm, EngineNative} {
-				b.Run(kind.String(), func(b *testing.B) {
+			for _, mode := range []string{"wasm", "wasm-notier", "native"} {
+				kind := EngineNative
+				if mode != "native" {
+					kind = EngineWasm
+				}
+				b.Run(mode, func(b *testing.B) {
+					disableTier = mode == "wasm-notier"
+					defer func() { disableTier = false }()
 					src := fmt.Sprintf("const N: int = %d;\n%s\n"+
 						"locus Main { on start { for i in 0..N { work(); } } }\n"+
 						"main { spawn Main; }\n", b.N, w.fns)

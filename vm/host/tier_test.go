@@ -113,6 +113,16 @@ fn down(n: int) -> int { if n > 1000000 { return 0; } return down(n + 1) + 1; }
 locus Main { on start { print(down(0)); } }
 main { spawn Main; }
 `,
+	"void_and_assert": `
+fn check(n: int) {
+    var s = 0;
+    for i in 0..n { s += i; }
+    assert(s < 100, "sum too large");
+}
+fn count(n: int) -> int { var c = 0; for i in 0..n { check(i); c += 1; } return c; }
+locus Main { on start { check(5); print("ok"); print(count(14)); print(count(20)); } }
+main { spawn Main; }
+`,
 	"budget": `
 fn fib(n: int) -> int { if n < 2 { return n; } return fib(n - 1) + fib(n - 2); }
 topic Work { n: int }

@@ -182,7 +182,7 @@ func compileFunc(w *buffer, img *image.Image, f *image.Func, index []uint32) err
 			if int(in.C) <= pc {
 				back = true
 			}
-		case in.Op == image.OpCall, in.Op == image.OpRet:
+		case in.Op == image.OpCall, in.Op == image.OpRet, in.Op == image.OpRetVoid:
 			leader[pc+1] = true
 		}
 	}
@@ -498,10 +498,14 @@ func compileFunc(w *buffer, img *image.Image, f *image.Func, index []uint32) err
 			w.i64Const(0)
 			w.op(opReturn)
 			w.op(opEnd)
-		case image.OpRet:
+		case image.OpRet, image.OpRetVoid:
 			w.globalAdd(globalDepth, -1)
 			w.globalAdd(globalHeight, -int64(f.FrameSize))
-			get(in.A)
+			if in.Op == image.OpRet {
+				get(in.A)
+			} else {
+				w.i64Const(0)
+			}
 			w.op(opReturn)
 		case image.OpCallB:
 			compileBuiltin(w, image.Builtin(in.B), in.A, in.C, t0, t1)
@@ -559,6 +563,13 @@ func compileBuiltin(w *buffer, b image.Builtin, a, c int32, t0, t1 uint32) {
 		get(c)
 		w.op(opF64ConvertI64S)
 		w.op(opI64ReinterpretF64)
+	case image.BuiltinAssert:
+		// A failed assert traps: the interpreter runs the call. The
+		// result (void) is 0.
+		get(c)
+		w.op(opI64Eqz)
+		w.trapIf()
+		w.i64Const(0)
 	case image.BuiltinAbsFloat, image.BuiltinSqrt, image.BuiltinFloor, image.BuiltinCeil:
 		get(c)
 		w.op(opF64ReinterpretI64)

@@ -34,6 +34,7 @@ import "github.com/hale-lang/hale/codegen/image"
 
 // Kind is how a scalar value is carried in a compiled function's i64
 // registers: an int as itself, a bool as 0 or 1, a float as its IEEE bits.
+// Void is the result kind of a function without one (carried as 0).
 type Kind uint8
 
 // Kinds.
@@ -41,6 +42,7 @@ const (
 	Int Kind = iota
 	Bool
 	Float
+	Void
 )
 
 // Plan says which functions of an image are compiled.
@@ -69,8 +71,8 @@ func (p *Plan) HasEntries() bool {
 }
 
 // NewPlan decides which functions of img the tier compiles: the top-level
-// and locus-private functions whose parameters and result are ints, floats
-// or bools, whose every instruction has a compiled form (scalar
+// and locus-private functions whose parameters are ints, floats or bools,
+// whose result is one of those or none, whose every instruction has a compiled form (scalar
 // arithmetic and comparisons, jumps, loops over ranges, a few pure
 // builtins, scalar constants) and whose every callee is compiled too.
 // img must be valid (image.Validate).
@@ -88,6 +90,9 @@ func NewPlan(img *image.Image) *Plan {
 			continue
 		}
 		res, ok := scalar(img, f.Result)
+		if f.Result == image.TVoid {
+			res, ok = Void, true
+		}
 		if !ok || f.NumParams > len(f.Locals) || f.NumParams > f.FrameSize {
 			continue
 		}
@@ -166,8 +171,11 @@ func codeSupported(img *image.Image, f *image.Func) bool {
 	for _, in := range f.Code {
 		switch in.Op {
 		case image.OpLoadK:
+			// A string constant is loaded as 0: no compiled operation
+			// reads a string but assert, which only shows its message
+			// when it fails, and then the interpreter runs the call.
 			switch img.Consts[in.B].Kind {
-			case image.KindInt, image.KindBool, image.KindFloat:
+			case image.KindInt, image.KindBool, image.KindFloat, image.KindString:
 			default:
 				return false
 			}
@@ -198,7 +206,7 @@ var simpleOps = map[image.Op]bool{
 	image.OpJLtInt: true, image.OpJLeInt: true, image.OpJEqInt: true, image.OpJNeInt: true,
 	image.OpJLtIntK: true, image.OpJLeIntK: true, image.OpJGtIntK: true, image.OpJGeIntK: true,
 	image.OpJEqIntK: true, image.OpJNeIntK: true, image.OpLoopRange: true,
-	image.OpCall: true, image.OpRet: true,
+	image.OpCall: true, image.OpRet: true, image.OpRetVoid: true,
 }
 
 // builtins are the pure builtins with a compiled form.
@@ -206,6 +214,7 @@ var builtins = map[image.Builtin]bool{
 	image.BuiltinAbsInt: true, image.BuiltinMinInt: true, image.BuiltinMaxInt: true,
 	image.BuiltinFloatOfInt: true, image.BuiltinAbsFloat: true,
 	image.BuiltinSqrt: true, image.BuiltinFloor: true, image.BuiltinCeil: true,
+	image.BuiltinAssert: true,
 }
 
 // isJump reports whether op may transfer control to its operand C.
