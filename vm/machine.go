@@ -51,6 +51,10 @@ type Machine struct {
 	tierCall TierCaller
 	tierPlan *tier.Plan
 	tierBuf  []byte
+
+	// payloads[topic] is the struct reused for the payloads of the topic's
+	// payloadLocal handlers.
+	payloads []*value.Struct
 	// tierHold, when not 0, is the frame count of a call whose tier
 	// call fell back: calls deeper than it are interpreted.
 	tierHold int
@@ -64,6 +68,9 @@ type funcCode struct {
 	frameSize int
 	fn        *image.Func
 	tier      bool // called through the second tier (EnableTier)
+	// payloadLocal: a handler that only reads fields of its payload
+	// (register 0), so no reference to the payload outlives its run.
+	payloadLocal bool
 }
 
 type primCode struct {
@@ -126,7 +133,8 @@ func New(img *image.Image, host Host) (*Machine, error) {
 	m.funcs = make([]funcCode, len(img.Funcs))
 	for i := range img.Funcs {
 		f := &img.Funcs[i]
-		m.funcs[i] = funcCode{code: relativeJumps(f.Code), frameSize: f.FrameSize, fn: f}
+		m.funcs[i] = funcCode{code: relativeJumps(f.Code), frameSize: f.FrameSize, fn: f,
+			payloadLocal: f.Kind == image.FuncHandler && onlyReadsFields(f.Code)}
 	}
 	m.prims = make([]primCode, len(img.Prims))
 	for i, p := range img.Prims {
@@ -143,6 +151,7 @@ func New(img *image.Image, host Host) (*Machine, error) {
 		}
 		m.handlers[i] = h
 	}
+	m.payloads = make([]*value.Struct, len(img.Topics))
 	m.insts = make([]instance, len(img.Instances))
 	for i, in := range img.Instances {
 		m.insts[i].locus = in.Locus
@@ -326,7 +335,18 @@ func (m *Machine) Deliver(inst int, handler int, payload []byte) (err error) {
 			return errors.New("vm: " + l.Name + " does not handle topic " + strconv.Itoa(handler))
 		}
 		fn = int(m.handlers[in.locus][handler])
-		v, err := value.Decode(payload, m.PayloadType(handler))
+		var v value.Value
+		var err error
+		if m.funcs[fn].payloadLocal {
+			// No reference to the payload outlives the handler run:
+			// decode it into the topic's reused struct.
+			v, err = value.DecodeStructInto(payload, m.PayloadType(handler), m.payloads[handler])
+			if err == nil {
+				m.payloads[handler] = v.AsStruct()
+			}
+		} else {
+			v, err = value.Decode(payload, m.PayloadType(handler))
+		}
 		if err != nil {
 			return errors.New("vm: payload of " + m.img.Topics[handler].Name + ": " + err.Error())
 		}
@@ -444,5 +464,25 @@ func (m *Machine) grow(n int) bool {
 	s := make([]value.Value, size)
 	copy(s, m.stack)
 	m.stack = s
+	return true
+}
+
+// onlyReadsFields reports whether code uses register 0 only as the struct
+// whose field an OpField reads: then no reference to the value in it can
+// outlive the run (windows of registers, such as call arguments, start at
+// an operand, so one that covers register 0 names it).
+func onlyReadsFields(code []image.Instr) bool {
+	for _, in := range code {
+		info, _ := image.OpInfo(in.Op)
+		if info.A == image.Reg && in.A == 0 {
+			return false
+		}
+		if info.B == image.Reg && in.B == 0 && in.Op != image.OpField {
+			return false
+		}
+		if info.C == image.Reg && in.C == 0 {
+			return false
+		}
+	}
 	return true
 }

@@ -574,3 +574,74 @@ func TestCallsDoNotAllocate(t *testing.T) {
 		t.Errorf("%v allocations per run, want 0", allocs)
 	}
 }
+
+// TestPayloadReuse runs handlers that keep their payload, or a part of
+// it, beyond the run, next to one that only reads its fields: the
+// machine reuses the payload struct of the second kind only, so each
+// kept payload must stay as it was delivered.
+func TestPayloadReuse(t *testing.T) {
+	got := runSrc(t, `
+topic Tick { n: int, tag: string, items: [int] }
+locus Keeper {
+    var kept: [Tick] = [];
+    var lists: [[int]] = [];
+    var sum: int = 0;
+    on Tick(t) {
+        push(kept, t);
+        push(lists, t.items);
+        sum += t.n;
+        if t.n == 3 {
+            for k in kept { print(str(k.n) + k.tag + str(len(k.items))); }
+            for l in lists { print(len(l)); }
+        }
+    }
+}
+locus Reader {
+    var items: [[int]] = [];
+    var tags: string = "";
+    on Tick(t) {
+        push(items, t.items);
+        tags = tags + t.tag;
+        if t.n == 3 { print(tags); for l in items { print(len(l)); } }
+    }
+}
+locus Boss {
+    on start {
+        publish Tick { n: 1, tag: "a", items: [1] };
+        publish Tick { n: 2, tag: "b", items: [1, 2] };
+        publish Tick { n: 3, tag: "c", items: [1, 2, 3] };
+    }
+}
+main { spawn Boss; spawn Keeper; spawn Reader; }
+`)
+	want := "1a1\n2b2\n3c3\n1\n2\n3\nabc\n1\n2\n3\n"
+	if got != want {
+		t.Fatalf("got\n%s\nwant\n%s", got, want)
+	}
+}
+
+// TestPayloadLocal checks which handlers get a reused payload.
+func TestPayloadLocal(t *testing.T) {
+	img := compile(t, `
+topic Tick { n: int, items: [int] }
+fn count(t: Tick) -> int { return t.n; }
+locus A { var s: int = 0; on Tick(t) { s += t.n + len(t.items); } }
+locus B { var last: [Tick] = []; on Tick(t) { push(last, t); } }
+locus C { var s: int = 0; on Tick(t) { s += count(t); } }
+locus D { on Tick(t) { publish Tick { n: t.n + 1, items: t.items }; } }
+main { spawn A; spawn B; spawn C; spawn D; }
+`)
+	want := map[string]bool{"A.on Tick": true, "B.on Tick": false, "C.on Tick": false, "D.on Tick": true}
+	for i := range img.Funcs {
+		f := &img.Funcs[i]
+		if w, ok := want[f.Name]; ok {
+			if got := vm.PayloadLocal(f.Code); got != w {
+				t.Errorf("%s: payload local %v, want %v", f.Name, got, w)
+			}
+			delete(want, f.Name)
+		}
+	}
+	if len(want) != 0 {
+		t.Fatalf("handlers not found: %v", want)
+	}
+}

@@ -166,6 +166,19 @@ func Decode(data []byte, t *Type) (Value, error) {
 	return v, err
 }
 
+// DecodeStructInto is Decode for a struct type t that reuses into (a
+// struct of type t, or nil) for the decoded struct's fields instead of
+// allocating: a receiver that knows no reference to into survives uses it
+// to decode one payload after another.
+func DecodeStructInto(data []byte, t *Type, into *Struct) (Value, error) {
+	d := decoder{data: data, into: into}
+	v, err := d.value(t)
+	if err == nil && d.off != len(data) {
+		err = d.fail("trailing bytes")
+	}
+	return v, err
+}
+
 // DecodeTuple decodes a tuple encoded by EncodeTuple whose values have the
 // given types, in order.
 func DecodeTuple(data []byte, types []*Type) ([]Value, error) {
@@ -194,6 +207,7 @@ type decoder struct {
 	off   int
 	depth int    // containers entered
 	copy  string // of data, when small enough to share
+	into  *Struct // storage for the first struct decoded (DecodeStructInto)
 }
 
 // shareLimit is the input size up to which the strings of one decoded value
@@ -377,7 +391,11 @@ func (d *decoder) container(t *Type) (Value, error) {
 			d.off = at
 			return Value{}, d.fail(strconv.Itoa(n) + " fields, want " + strconv.Itoa(len(t.Fields)) + " for " + t.Name)
 		}
-		s := allocStruct(t, n)
+		s := d.into
+		d.into = nil
+		if s == nil || s.typ != t || len(s.fields) != n {
+			s = allocStruct(t, n)
+		}
 		for i := range s.fields {
 			ft := t.Fields[i].Type
 			if !isElemType(ft) {

@@ -55,6 +55,26 @@ func FuzzDecode(f *testing.F) {
 			return
 		}
 		v, err := Decode(data, typ)
+		if typ.Kind == KindStruct {
+			// Decoding into a reused struct gives the same value, or
+			// the same error.
+			var into *Struct
+			if prev, err := DecodeStructInto(data, typ, nil); err == nil {
+				into = prev.AsStruct()
+			}
+			w, werr := DecodeStructInto(data, typ, into)
+			if (werr == nil) != (err == nil) {
+				t.Fatalf("%x as %v: Decode %v, DecodeStructInto %v", data, typ, err, werr)
+			}
+			if err == nil {
+				if into != nil && w.AsStruct() != into {
+					t.Fatalf("%x as %v: the struct was not reused", data, typ)
+				}
+				if wb, _ := Encode(nil, w); !bytes.Equal(wb, data) {
+					t.Fatalf("%x as %v: DecodeStructInto re-encodes as %x", data, typ, wb)
+				}
+			}
+		}
 		if err != nil {
 			return
 		}
