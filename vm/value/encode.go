@@ -205,8 +205,8 @@ func DecodeTuple(data []byte, types []*Type) ([]Value, error) {
 type decoder struct {
 	data  []byte
 	off   int
-	depth int    // containers entered
-	copy  string // of data, when small enough to share
+	depth int     // containers entered
+	copy  string  // of data, when small enough to share
 	into  *Struct // storage for the first struct decoded (DecodeStructInto)
 }
 
