@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"sync/atomic"
 
 	"github.com/tetratelabs/wazero"
 	"github.com/tetratelabs/wazero/api"
@@ -18,6 +19,9 @@ import (
 // disableTier turns the second tier off (benchmarks of the interpreter
 // alone).
 var disableTier bool
+
+// tierAnswered counts the tier calls answered in the process, for tests.
+var tierAnswered atomic.Int64
 
 // wasmProgram is a program ready for wasm engines: its encoded image and
 // its second tier (package vm/internal/tier), compiled once and shared by
@@ -159,6 +163,7 @@ func (t *tierInstance) call(args []byte) ([]byte, error) {
 		return append(t.answer[:0], vm.TierFallback), nil
 	}
 	t.done++
+	tierAnswered.Add(1)
 	used := t.given - int64(t.fuel.Get())
 	a := append(t.answer[:0], vm.TierDone)
 	a = binary.LittleEndian.AppendUint64(a, t.stack[0])

@@ -312,21 +312,28 @@ func TestTierCompilesCorpus(t *testing.T) {
 // tryCompile compiles a program that may not compile (conformance
 // scripts hold bad programs on purpose).
 func tryCompile(src []byte) (*image.Image, bool) {
-	p, err := lang.LoadFS(fstest.MapFS{"app.hl": &fstest.MapFile{Data: src}}, "app.hl")
+	_, img, ok := tryCompileSIR(string(src))
+	return img, ok
+}
+
+func tryCompileSIR(src string) (*sir.Program, *image.Image, bool) {
+	p, err := lang.LoadFS(fstest.MapFS{"app.hl": &fstest.MapFile{Data: []byte(src)}}, "app.hl")
 	if err != nil {
-		return nil, false
+		return nil, nil, false
 	}
 	fx, diags := effects.Analyze(p)
 	if len(diags) > 0 {
-		return nil, false
+		return nil, nil, false
 	}
 	prog, err := sir.Lower(p, fx)
 	if err != nil {
-		return nil, false
+		return nil, nil, false
 	}
 	img, err := codegen.Compile(prog)
-	return img, err == nil
+	return prog, img, err == nil
 }
+
+func tierPlanHasEntries(img *image.Image) bool { return tier.NewPlan(img).HasEntries() }
 
 // TestTierRuns drives a wasm engine directly and counts the tier calls it
 // answered: a tier that always handed calls back would pass every
@@ -415,4 +422,48 @@ func TestTierRejectsBadCalls(t *testing.T) {
 	if res, err := ti.call(call(5)); err != nil || len(res) != 1 || res[0] != vm.TierFallback {
 		t.Fatalf("fib(10) with 5 steps: %v, %v; want a fallback", res, err)
 	}
+}
+
+// FuzzTierCall feeds the host's side of the tier arbitrary call bytes,
+// as a broken or hostile guest could: it must answer or refuse, never
+// panic. The program's entries end whatever their arguments.
+func FuzzTierCall(f *testing.F) {
+	_, img := compileAll(f, `
+fn sum(n: int, f: float, b: bool) -> int { var s = 0; for i in 0..min(n, 1000) { if b { s += i; } } return s; }
+fn down(n: int) -> int { if n <= 0 || n > 5000 { return 0; } return down(n - 1) + 1; }
+locus Main { on start { print(sum(10, 1.5, true) + down(3)); } }
+main { spawn Main; }
+`)
+	w, err := defaultWasm()
+	if err != nil {
+		f.Fatal(err)
+	}
+	ctx := context.Background()
+	p, err := w.prepare(ctx, img)
+	if err != nil || p.tier == nil {
+		f.Fatalf("no tier: %v", err)
+	}
+	f.Cleanup(func() { p.close(ctx) })
+	ti, err := w.newTierInstance(ctx, p, func() error { return nil })
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Cleanup(func() { ti.close(ctx) })
+	for fn, params := range map[int]int{0: 3, 1: 1} {
+		b := binary.AppendUvarint(nil, uint64(fn))
+		b = append(b, 0xFF, 0xFF, 0x03, 1, 0)
+		for range params {
+			b = binary.LittleEndian.AppendUint64(b, 7)
+		}
+		f.Add(b)
+	}
+	f.Fuzz(func(t *testing.T, args []byte) {
+		res, err := ti.call(args)
+		if err != nil {
+			return
+		}
+		if len(res) == 0 || (res[0] != vm.TierDone && res[0] != vm.TierFallback) {
+			t.Fatalf("call(%x) = %x", args, res)
+		}
+	})
 }

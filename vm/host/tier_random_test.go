@@ -1,0 +1,266 @@
+package host
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// progGen writes random programs of int, bool and float functions that
+// loop, branch, call each other and, now and then, overflow or divide by
+// zero: the kind of code the second tier compiles, and every way it hands
+// a call back to the interpreter.
+type progGen struct {
+	r     *rand.Rand
+	b     strings.Builder
+	ints  []string
+	bools []string
+	flts  []string
+	fns   int // helpers h0…h(fns-1) declared so far, each (int, int) -> int
+	depth int
+}
+
+func (g *progGen) pick(xs []string) string { return xs[g.r.IntN(len(xs))] }
+
+func (g *progGen) intLit() string {
+	switch g.r.IntN(40) {
+	case 0:
+		return "9223372036854775000"
+	case 1:
+		return "-9223372036854775807"
+	case 2, 3:
+		return "0"
+	case 4, 5:
+		return "-1"
+	}
+	return fmt.Sprint(g.r.IntN(200) - 50)
+}
+
+func (g *progGen) intExpr(d int) string {
+	if d <= 0 {
+		if g.r.IntN(3) == 0 {
+			return g.intLit()
+		}
+		return g.pick(g.ints)
+	}
+	a, b := g.intExpr(d-1), g.intExpr(d-1)
+	switch g.r.IntN(13) {
+	case 0:
+		return "(" + a + " + " + b + ")"
+	case 1:
+		return "(" + a + " - " + b + ")"
+	case 2:
+		return "(" + a + " * " + b + ")"
+	case 3:
+		if g.r.IntN(4) == 0 {
+			return "(" + a + " / " + b + ")"
+		}
+	case 4:
+		if g.r.IntN(4) == 0 {
+			return "(" + a + " % " + b + ")"
+		}
+	case 5:
+		return "(-" + a + ")"
+	case 6:
+		return "abs(" + a + ")"
+	case 7:
+		return "min(" + a + ", " + b + ")"
+	case 8:
+		return "max(" + a + ", " + b + ")"
+	case 9:
+		if g.fns > 0 {
+			return fmt.Sprintf("h%d(%s, %s)", g.r.IntN(g.fns), a, b)
+		}
+	case 10:
+		return "(" + a + " / " + fmt.Sprint(g.r.IntN(9)+1) + ")"
+	}
+	return g.intExpr(0)
+}
+
+func (g *progGen) boolExpr(d int) string {
+	if d <= 0 {
+		switch g.r.IntN(3) {
+		case 0:
+			return g.pick(g.bools)
+		case 1:
+			return "true"
+		}
+		return "(" + g.pick(g.ints) + " < " + g.intLit() + ")"
+	}
+	switch g.r.IntN(8) {
+	case 0:
+		return "(" + g.boolExpr(d-1) + " && " + g.boolExpr(d-1) + ")"
+	case 1:
+		return "(" + g.boolExpr(d-1) + " || " + g.boolExpr(d-1) + ")"
+	case 2:
+		return "!" + g.boolExpr(d-1)
+	case 3:
+		return "(" + g.floatExpr(d-1) + " <= " + g.floatExpr(d-1) + ")"
+	case 4:
+		return "(" + g.intExpr(d-1) + " == " + g.intExpr(d-1) + ")"
+	case 5:
+		return "(" + g.intExpr(d-1) + " != " + g.intExpr(d-1) + ")"
+	}
+	return "(" + g.intExpr(d-1) + " >= " + g.intExpr(d-1) + ")"
+}
+
+func (g *progGen) floatExpr(d int) string {
+	if d <= 0 {
+		if g.r.IntN(3) == 0 {
+			return fmt.Sprintf("%d.5", g.r.IntN(20)-10)
+		}
+		return g.pick(g.flts)
+	}
+	a, b := g.floatExpr(d-1), g.floatExpr(d-1)
+	switch g.r.IntN(9) {
+	case 0:
+		return "(" + a + " + " + b + ")"
+	case 1:
+		return "(" + a + " - " + b + ")"
+	case 2:
+		return "(" + a + " * " + b + ")"
+	case 3:
+		return "(" + a + " / " + b + ")"
+	case 4:
+		return "(-" + a + ")"
+	case 5:
+		return "float(" + g.intExpr(d-1) + ")"
+	case 6:
+		return "std::math::sqrt(abs(" + a + "))"
+	case 7:
+		return "std::math::floor(" + a + ")"
+	}
+	return "std::math::ceil(" + a + ")"
+}
+
+func (g *progGen) line(indent int, s string) {
+	g.b.WriteString(strings.Repeat("    ", indent) + s + "\n")
+}
+
+// block writes n random statements.
+func (g *progGen) block(indent, n int) {
+	for range n {
+		switch k := g.r.IntN(9); {
+		case k < 3:
+			g.line(indent, g.pick(g.ints[2:])+" = "+g.intExpr(2)+";")
+		case k == 3:
+			g.line(indent, g.pick(g.bools)+" = "+g.boolExpr(2)+";")
+		case k == 4:
+			g.line(indent, g.pick(g.flts)+" = "+g.floatExpr(2)+";")
+		case k == 5 && g.depth < 2:
+			g.depth++
+			g.line(indent, "if "+g.boolExpr(2)+" {")
+			g.block(indent+1, 2)
+			g.line(indent, "} else {")
+			g.block(indent+1, 1)
+			g.line(indent, "}")
+			g.depth--
+		case k == 6 && g.depth < 2:
+			g.depth++
+			g.line(indent, fmt.Sprintf("for i%d in 0..%d {", g.depth, g.r.IntN(20)))
+			g.block(indent+1, 2)
+			g.line(indent, "}")
+			g.depth--
+		case k == 7 && g.depth < 2:
+			// A while loop with its own counter, so that it ends.
+			g.depth++
+			w := fmt.Sprintf("w%d", g.depth)
+			g.line(indent, fmt.Sprintf("%s = 0;", w))
+			g.line(indent, fmt.Sprintf("while %s < %d {", w, g.r.IntN(15)))
+			g.block(indent+1, 2)
+			g.line(indent+1, w+" += 1;")
+			g.line(indent, "}")
+			g.depth--
+		default:
+			g.line(indent, g.pick(g.ints[2:])+" += "+g.intExpr(1)+";")
+		}
+	}
+}
+
+// fn writes one function of (a: int, b: int) -> int.
+func (g *progGen) fn(name string) {
+	g.line(0, "fn "+name+"(a: int, b: int) -> int {")
+	g.line(1, "var x = a;")
+	g.line(1, "var y = b + 1;")
+	g.line(1, "var p = a < b;")
+	g.line(1, "var q = false;")
+	g.line(1, "var u = float(a);")
+	g.line(1, "var v = 0.25;")
+	g.line(1, "var w1 = 0;")
+	g.line(1, "var w2 = 0;")
+	g.ints = []string{"a", "b", "x", "y"}
+	g.bools = []string{"p", "q"}
+	g.flts = []string{"u", "v"}
+	g.block(1, 3+g.r.IntN(4))
+	g.line(1, "if p || q { x += 1; }")
+	g.line(1, "if u < v { y -= 1; }")
+	g.line(1, "return "+g.intExpr(2)+";")
+	g.line(0, "}")
+	g.fns++
+}
+
+func randomProgram(seed uint64) string {
+	g := &progGen{r: rand.New(rand.NewPCG(seed, 1))}
+	n := 1 + g.r.IntN(3)
+	for i := range n {
+		g.fn(fmt.Sprintf("h%d", i))
+	}
+	if g.r.IntN(3) == 0 {
+		// A budget, so that some run out inside compiled code: the
+		// interpreter must trap at the same step.
+		fmt.Fprintf(&g.b, "@budget(steps: %d)\n", 20+g.r.IntN(3000))
+	}
+	g.b.WriteString("locus Main {\n    on start {\n")
+	for range 4 {
+		fmt.Fprintf(&g.b, "        print(h%d(%s, %s));\n", g.r.IntN(n), g.intLit(), g.intLit())
+	}
+	g.b.WriteString("    }\n}\nmain { spawn Main; }\n")
+	return g.b.String()
+}
+
+// TestTierRandomPrograms runs random programs on the native engine and on
+// the wasm engine with its second tier: output, traps and exit codes must
+// be identical.
+func TestTierRandomPrograms(t *testing.T) {
+	n := 60
+	if s := os.Getenv("HALE_TIER_RANDOM"); s != "" {
+		n, _ = strconv.Atoi(s)
+	}
+	if testing.Short() {
+		n = 15
+	}
+	compiled, trapped := 0, 0
+	answered := tierAnswered.Load()
+	for seed := range uint64(n) {
+		src := randomProgram(seed)
+		prog, img, ok := tryCompileSIR(src)
+		if !ok {
+			t.Fatalf("seed %d: the generated program does not compile:\n%s", seed, src)
+		}
+		native := runWith(t, prog, img, Options{Engine: EngineNative})
+		wasm := runWith(t, prog, img, Options{Engine: EngineWasm})
+		if native.err != nil || wasm.err != nil {
+			t.Fatalf("seed %d: errors: native %v, wasm %v", seed, native.err, wasm.err)
+		}
+		if native.stdout != wasm.stdout || native.stderr != wasm.stderr || native.res.Code != wasm.res.Code {
+			t.Fatalf("seed %d: engines disagree:\n%s\nnative (exit %d):\n%s%s\nwasm (exit %d):\n%s%s", seed, src,
+				native.res.Code, native.stdout, native.stderr, wasm.res.Code, wasm.stdout, wasm.stderr)
+		}
+		if native.res.Code == ExitTrap {
+			trapped++
+		}
+		if tierPlanHasEntries(img) {
+			compiled++
+		}
+	}
+	// The generator must exercise both paths: compiled calls that
+	// finish, and calls handed back to trap.
+	answered = tierAnswered.Load() - answered
+	if compiled < n*3/4 || trapped == 0 || trapped > n*2/3 || answered < int64(n) {
+		t.Fatalf("%d of %d programs had a tier, %d trapped, %d tier calls answered", compiled, n, trapped, answered)
+	}
+	t.Logf("%d programs, %d with a tier, %d trapped, %d tier calls answered", n, compiled, trapped, answered)
+}
