@@ -68,6 +68,10 @@ type funcCode struct {
 	frameSize int
 	fn        *image.Func
 	tier      bool // called through the second tier (EnableTier)
+	// tierCalls and tierSteps count the function's tier calls and their
+	// steps, until the tier decides to keep it (see tierProbeCalls).
+	tierCalls int
+	tierSteps int64
 	// payloadLocal: a handler that only reads fields of its payload
 	// (register 0), so no reference to the payload outlives its run.
 	payloadLocal bool

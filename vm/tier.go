@@ -103,6 +103,13 @@ func (m *Machine) callTier(fn, a int32, regs unsafe.Pointer, base int, budget in
 
 var errTierAnswer = errors.New("vm: malformed answer from the tier")
 
+// The tier keeps calling a function through the host only if its first
+// tierProbeCalls calls took tierMinSteps steps or more on average.
+const (
+	tierProbeCalls = 32
+	tierMinSteps   = 64
+)
+
 // tierCallOp is the OpCall path of a tier entry, kept out of the dispatch
 // loop: it returns the steps the call took, or ok false to interpret it.
 //
@@ -119,6 +126,18 @@ func (m *Machine) tierCallOp(in *image.Instr, regs unsafe.Pointer, ip unsafe.Poi
 	used, ok, err = m.callTier(in.B, in.A, regs, int(caller.base), budget)
 	if err != nil {
 		caller.ip = ip
+	}
+	if ok {
+		// A trip through the host costs about as much as interpreting
+		// a few dozen steps: after tierProbeCalls calls, a function
+		// whose calls are shorter than that on average is interpreted
+		// from then on. Steps are deterministic, so is the choice.
+		fc := &m.funcs[in.B]
+		fc.tierCalls++
+		fc.tierSteps += used
+		if fc.tierCalls == tierProbeCalls && fc.tierSteps < tierProbeCalls*tierMinSteps {
+			fc.tier = false
+		}
 	}
 	if !ok && err == nil {
 		// The interpreter runs this call, most likely to a trap: every

@@ -38,6 +38,17 @@ fn work() {
     for p in back { s = s + p; }
     assert(len(back) == 1000, "split");
 }`},
+	{"tiercalls", `
+fn tiny(n: int) -> int { var s = 0; for i in 0..n { s += i; } return s; }
+fn work() {
+    // The string keeps work itself interpreted: 10,000 calls of a
+    // compiled entry through the host.
+    var t = 0;
+    var note = "";
+    for i in 0..10000 { t += tiny(3); }
+    note = note + "done";
+    assert(t == 30000, note);
+}`},
 	{"maps", `
 fn work() {
     var m: {int: int} = {};

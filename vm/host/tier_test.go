@@ -467,3 +467,63 @@ main { spawn Main; }
 		}
 	})
 }
+
+// TestTierDropsShortCalls checks that a compiled entry whose calls are
+// short is interpreted after its first 32 calls (a trip through the host
+// would cost more), while one whose calls are long stays compiled.
+func TestTierDropsShortCalls(t *testing.T) {
+	_, img := compileAll(t, `
+fn tiny(n: int) -> int { var s = 0; for i in 0..n { s += i; } return s; }
+locus Main {
+    on start {
+        var t = 0;
+        for i in 0..100 { t += tiny(3); }
+        for i in 0..100 { t += tiny(100); }
+        print(t);
+    }
+}
+main { spawn Main; }
+`)
+	var printed []string
+	e, err := NewEngine(context.Background(), EngineWasm, img, hostFunc(func(id uint16, args []byte) ([]byte, error) {
+		printed = append(printed, string(args))
+		return nil, nil
+	}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	if err := e.Init(0); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.Deliver(0, vm.HandlerStart, nil); err != nil {
+		t.Fatal(err)
+	}
+	// tiny(3) takes 12 steps: after 32 calls it is interpreted, for good.
+	if ti := e.(*wasmEngine).tier; ti == nil || ti.done != 32 || ti.fellBack != 0 {
+		t.Fatalf("tier calls: %+v; want 32 answered", ti)
+	}
+	if len(printed) != 1 || !strings.HasSuffix(printed[0], "495300") {
+		t.Fatalf("printed %q, want one line ending 495300", printed)
+	}
+
+	_, img = compileAll(t, `
+fn tiny(n: int) -> int { var s = 0; for i in 0..n { s += i; } return s; }
+locus Main { on start { var t = 0; for i in 0..100 { t += tiny(40); } print(t); } }
+main { spawn Main; }
+`)
+	e2, err := NewEngine(context.Background(), EngineWasm, img, hostFunc(func(uint16, []byte) ([]byte, error) { return nil, nil }))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e2.Close()
+	if err := e2.Init(0); err != nil {
+		t.Fatal(err)
+	}
+	if err := e2.Deliver(0, vm.HandlerStart, nil); err != nil {
+		t.Fatal(err)
+	}
+	if ti := e2.(*wasmEngine).tier; ti == nil || ti.done != 100 {
+		t.Fatalf("tier calls: %+v; want all 100 answered", ti)
+	}
+}
