@@ -253,8 +253,8 @@ func compileFunc(w *buffer, img *image.Image, f *image.Func, index []uint32) err
 		w.op(opEnd) // block 0: segment 0 follows
 	}
 
-	// depthTo is the br depth, from inside segment k's code (plus extra
-	// open ifs), that reaches the start of segment j.
+	// branch goes from inside segment cur's code (with extra ifs open) to
+	// the start of segment j.
 	cur := 0
 	branch := func(j int, extra uint32) {
 		if j > cur {
@@ -289,7 +289,7 @@ func compileFunc(w *buffer, img *image.Image, f *image.Func, index []uint32) err
 	for pc, in := range code {
 		if leader[pc] {
 			cur = seg[pc]
-			if pc > 0 && cur >= first {
+			if pc > 0 {
 				// Close the block whose end starts this segment.
 				w.op(opEnd)
 			}
@@ -420,8 +420,7 @@ func compileFunc(w *buffer, img *image.Image, f *image.Func, index []uint32) err
 		case image.OpAddFloat, image.OpSubFloat, image.OpMulFloat, image.OpDivFloat:
 			getF(in.B)
 			getF(in.C)
-			w.op(map[image.Op]byte{image.OpAddFloat: opF64Add, image.OpSubFloat: opF64Sub,
-				image.OpMulFloat: opF64Mul, image.OpDivFloat: opF64Div}[in.Op])
+			w.op(wasmOp[in.Op])
 			setF(in.A)
 		case image.OpNegFloat:
 			getF(in.B)
@@ -436,15 +435,13 @@ func compileFunc(w *buffer, img *image.Image, f *image.Func, index []uint32) err
 		case image.OpEqInt, image.OpNeInt, image.OpLtInt, image.OpLeInt:
 			get(in.B)
 			get(in.C)
-			w.op(map[image.Op]byte{image.OpEqInt: opI64Eq, image.OpNeInt: opI64Ne,
-				image.OpLtInt: opI64LtS, image.OpLeInt: opI64LeS}[in.Op])
+			w.op(wasmOp[in.Op])
 			w.op(opI64ExtendI32U)
 			set(in.A)
 		case image.OpEqFloat, image.OpNeFloat, image.OpLtFloat, image.OpLeFloat:
 			getF(in.B)
 			getF(in.C)
-			w.op(map[image.Op]byte{image.OpEqFloat: opF64Eq, image.OpNeFloat: opF64Ne,
-				image.OpLtFloat: opF64Lt, image.OpLeFloat: opF64Le}[in.Op])
+			w.op(wasmOp[in.Op])
 			w.op(opI64ExtendI32U)
 			set(in.A)
 
@@ -462,15 +459,12 @@ func compileFunc(w *buffer, img *image.Image, f *image.Func, index []uint32) err
 		case image.OpJLtInt, image.OpJLeInt, image.OpJEqInt, image.OpJNeInt:
 			get(in.A)
 			get(in.B)
-			w.op(map[image.Op]byte{image.OpJLtInt: opI64LtS, image.OpJLeInt: opI64LeS,
-				image.OpJEqInt: opI64Eq, image.OpJNeInt: opI64Ne}[in.Op])
+			w.op(wasmOp[in.Op])
 			cond(seg[in.C])
 		case image.OpJLtIntK, image.OpJLeIntK, image.OpJGtIntK, image.OpJGeIntK, image.OpJEqIntK, image.OpJNeIntK:
 			get(in.A)
 			w.i64Const(int64(in.B))
-			w.op(map[image.Op]byte{image.OpJLtIntK: opI64LtS, image.OpJLeIntK: opI64LeS,
-				image.OpJGtIntK: opI64GtS, image.OpJGeIntK: opI64GeS,
-				image.OpJEqIntK: opI64Eq, image.OpJNeIntK: opI64Ne}[in.Op])
+			w.op(wasmOp[in.Op])
 			cond(seg[in.C])
 		case image.OpLoopRange:
 			get(in.A)
@@ -523,6 +517,23 @@ func compileFunc(w *buffer, img *image.Image, f *image.Func, index []uint32) err
 	return nil
 }
 
+// wasmOp is the one wasm instruction at the heart of an arithmetic,
+// comparison or conditional jump opcode (for jumps, the comparison).
+var wasmOp = map[image.Op]byte{
+	image.OpAddFloat: opF64Add, image.OpSubFloat: opF64Sub, image.OpMulFloat: opF64Mul, image.OpDivFloat: opF64Div,
+	image.OpEqInt: opI64Eq, image.OpNeInt: opI64Ne, image.OpLtInt: opI64LtS, image.OpLeInt: opI64LeS,
+	image.OpEqFloat: opF64Eq, image.OpNeFloat: opF64Ne, image.OpLtFloat: opF64Lt, image.OpLeFloat: opF64Le,
+	image.OpJLtInt: opI64LtS, image.OpJLeInt: opI64LeS, image.OpJEqInt: opI64Eq, image.OpJNeInt: opI64Ne,
+	image.OpJLtIntK: opI64LtS, image.OpJLeIntK: opI64LeS, image.OpJGtIntK: opI64GtS, image.OpJGeIntK: opI64GeS,
+	image.OpJEqIntK: opI64Eq, image.OpJNeIntK: opI64Ne,
+}
+
+// wasmBuiltinOp is the wasm instruction of a float builtin.
+var wasmBuiltinOp = map[image.Builtin]byte{
+	image.BuiltinAbsFloat: opF64Abs, image.BuiltinSqrt: opF64Sqrt,
+	image.BuiltinFloor: opF64Floor, image.BuiltinCeil: opF64Ceil,
+}
+
 // compileBuiltin writes R[a] = builtin b(R[c], R[c+1]).
 func compileBuiltin(w *buffer, b image.Builtin, a, c int32, t0, t1 uint32) {
 	get := func(r int32) { w.op(opLocalGet); w.u32(uint32(r)) }
@@ -573,8 +584,7 @@ func compileBuiltin(w *buffer, b image.Builtin, a, c int32, t0, t1 uint32) {
 	case image.BuiltinAbsFloat, image.BuiltinSqrt, image.BuiltinFloor, image.BuiltinCeil:
 		get(c)
 		w.op(opF64ReinterpretI64)
-		w.op(map[image.Builtin]byte{image.BuiltinAbsFloat: opF64Abs, image.BuiltinSqrt: opF64Sqrt,
-			image.BuiltinFloor: opF64Floor, image.BuiltinCeil: opF64Ceil}[b])
+		w.op(wasmBuiltinOp[b])
 		w.op(opI64ReinterpretF64)
 	}
 	w.op(opLocalSet)
