@@ -527,3 +527,31 @@ main { spawn Main; }
 		t.Fatalf("tier calls: %+v; want all 100 answered", ti)
 	}
 }
+
+// TestTierImports keeps the tier's module inside the sandbox: it imports
+// one function, hale_tier.refill, and has no memory, so compiled code can
+// reach nothing but its arguments and the host's fuel.
+func TestTierImports(t *testing.T) {
+	_, img := compileAll(t, tierPrograms["fib_and_loops"])
+	w, err := defaultWasm()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	p, err := w.prepare(ctx, img)
+	if err != nil || p.tier == nil {
+		t.Fatalf("no tier: %v", err)
+	}
+	defer p.close(ctx)
+	var imports []string
+	for _, f := range p.tier.ImportedFunctions() {
+		mod, name, _ := f.Import()
+		imports = append(imports, mod+"."+name)
+	}
+	if got, want := strings.Join(imports, " "), tier.ImportModule+"."+tier.ImportRefill; got != want {
+		t.Fatalf("the tier imports %q, want only %q", got, want)
+	}
+	if len(p.tier.ImportedMemories()) != 0 || len(p.tier.ExportedMemories()) != 0 {
+		t.Fatal("the tier has a memory")
+	}
+}
