@@ -159,19 +159,7 @@ func TestTierAgreesWithInterpreter(t *testing.T) {
 // TestTierPlanned checks which functions a program's tier calls through
 // the host, and that the module compiles.
 func TestTierPlanned(t *testing.T) {
-	_, img := compileAll(t, tierPrograms["fib_and_loops"])
-	w, err := defaultWasm()
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := w.prepare(context.Background(), img)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer p.close(context.Background())
-	if p.tier == nil {
-		t.Fatal("no tier compiled")
-	}
+	_, p, img := prepareTier(t, tierPrograms["fib_and_loops"])
 	var entries []string
 	for f, e := range p.plan.Entry {
 		if e {
@@ -339,31 +327,17 @@ func tierPlanHasEntries(img *image.Image) bool { return tier.NewPlan(img).HasEnt
 // answered: a tier that always handed calls back would pass every
 // agreement test.
 func TestTierRuns(t *testing.T) {
-	_, img := compileAll(t, `
+	e, printed, err := startOnWasm(t, `
 fn fib(n: int) -> int { if n < 2 { return n; } return fib(n - 1) + fib(n - 2); }
 fn quot(a: int, b: int) -> int { var q = 0; for i in 0..1 { q = a / b; } return q; }
 locus Main { on start { print(fib(20) + quot(7, 2)); print(quot(1, 0)); } }
 main { spawn Main; }
 `)
-	var printed []string
-	e, err := NewEngine(context.Background(), EngineWasm, img, hostFunc(func(id uint16, args []byte) ([]byte, error) {
-		printed = append(printed, string(args))
-		return nil, nil
-	}))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer e.Close()
-	if err := e.Init(0); err != nil {
-		t.Fatal(err)
-	}
-	err = e.Deliver(0, vm.HandlerStart, nil)
 	var trap *vm.Trap
 	if !errors.As(err, &trap) || trap.Message != "division by zero" {
 		t.Fatalf("Deliver: %v, want the division by zero trap", err)
 	}
-	ti := e.(*wasmEngine).tier
-	if ti == nil || ti.done != 2 || ti.fellBack != 1 {
+	if ti := e.tier; ti == nil || ti.done != 2 || ti.fellBack != 1 {
 		t.Fatalf("tier calls: %+v; want 2 answered (fib, quot(7, 2)) and 1 handed back (quot(1, 0))", ti)
 	}
 	if len(printed) != 1 || !strings.HasSuffix(printed[0], "6768") {
@@ -374,17 +348,8 @@ main { spawn Main; }
 // TestTierRejectsBadCalls feeds the host's side of the tier malformed
 // calls: each is refused, none panics.
 func TestTierRejectsBadCalls(t *testing.T) {
-	_, img := compileAll(t, tierPrograms["fib_and_loops"])
-	w, err := defaultWasm()
-	if err != nil {
-		t.Fatal(err)
-	}
+	w, p, img := prepareTier(t, tierPrograms["fib_and_loops"])
 	ctx := context.Background()
-	p, err := w.prepare(ctx, img)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer p.close(ctx)
 	ti, err := w.newTierInstance(ctx, p, func() error { return nil })
 	if err != nil {
 		t.Fatal(err)
@@ -428,22 +393,13 @@ func TestTierRejectsBadCalls(t *testing.T) {
 // as a broken or hostile guest could: it must answer or refuse, never
 // panic. The program's entries end whatever their arguments.
 func FuzzTierCall(f *testing.F) {
-	_, img := compileAll(f, `
+	w, p, _ := prepareTier(f, `
 fn sum(n: int, f: float, b: bool) -> int { var s = 0; for i in 0..min(n, 1000) { if b { s += i; } } return s; }
 fn down(n: int) -> int { if n <= 0 || n > 5000 { return 0; } return down(n - 1) + 1; }
 locus Main { on start { print(sum(10, 1.5, true) + down(3)); } }
 main { spawn Main; }
 `)
-	w, err := defaultWasm()
-	if err != nil {
-		f.Fatal(err)
-	}
 	ctx := context.Background()
-	p, err := w.prepare(ctx, img)
-	if err != nil || p.tier == nil {
-		f.Fatalf("no tier: %v", err)
-	}
-	f.Cleanup(func() { p.close(ctx) })
 	ti, err := w.newTierInstance(ctx, p, func() error { return nil })
 	if err != nil {
 		f.Fatal(err)
@@ -472,58 +428,26 @@ main { spawn Main; }
 // short is interpreted after its first 32 calls (a trip through the host
 // would cost more), while one whose calls are long stays compiled.
 func TestTierDropsShortCalls(t *testing.T) {
-	_, img := compileAll(t, `
+	const src = `
 fn tiny(n: int) -> int { var s = 0; for i in 0..n { s += i; } return s; }
-locus Main {
-    on start {
-        var t = 0;
-        for i in 0..100 { t += tiny(3); }
-        for i in 0..100 { t += tiny(100); }
-        print(t);
-    }
-}
+locus Main { on start { var t = 0; %s print(t); } }
 main { spawn Main; }
-`)
-	var printed []string
-	e, err := NewEngine(context.Background(), EngineWasm, img, hostFunc(func(id uint16, args []byte) ([]byte, error) {
-		printed = append(printed, string(args))
-		return nil, nil
-	}))
+`
+	e, printed, err := startOnWasm(t, fmt.Sprintf(src, "for i in 0..100 { t += tiny(3); } for i in 0..100 { t += tiny(100); }"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer e.Close()
-	if err := e.Init(0); err != nil {
-		t.Fatal(err)
-	}
-	if err := e.Deliver(0, vm.HandlerStart, nil); err != nil {
-		t.Fatal(err)
-	}
 	// tiny(3) takes 12 steps: after 32 calls it is interpreted, for good.
-	if ti := e.(*wasmEngine).tier; ti == nil || ti.done != 32 || ti.fellBack != 0 {
+	if ti := e.tier; ti == nil || ti.done != 32 || ti.fellBack != 0 {
 		t.Fatalf("tier calls: %+v; want 32 answered", ti)
 	}
 	if len(printed) != 1 || !strings.HasSuffix(printed[0], "495300") {
 		t.Fatalf("printed %q, want one line ending 495300", printed)
 	}
-
-	_, img = compileAll(t, `
-fn tiny(n: int) -> int { var s = 0; for i in 0..n { s += i; } return s; }
-locus Main { on start { var t = 0; for i in 0..100 { t += tiny(40); } print(t); } }
-main { spawn Main; }
-`)
-	e2, err := NewEngine(context.Background(), EngineWasm, img, hostFunc(func(uint16, []byte) ([]byte, error) { return nil, nil }))
-	if err != nil {
+	if e, _, err = startOnWasm(t, fmt.Sprintf(src, "for i in 0..100 { t += tiny(40); }")); err != nil {
 		t.Fatal(err)
 	}
-	defer e2.Close()
-	if err := e2.Init(0); err != nil {
-		t.Fatal(err)
-	}
-	if err := e2.Deliver(0, vm.HandlerStart, nil); err != nil {
-		t.Fatal(err)
-	}
-	if ti := e2.(*wasmEngine).tier; ti == nil || ti.done != 100 {
+	if ti := e.tier; ti == nil || ti.done != 100 {
 		t.Fatalf("tier calls: %+v; want all 100 answered", ti)
 	}
 }
@@ -532,17 +456,7 @@ main { spawn Main; }
 // one function, hale_tier.refill, and has no memory, so compiled code can
 // reach nothing but its arguments and the host's fuel.
 func TestTierImports(t *testing.T) {
-	_, img := compileAll(t, tierPrograms["fib_and_loops"])
-	w, err := defaultWasm()
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx := context.Background()
-	p, err := w.prepare(ctx, img)
-	if err != nil || p.tier == nil {
-		t.Fatalf("no tier: %v", err)
-	}
-	defer p.close(ctx)
+	_, p, _ := prepareTier(t, tierPrograms["fib_and_loops"])
 	var imports []string
 	for _, f := range p.tier.ImportedFunctions() {
 		mod, name, _ := f.Import()
@@ -554,4 +468,44 @@ func TestTierImports(t *testing.T) {
 	if len(p.tier.ImportedMemories()) != 0 || len(p.tier.ExportedMemories()) != 0 {
 		t.Fatal("the tier has a memory")
 	}
+}
+
+// startOnWasm runs src's only instance's on start on a wasm engine of its
+// own and returns the engine (closed with the test), what it printed and
+// Deliver's error.
+func startOnWasm(t *testing.T, src string) (*wasmEngine, []string, error) {
+	t.Helper()
+	_, img := compileAll(t, src)
+	var printed []string
+	e, err := NewEngine(context.Background(), EngineWasm, img, hostFunc(func(id uint16, args []byte) ([]byte, error) {
+		printed = append(printed, string(args))
+		return nil, nil
+	}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { e.Close() })
+	if err := e.Init(0); err != nil {
+		t.Fatal(err)
+	}
+	err = e.Deliver(0, vm.HandlerStart, nil)
+	return e.(*wasmEngine), printed, err
+}
+
+// prepareTier prepares src for the wasm engine; the program is released
+// with the test.
+func prepareTier(t testing.TB, src string) (*wasmRuntime, *wasmProgram, *image.Image) {
+	t.Helper()
+	_, img := compileAll(t, src)
+	w, err := defaultWasm()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	p, err := w.prepare(ctx, img)
+	if err != nil || p.tier == nil {
+		t.Fatalf("no tier: %v", err)
+	}
+	t.Cleanup(func() { p.close(ctx) })
+	return w, p, img
 }
