@@ -215,6 +215,23 @@ type decoder struct {
 // at the price of keeping at most shareLimit bytes alive per string kept.
 const shareLimit = 512
 
+// same reports whether the next value is the string or bytes v, encoded
+// canonically, and if so reads past it.
+func (d *decoder) same(v Value) bool {
+	if (v.k != KindString && v.k != KindBytes) || d.off >= len(d.data) || d.data[d.off] != byte(v.k) {
+		return false
+	}
+	at := d.off
+	d.off++
+	n, err := d.uvarint()
+	if err != nil || n != v.n || uint64(len(d.data)-d.off) < n || string(d.data[d.off:d.off+int(n)]) != v.str() {
+		d.off = at
+		return false
+	}
+	d.off += int(n)
+	return true
+}
+
 // string returns the next n bytes, which are in range, as a string that does
 // not alias data.
 func (d *decoder) string(n int) string {
@@ -393,13 +410,19 @@ func (d *decoder) container(t *Type) (Value, error) {
 		}
 		s := d.into
 		d.into = nil
-		if s == nil || s.typ != t || len(s.fields) != n {
+		reused := s != nil && s.typ == t && len(s.fields) == n
+		if !reused {
 			s = allocStruct(t, n)
 		}
 		for i := range s.fields {
 			ft := t.Fields[i].Type
 			if !isElemType(ft) {
 				return Value{}, d.fail("bad type of field " + t.Fields[i].Name)
+			}
+			if reused && d.same(s.fields[i]) {
+				// The field repeats the reused struct's string (a
+				// label, a name): keep it rather than copy the input.
+				continue
 			}
 			if s.fields[i], err = d.value(ft); err != nil {
 				return Value{}, err

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"unsafe"
 )
 
 // sample is a value with its type, for round trips and fuzz seeds.
@@ -396,5 +397,46 @@ func TestUvarintMatchesEncodingBinary(t *testing.T) {
 		if got := binary.LittleEndian.AppendUint64(nil, x); !bytes.Equal(got, appendUint64(nil, x)) {
 			t.Errorf("appendUint64(%d) is not little-endian", x)
 		}
+	}
+}
+
+// TestDecodeStructInto checks that decoding into a struct reuses it, keeps
+// a string field that repeats the struct's (no allocation at all), and
+// decodes a changed one afresh without touching the string it replaces.
+func TestDecodeStructInto(t *testing.T) {
+	enc := func(id int64, note string) []byte {
+		b, err := Encode(nil, NewStruct(orderT, []Value{Int(id), Int(7), Str(note)}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	first, err := DecodeStructInto(enc(1, "coffee"), orderT, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := first.AsStruct()
+	kept := s.Field(2).AsStr()
+	second := enc(2, "coffee")
+	if n := testing.AllocsPerRun(100, func() {
+		if _, err := DecodeStructInto(second, orderT, s); err != nil {
+			t.Fatal(err)
+		}
+	}); n != 0 {
+		t.Errorf("decoding into the struct with a repeated string allocates %v times, want 0", n)
+	}
+	v, _ := DecodeStructInto(second, orderT, s)
+	if v.AsStruct() != s || v.AsStruct().Field(0).AsInt() != 2 || unsafe.StringData(v.AsStruct().Field(2).AsStr()) != unsafe.StringData(kept) {
+		t.Fatalf("got %v, want the same struct holding 2 and the same string", v)
+	}
+	v, err = DecodeStructInto(enc(3, "tea"), orderT, s)
+	if err != nil || v.AsStruct().Field(2).AsStr() != "tea" || kept != "coffee" {
+		t.Fatalf("got %v (%v), kept %q; want tea, coffee", v, err, kept)
+	}
+	// A bad encoding of the repeated string is still refused.
+	bad := enc(4, "tea")
+	bad[len(bad)-4]++ // the string's length
+	if _, err := DecodeStructInto(bad, orderT, s); err == nil {
+		t.Fatal("a damaged string decoded")
 	}
 }
