@@ -22,8 +22,9 @@ import (
 // Compiled code never executes a wasm trap: when it must hand the call
 // back to the interpreter, it sets GlobalStop to 1 and returns, and every
 // caller returns at once when it finds GlobalStop set after a call. (A
-// wasm trap would do, but wazero builds a stack trace for it, which takes
-// seconds 100,000 frames deep.) The host reads GlobalStop after the call.
+// wasm trap would do, but wazero builds a stack trace for it: a trap
+// 100,000 frames deep took 0.17 s where returning takes 0.04 s.) The host
+// reads GlobalStop after the call.
 const (
 	ImportModule = "hale_tier"
 	ImportRefill = "refill"
@@ -420,7 +421,7 @@ func compileFunc(w *buffer, img *image.Image, f *image.Func, index []uint32) err
 		case image.OpAddFloat, image.OpSubFloat, image.OpMulFloat, image.OpDivFloat:
 			getF(in.B)
 			getF(in.C)
-			w.op(wasmOp[in.Op])
+			w.op(wasmOp(in.Op))
 			setF(in.A)
 		case image.OpNegFloat:
 			getF(in.B)
@@ -435,13 +436,13 @@ func compileFunc(w *buffer, img *image.Image, f *image.Func, index []uint32) err
 		case image.OpEqInt, image.OpNeInt, image.OpLtInt, image.OpLeInt:
 			get(in.B)
 			get(in.C)
-			w.op(wasmOp[in.Op])
+			w.op(wasmOp(in.Op))
 			w.op(opI64ExtendI32U)
 			set(in.A)
 		case image.OpEqFloat, image.OpNeFloat, image.OpLtFloat, image.OpLeFloat:
 			getF(in.B)
 			getF(in.C)
-			w.op(wasmOp[in.Op])
+			w.op(wasmOp(in.Op))
 			w.op(opI64ExtendI32U)
 			set(in.A)
 
@@ -459,12 +460,12 @@ func compileFunc(w *buffer, img *image.Image, f *image.Func, index []uint32) err
 		case image.OpJLtInt, image.OpJLeInt, image.OpJEqInt, image.OpJNeInt:
 			get(in.A)
 			get(in.B)
-			w.op(wasmOp[in.Op])
+			w.op(wasmOp(in.Op))
 			cond(seg[in.C])
 		case image.OpJLtIntK, image.OpJLeIntK, image.OpJGtIntK, image.OpJGeIntK, image.OpJEqIntK, image.OpJNeIntK:
 			get(in.A)
 			w.i64Const(int64(in.B))
-			w.op(wasmOp[in.Op])
+			w.op(wasmOp(in.Op))
 			cond(seg[in.C])
 		case image.OpLoopRange:
 			get(in.A)
@@ -517,21 +518,55 @@ func compileFunc(w *buffer, img *image.Image, f *image.Func, index []uint32) err
 	return nil
 }
 
-// wasmOp is the one wasm instruction at the heart of an arithmetic,
-// comparison or conditional jump opcode (for jumps, the comparison).
-var wasmOp = map[image.Op]byte{
-	image.OpAddFloat: opF64Add, image.OpSubFloat: opF64Sub, image.OpMulFloat: opF64Mul, image.OpDivFloat: opF64Div,
-	image.OpEqInt: opI64Eq, image.OpNeInt: opI64Ne, image.OpLtInt: opI64LtS, image.OpLeInt: opI64LeS,
-	image.OpEqFloat: opF64Eq, image.OpNeFloat: opF64Ne, image.OpLtFloat: opF64Lt, image.OpLeFloat: opF64Le,
-	image.OpJLtInt: opI64LtS, image.OpJLeInt: opI64LeS, image.OpJEqInt: opI64Eq, image.OpJNeInt: opI64Ne,
-	image.OpJLtIntK: opI64LtS, image.OpJLeIntK: opI64LeS, image.OpJGtIntK: opI64GtS, image.OpJGeIntK: opI64GeS,
-	image.OpJEqIntK: opI64Eq, image.OpJNeIntK: opI64Ne,
+// wasmOp returns the one wasm instruction at the heart of an arithmetic,
+// comparison or conditional jump opcode (for jumps, the comparison). It is
+// a switch, not a table, so that the guest, which links this package for
+// NewPlan, carries none of the compiler.
+func wasmOp(op image.Op) byte {
+	switch op {
+	case image.OpAddFloat:
+		return opF64Add
+	case image.OpSubFloat:
+		return opF64Sub
+	case image.OpMulFloat:
+		return opF64Mul
+	case image.OpDivFloat:
+		return opF64Div
+	case image.OpEqInt, image.OpJEqInt, image.OpJEqIntK:
+		return opI64Eq
+	case image.OpNeInt, image.OpJNeInt, image.OpJNeIntK:
+		return opI64Ne
+	case image.OpLtInt, image.OpJLtInt, image.OpJLtIntK:
+		return opI64LtS
+	case image.OpLeInt, image.OpJLeInt, image.OpJLeIntK:
+		return opI64LeS
+	case image.OpJGtIntK:
+		return opI64GtS
+	case image.OpJGeIntK:
+		return opI64GeS
+	case image.OpEqFloat:
+		return opF64Eq
+	case image.OpNeFloat:
+		return opF64Ne
+	case image.OpLtFloat:
+		return opF64Lt
+	case image.OpLeFloat:
+		return opF64Le
+	}
+	panic("tier: no wasm instruction for " + op.String())
 }
 
-// wasmBuiltinOp is the wasm instruction of a float builtin.
-var wasmBuiltinOp = map[image.Builtin]byte{
-	image.BuiltinAbsFloat: opF64Abs, image.BuiltinSqrt: opF64Sqrt,
-	image.BuiltinFloor: opF64Floor, image.BuiltinCeil: opF64Ceil,
+// wasmBuiltinOp returns the wasm instruction of a float builtin.
+func wasmBuiltinOp(b image.Builtin) byte {
+	switch b {
+	case image.BuiltinAbsFloat:
+		return opF64Abs
+	case image.BuiltinSqrt:
+		return opF64Sqrt
+	case image.BuiltinFloor:
+		return opF64Floor
+	}
+	return opF64Ceil
 }
 
 // compileBuiltin writes R[a] = builtin b(R[c], R[c+1]).
@@ -584,7 +619,7 @@ func compileBuiltin(w *buffer, b image.Builtin, a, c int32, t0, t1 uint32) {
 	case image.BuiltinAbsFloat, image.BuiltinSqrt, image.BuiltinFloor, image.BuiltinCeil:
 		get(c)
 		w.op(opF64ReinterpretI64)
-		w.op(wasmBuiltinOp[b])
+		w.op(wasmBuiltinOp(b))
 		w.op(opI64ReinterpretF64)
 	}
 	w.op(opLocalSet)
