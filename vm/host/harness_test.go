@@ -25,20 +25,29 @@ import (
 // compileSIR loads src as app.hl, checks it and lowers it to SIR.
 func compileSIR(t testing.TB, src string) *sir.Program {
 	t.Helper()
+	prog, err := lowerSrc(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return prog
+}
+
+// lowerSrc is compileSIR for a program that may not compile.
+func lowerSrc(src string) (*sir.Program, error) {
 	fsys := fstest.MapFS{"app.hl": &fstest.MapFile{Data: []byte(src)}}
 	p, err := lang.LoadFS(fsys, "app.hl")
 	if err != nil {
-		t.Fatalf("load: %v", err)
+		return nil, fmt.Errorf("load: %v", err)
 	}
 	fx, diags := effects.Analyze(p)
 	if len(diags) > 0 {
-		t.Fatalf("effects: %v", diags)
+		return nil, fmt.Errorf("effects: %v", diags)
 	}
 	prog, err := sir.Lower(p, fx)
 	if err != nil {
-		t.Fatalf("lower: %v", err)
+		return nil, fmt.Errorf("lower: %v", err)
 	}
-	return prog
+	return prog, nil
 }
 
 // compileAll compiles src down to an image.

@@ -236,7 +236,7 @@ func TestTierRandomPrograms(t *testing.T) {
 	answered := tierAnswered.Load()
 	for seed := range uint64(n) {
 		src := randomProgram(seed)
-		prog, img, ok := tryCompileSIR(src)
+		prog, img, ok := tryCompile(src)
 		if !ok {
 			t.Fatalf("seed %d: the generated program does not compile:\n%s", seed, src)
 		}

@@ -9,15 +9,12 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"testing/fstest"
 	"time"
 
 	"github.com/rogpeppe/go-internal/txtar"
 
 	"github.com/hale-lang/hale/codegen"
 	"github.com/hale-lang/hale/codegen/image"
-	"github.com/hale-lang/hale/effects"
-	"github.com/hale-lang/hale/lang"
 	"github.com/hale-lang/hale/sir"
 	"github.com/hale-lang/hale/vm"
 	"github.com/hale-lang/hale/vm/internal/tier"
@@ -271,7 +268,7 @@ func TestTierCompilesCorpus(t *testing.T) {
 	ctx := context.Background()
 	compiled := 0
 	for name, src := range srcs {
-		img, ok := tryCompile(src)
+		_, img, ok := tryCompile(string(src))
 		if !ok {
 			continue
 		}
@@ -299,21 +296,8 @@ func TestTierCompilesCorpus(t *testing.T) {
 
 // tryCompile compiles a program that may not compile (conformance
 // scripts hold bad programs on purpose).
-func tryCompile(src []byte) (*image.Image, bool) {
-	_, img, ok := tryCompileSIR(string(src))
-	return img, ok
-}
-
-func tryCompileSIR(src string) (*sir.Program, *image.Image, bool) {
-	p, err := lang.LoadFS(fstest.MapFS{"app.hl": &fstest.MapFile{Data: []byte(src)}}, "app.hl")
-	if err != nil {
-		return nil, nil, false
-	}
-	fx, diags := effects.Analyze(p)
-	if len(diags) > 0 {
-		return nil, nil, false
-	}
-	prog, err := sir.Lower(p, fx)
+func tryCompile(src string) (*sir.Program, *image.Image, bool) {
+	prog, err := lowerSrc(src)
 	if err != nil {
 		return nil, nil, false
 	}

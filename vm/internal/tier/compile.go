@@ -187,15 +187,16 @@ func compileFunc(w *buffer, img *image.Image, f *image.Func, index []uint32) err
 			leader[pc+1] = true
 		}
 	}
-	seg := make([]int, len(code)+1) // pc -> segment index (of leaders)
-	var starts []int
-	for pc := 0; pc < len(code); pc++ {
+	seg := make([]int, len(code)) // pc -> its segment
+	var starts []int              // segment -> its first pc
+	for pc := range code {
 		if leader[pc] {
 			starts = append(starts, pc)
 		}
 		seg[pc] = len(starts) - 1
 	}
-	nseg := len(starts)
+	starts = append(starts, len(code)) // so that segment k ends at starts[k+1]
+	nseg := len(starts) - 1
 
 	regs := uint32(f.FrameSize)
 	pcLocal := regs
@@ -227,7 +228,7 @@ func compileFunc(w *buffer, img *image.Image, f *image.Func, index []uint32) err
 	w.i64Const(MaxStack)
 	w.op(opI64GtS)
 	w.op(opI32Or)
-	w.trapIf()
+	w.stopIf()
 
 	// Open the loop (when needed) and the blocks: block nseg-1 outermost.
 	if back {
@@ -294,11 +295,7 @@ func compileFunc(w *buffer, img *image.Image, f *image.Func, index []uint32) err
 				// Close the block whose end starts this segment.
 				w.op(opEnd)
 			}
-			cost := 0
-			for q := pc; q < len(code) && (q == pc || !leader[q]); q++ {
-				cost++
-			}
-			w.charge(int64(cost))
+			w.charge(int64(starts[cur+1] - pc))
 		}
 		switch in.Op {
 		case image.OpNop:
@@ -352,7 +349,7 @@ func compileFunc(w *buffer, img *image.Image, f *image.Func, index []uint32) err
 			}
 			w.i64Const(0)
 			w.op(opI64LtS)
-			w.trapIf()
+			w.stopIf()
 			local(opLocalGet, t2)
 			set(in.A)
 		case image.OpMulInt:
@@ -372,7 +369,7 @@ func compileFunc(w *buffer, img *image.Image, f *image.Func, index []uint32) err
 			local(opLocalGet, t1)
 			w.i64Const(math.MinInt64)
 			w.op(opI64Eq)
-			w.trapIf()
+			w.stopIf()
 			w.op(opElse)
 			local(opLocalGet, t0)
 			w.op(opI64Eqz)
@@ -384,7 +381,7 @@ func compileFunc(w *buffer, img *image.Image, f *image.Func, index []uint32) err
 			w.op(opI64DivS)
 			local(opLocalGet, t1)
 			w.op(opI64Ne)
-			w.trapIf()
+			w.stopIf()
 			w.op(opEnd)
 			w.op(opEnd)
 			local(opLocalGet, t2)
@@ -399,7 +396,7 @@ func compileFunc(w *buffer, img *image.Image, f *image.Func, index []uint32) err
 			w.op(opI64Add)
 			w.i64Const(1)
 			w.op(opI64LeU)
-			w.trapIf()
+			w.stopIf()
 			get(in.B)
 			get(in.C)
 			if in.Op == image.OpDivInt {
@@ -412,7 +409,7 @@ func compileFunc(w *buffer, img *image.Image, f *image.Func, index []uint32) err
 			get(in.B)
 			w.i64Const(math.MinInt64)
 			w.op(opI64Eq)
-			w.trapIf()
+			w.stopIf()
 			w.i64Const(0)
 			get(in.B)
 			w.op(opI64Sub)
@@ -577,7 +574,7 @@ func compileBuiltin(w *buffer, b image.Builtin, a, c int32, t0, t1 uint32) {
 		get(c)
 		w.i64Const(math.MinInt64)
 		w.op(opI64Eq)
-		w.trapIf()
+		w.stopIf()
 		get(c)
 		w.op(opLocalSet)
 		w.u32(t0)
@@ -614,7 +611,7 @@ func compileBuiltin(w *buffer, b image.Builtin, a, c int32, t0, t1 uint32) {
 		// result (void) is 0.
 		get(c)
 		w.op(opI64Eqz)
-		w.trapIf()
+		w.stopIf()
 		w.i64Const(0)
 	case image.BuiltinAbsFloat, image.BuiltinSqrt, image.BuiltinFloor, image.BuiltinCeil:
 		get(c)

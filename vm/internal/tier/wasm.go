@@ -121,8 +121,8 @@ func (w *buffer) globalAdd(g uint32, d int64) {
 	w.u32(g)
 }
 
-// trapIf consumes an i32 condition and stops the call when it holds.
-func (w *buffer) trapIf() {
+// stopIf consumes an i32 condition and stops the call when it holds.
+func (w *buffer) stopIf() {
 	w.op(opIf)
 	w.byte(0x40)
 	w.stop()
@@ -149,10 +149,7 @@ func (w *buffer) charge(cost int64) {
 	w.op(opI64Sub)
 	w.op(opGlobalSet)
 	w.u32(globalFuel)
-	w.op(opGlobalGet)
-	w.u32(globalFuel)
-	w.i64Const(0)
-	w.op(opI64LtS)
+	w.fuelBelowZero()
 	w.op(opIf)
 	w.byte(0x40)
 	w.op(opGlobalGet)
@@ -161,10 +158,15 @@ func (w *buffer) charge(cost int64) {
 	w.u32(0)
 	w.op(opGlobalSet)
 	w.u32(globalFuel)
+	w.fuelBelowZero()
+	w.stopIf()
+	w.op(opEnd)
+}
+
+// fuelBelowZero pushes fuel < 0.
+func (w *buffer) fuelBelowZero() {
 	w.op(opGlobalGet)
 	w.u32(globalFuel)
 	w.i64Const(0)
 	w.op(opI64LtS)
-	w.trapIf()
-	w.op(opEnd)
 }
