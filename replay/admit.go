@@ -79,8 +79,8 @@ var formatKinds = []struct {
 
 // Admit is replay admission, before any application code runs. It
 // decodes data strictly (so the bytes that are checked are the bytes that
-// will be served: the artifact shares memory with data, which must not
-// change afterwards), refuses a recording with async_io consumers, whose
+// will be served: the artifact reads its entries from data, which must
+// not change afterwards, and keeps only their index), refuses a recording with async_io consumers, whose
 // delivery order is not recorded, then compares the recorded program
 // identity with want. A mismatch is refused unless unverified is set; it
 // is then admitted, with a warning for stderr in Admission.Warning.
@@ -89,8 +89,9 @@ var formatKinds = []struct {
 // The header's creation time plays no part in admission; its env policy
 // must be one this hale knows.
 func Admit(data []byte, want Identity, unverified bool) (*Artifact, *Admission, error) {
-	a, err := Decode(data)
-	if err != nil {
+	a, ferr := decodeIndexed(data)
+	if ferr != nil {
+		err := error(ferr)
 		kind := RefusedFraming
 		for _, fk := range formatKinds {
 			if errors.Is(err, fk.err) {

@@ -3,6 +3,7 @@ package replay
 import (
 	"bytes"
 	"errors"
+	"reflect"
 	"regexp"
 	"strings"
 	"testing"
@@ -20,8 +21,22 @@ func TestAdmit(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(a.Entries) != len(sample().Entries) || ad.Unverified() || ad.Warning != "" {
-		t.Errorf("admitted %d entries, admission %+v", len(a.Entries), ad)
+	if a.Len() != len(sample().Entries) || ad.Unverified() || ad.Warning != "" {
+		t.Errorf("admitted %d entries, admission %+v", a.Len(), ad)
+	}
+	// The admitted artifact keeps an index, not the entries; each entry
+	// read through it is the one Decode decodes.
+	if a.Entries != nil {
+		t.Errorf("Admit kept %d decoded entries", len(a.Entries))
+	}
+	full, err := Decode(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, want := range full.Entries {
+		if got := a.Entry(i); !reflect.DeepEqual(got, want) {
+			t.Errorf("entry %d read from the index is %#v, decoded %#v", i, got, want)
+		}
 	}
 	// The header's creation time and env policy play no part.
 	s := sample()

@@ -47,11 +47,22 @@ const (
 type Artifact struct {
 	Version uint64 // format version read from the file
 	Header  Header
+	// Entries are the decoded entries of an artifact from Decode or
+	// Salvage. An artifact from Admit keeps an index instead and leaves
+	// Entries nil: Len and Entry work on both.
 	Entries []Entry
 	Trailer Trailer
 	// Complete reports that the trailer was read and every check passed.
 	// Decode only returns complete artifacts; Salvage may return others.
 	Complete bool
+
+	// The index of an admitted artifact (index.go): its bytes, where
+	// each entry lies in them, and the names its entries share.
+	indexed bool
+	data    []byte
+	spans   []span
+	names   *nameTable
+	unknown map[int]Kind // the kind codes of entries of unknown kinds, by index
 }
 
 // Header identifies the recorded program and lists its consumers.
@@ -272,7 +283,7 @@ func (c Coordinate) String() string {
 
 // DeliveryRef locates one delivery entry.
 type DeliveryRef struct {
-	Entry int        // index in Artifact.Entries
+	Entry int        // the entry's index (Artifact.Entry)
 	At    Coordinate // C:N of the delivery
 }
 
@@ -281,10 +292,10 @@ type DeliveryRef struct {
 func (a *Artifact) Deliveries() []DeliveryRef {
 	var refs []DeliveryRef
 	next := map[uint32]uint64{}
-	for i, e := range a.Entries {
-		if _, ok := e.Body.(Delivery); ok {
-			refs = append(refs, DeliveryRef{Entry: i, At: Coordinate{e.Consumer, next[e.Consumer]}})
-			next[e.Consumer]++
+	for i := range a.Len() {
+		if c, _, kind := a.head(i); kind == KindDelivery {
+			refs = append(refs, DeliveryRef{Entry: i, At: Coordinate{c, next[c]}})
+			next[c]++
 		}
 	}
 	return refs

@@ -107,8 +107,8 @@ func (a *Artifact) hasConsumer(id uint32) bool {
 			return true
 		}
 	}
-	for _, e := range a.Entries {
-		if e.Consumer == id {
+	for i := range a.Len() {
+		if c, _, _ := a.head(i); c == id {
 			return true
 		}
 	}

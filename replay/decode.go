@@ -77,13 +77,44 @@ func Salvage(data []byte) (a *Artifact, err error) {
 	return a, nil
 }
 
-// decode is the one decoder: it stops at the first problem and returns
-// what it had read until then.
-func decode(data []byte) (*Artifact, *FormatError) {
+// decodeIndexed decodes data as strictly as Decode, but keeps an index of
+// where each entry lies in data instead of the decoded entries: a replay
+// reads each entry from data when it needs it (Artifact.Entry), so
+// admission allocates one array for 400,000 entries instead of one
+// object per entry, and the garbage collector has nothing to scan in it.
+// Every check is made here, so reading an entry later cannot fail.
+func decodeIndexed(data []byte) (*Artifact, *FormatError) {
+	return decodeIndexedFrom(data, splitFrom)
+}
+
+// decodeIndexedFrom is decodeIndexed splitting the work between two
+// goroutines from split entries on.
+func decodeIndexedFrom(data []byte, split int) (*Artifact, *FormatError) {
+	a, ferr := decodeAs(data, false, split)
+	if ferr != nil {
+		return nil, ferr
+	}
+	return a, nil
+}
+
+// splitFrom is the number of entries from which the indexing decoder
+// reads the two halves of an artifact on two goroutines, and hashes it on
+// a third: below it, starting them costs more than it saves.
+const splitFrom = 1 << 12
+
+// decode is decodeAs keeping the decoded entries.
+func decode(data []byte) (*Artifact, *FormatError) { return decodeAs(data, true, 0) }
+
+// decodeAs is the one decoder: it stops at the first problem and returns
+// what it had read until then. With keep it returns the decoded entries
+// (Artifact.Entries), without it their index (Artifact.spans), and with
+// split > 0 it reads an artifact of at least split entries in parallel
+// (indexHalves).
+func decodeAs(data []byte, keep bool, split int) (*Artifact, *FormatError) {
 	if len(data) < len(Magic) || string(data[:len(Magic)]) != Magic {
 		return nil, &FormatError{Err: ErrNotArtifact, Entry: -1, Msg: "not a Hale artifact (bad magic)"}
 	}
-	c := &cursor{data: data, pos: len(Magic), end: len(data), entry: -1, top: true, names: map[string]string{}}
+	c := &cursor{data: data, pos: len(Magic), end: len(data), entry: -1, top: true, names: &nameTable{}}
 	version := c.uvarint("format version")
 	if c.err != nil {
 		return nil, c.err
@@ -111,10 +142,24 @@ func decode(data []byte) (*Artifact, *FormatError) {
 	// A first walk over the records' frames counts the entries, so that
 	// the slice is allocated once at its size: a guess from the input's
 	// size reserved (and cleared) two to three times the memory.
-	a.Entries = make([]Entry, 0, countEntries(c.data[c.pos:c.end]))
+	n, framed := countEntries(c.data[c.pos:c.end])
+	var sum <-chan [32]byte
+	switch {
+	case keep:
+		a.Entries = make([]Entry, 0, n)
+	default:
+		a.indexed, a.data, a.names = true, data, c.names
+		a.spans = make([]span, 0, n)
+		if split > 0 && n >= split {
+			sum = hashAhead(data)
+			if ferr := c.indexHalves(a, n, framed, &found); ferr != nil {
+				return a, ferr
+			}
+		}
+	}
 	for {
 		start := c.pos
-		c.entry = len(a.Entries)
+		c.entry = a.Len()
 		if c.pos == c.end {
 			return a, c.truncated(start, "the data ends")
 		}
@@ -130,6 +175,21 @@ func decode(data []byte) (*Artifact, *FormatError) {
 		if c.err != nil {
 			return a, c.err
 		}
+		if !keep {
+			sp := bc.span(kind)
+			if bc.finish(); bc.err != nil {
+				return a, bc.err
+			}
+			if sp.kind == 0 {
+				if a.unknown == nil {
+					a.unknown = map[int]Kind{}
+				}
+				a.unknown[len(a.spans)] = kind
+			}
+			a.spans = append(a.spans, sp)
+			found.add(sp.consumer)
+			continue
+		}
 		e := bc.body(kind)
 		if bc.finish(); bc.err != nil {
 			return a, bc.err
@@ -137,28 +197,126 @@ func decode(data []byte) (*Artifact, *FormatError) {
 		a.Entries = append(a.Entries, e)
 		found.add(e.Consumer)
 	}
-	return a, c.trailer(a, &found)
+	return a, c.trailer(a, &found, sum)
+}
+
+// hashAhead hashes what the checksum covers in a valid artifact,
+// everything but its last 32 bytes, on another goroutine.
+func hashAhead(data []byte) <-chan [32]byte {
+	sum := make(chan [32]byte, 1)
+	if len(data) < 32 {
+		close(sum)
+		return sum
+	}
+	go func() { sum <- blake3.Sum256(data[:len(data)-32]) }()
+	return sum
+}
+
+// indexHalves indexes the first n entry records, which start at c.pos and
+// take framed bytes (countEntries), as two halves on two goroutines, and
+// moves c past them. Each record is read as the loop of decodeAs would
+// read it (by fastRecord, or when that gives up by the general reader
+// from the record's start), so a problem is reported just as that loop
+// reports it; one in the first half is the first problem.
+func (c *cursor) indexHalves(a *Artifact, n, framed int, found *entryCounts) *FormatError {
+	half := n / 2
+	_, mid := countEntries(c.data[c.pos:c.pos+framed], half)
+	a.spans = a.spans[:n]
+	type part struct {
+		cur     *cursor
+		found   entryCounts
+		unknown map[int]Kind
+		err     *FormatError
+	}
+	first := &part{cur: &cursor{data: c.data, pos: c.pos, end: c.pos + mid, top: true, names: c.names}}
+	second := &part{cur: &cursor{data: c.data, pos: c.pos + mid, end: c.pos + framed, top: true, names: &nameTable{}}}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		second.err = second.cur.indexRange(a.spans[half:], half, &second.found, &second.unknown)
+	}()
+	first.err = first.cur.indexRange(a.spans[:half], 0, &first.found, &first.unknown)
+	<-done
+	if first.err != nil {
+		return first.err
+	}
+	if second.err != nil {
+		return second.err
+	}
+	// The second half numbered its names in a table of its own.
+	renumber := make([]uint32, len(second.cur.names.list))
+	for id, s := range second.cur.names.list {
+		renumber[id] = c.names.idOf(s)
+	}
+	for i := range a.spans[half:] {
+		if sp := &a.spans[half+i]; sp.name != noName {
+			sp.name = renumber[sp.name]
+		}
+	}
+	for _, p := range []*part{first, second} {
+		found.merge(&p.found)
+		for i, k := range p.unknown {
+			if a.unknown == nil {
+				a.unknown = map[int]Kind{}
+			}
+			a.unknown[i] = k
+		}
+	}
+	c.pos += framed
+	return nil
+}
+
+// indexRange indexes len(spans) entry records from c.pos, entries first
+// on, all of them framed: it is the loop of decodeAs for such records.
+func (c *cursor) indexRange(spans []span, first int, found *entryCounts, unknown *map[int]Kind) *FormatError {
+	for i := range spans {
+		start := c.pos
+		if sp, next, ok := fastRecord(c.data, start, c.end, c.names); ok {
+			spans[i] = sp
+			found.add(sp.consumer)
+			c.pos = next
+			continue
+		}
+		c.entry = first + i
+		kind := Kind(c.uvarint("entry kind"))
+		bc := c.record(entryLabel(kind), start)
+		if c.err != nil {
+			return c.err
+		}
+		sp := bc.span(kind)
+		if bc.finish(); bc.err != nil {
+			return bc.err
+		}
+		if sp.kind == 0 {
+			if *unknown == nil {
+				*unknown = map[int]Kind{}
+			}
+			(*unknown)[first+i] = kind
+		}
+		spans[i] = sp
+		found.add(sp.consumer)
+	}
+	return nil
 }
 
 // countEntries returns how many entry records data starts with, reading
-// only each record's kind and length, up to the trailer marker or to
-// where the framing breaks (which the decoder then reports).
-func countEntries(data []byte) int {
-	n, pos := 0, 0
-	for pos < len(data) && data[pos] != trailerMarker {
-		_, k := binary.Uvarint(data[pos:])
+// only each record's kind and length, up to the trailer marker, to where
+// the framing breaks (which the decoder then reports) or to limit
+// records when limit is given; and how many bytes those records take.
+func countEntries(data []byte, limit ...int) (n, framed int) {
+	for framed < len(data) && data[framed] != trailerMarker && (len(limit) == 0 || n < limit[0]) {
+		_, k := binary.Uvarint(data[framed:])
 		if k <= 0 {
 			break
 		}
-		pos += k
-		size, k := binary.Uvarint(data[pos:])
-		if k <= 0 || size > uint64(len(data)-pos-k) {
+		size, l := binary.Uvarint(data[framed+k:])
+		if l <= 0 || size > uint64(len(data)-framed-k-l) {
 			break
 		}
-		pos += k + int(size)
+		framed += k + l + int(size)
 		n++
 	}
-	return n
+	return n, framed
 }
 
 // entryLabel names an entry record in error messages.
@@ -182,7 +340,10 @@ func entryLabel(k Kind) string {
 
 // trailer reads the trailer record (its marker already consumed) and the
 // checksum, and checks both against what was decoded.
-func (c *cursor) trailer(a *Artifact, counts *entryCounts) *FormatError {
+//
+// sum, when not nil, delivers the hash of all but the last 32 bytes
+// (hashAhead): the checksum of a valid artifact.
+func (c *cursor) trailer(a *Artifact, counts *entryCounts, sum <-chan [32]byte) *FormatError {
 	tc := c.record("trailer", c.pos-1)
 	if c.err != nil {
 		return c.err
@@ -220,7 +381,13 @@ func (c *cursor) trailer(a *Artifact, counts *entryCounts) *FormatError {
 	if c.pos != c.end {
 		return c.failAt(c.pos, "%d bytes follow the trailer", c.end-c.pos)
 	}
-	if got := blake3.Sum256(c.data[:sumAt]); got != t.Checksum {
+	var got [32]byte
+	if sum != nil && sumAt == len(c.data)-len(t.Checksum) {
+		got = <-sum
+	} else {
+		got = blake3.Sum256(c.data[:sumAt])
+	}
+	if got != t.Checksum {
 		return &FormatError{Err: ErrChecksum, Offset: int64(sumAt), Entry: -1,
 			Msg: fmt.Sprintf("checksum mismatch at offset %d: the trailer has %s but the content hashes to %s",
 				sumAt, hexDigest(t.Checksum), hexDigest(got))}
@@ -230,8 +397,8 @@ func (c *cursor) trailer(a *Artifact, counts *entryCounts) *FormatError {
 		return &FormatError{Err: ErrCount, Offset: int64(tc.start), Entry: -1,
 			Msg: "entry count mismatch: " + fmt.Sprintf(msg, args...)}
 	}
-	if t.Entries != uint64(len(a.Entries)) {
-		return mismatch("the trailer says %d entries, the artifact has %d", t.Entries, len(a.Entries))
+	if t.Entries != uint64(a.Len()) {
+		return mismatch("the trailer says %d entries, the artifact has %d", t.Entries, a.Len())
 	}
 	found := counts.byConsumer()
 	for _, cc := range t.Counts {
@@ -275,6 +442,22 @@ func (ec *entryCounts) add(id uint32) {
 	ec.large[id]++
 }
 
+// merge adds o's counts.
+func (ec *entryCounts) merge(o *entryCounts) {
+	for id, n := range o.small {
+		for id >= len(ec.small) {
+			ec.small = append(ec.small, 0)
+		}
+		ec.small[id] += n
+	}
+	for id, n := range o.large {
+		if ec.large == nil {
+			ec.large = map[uint32]uint64{}
+		}
+		ec.large[id] += n
+	}
+}
+
 // byConsumer returns the counts of the consumers that have entries.
 func (ec *entryCounts) byConsumer() map[uint32]uint64 {
 	m := make(map[uint32]uint64, len(ec.small)+len(ec.large))
@@ -311,7 +494,10 @@ type cursor struct {
 	err      *FormatError
 	// names interns the strings that repeat across entries (topics,
 	// targets, primitives, channels), shared by a file's every cursor.
-	names map[string]string
+	names *nameTable
+	// frozen: names is only read, never written (an admitted artifact's
+	// entries are read from several goroutines).
+	frozen bool
 	// sub is reused for every record read from this cursor: a record is
 	// read to its end before the next one starts.
 	sub *cursor
@@ -332,7 +518,10 @@ func (c *cursor) record(what string, start int) *cursor {
 		c.sub = &cursor{}
 	}
 	body := c.sub
-	*body = cursor{data: c.data, pos: c.pos, end: c.pos + int(n), start: start, what: what, entry: c.entry, names: c.names, sub: body.sub}
+	// Only the fields that differ from the last record's: this runs once
+	// per entry.
+	body.data, body.pos, body.end, body.start, body.what, body.entry = c.data, c.pos, c.pos+int(n), start, what, c.entry
+	body.top, body.err, body.names, body.frozen = false, nil, c.names, c.frozen
 	c.pos += int(n)
 	return body
 }
@@ -352,6 +541,7 @@ func (c *cursor) failAt(at int, format string, args ...any) *FormatError {
 		}
 		c.err = &FormatError{Err: ErrFraming, Offset: int64(at), Entry: c.entry,
 			Msg: where + ": " + fmt.Sprintf(format, args...)}
+		c.end = c.pos
 	}
 	return c.err
 }
@@ -363,6 +553,7 @@ func (c *cursor) truncated(at int, detail string) *FormatError {
 			msg += fmt.Sprintf(", after %d complete entries", c.entry)
 		}
 		c.err = &FormatError{Err: ErrTruncated, Offset: int64(at), Entry: c.entry, Msg: msg}
+		c.end = c.pos
 	}
 	return c.err
 }
@@ -383,12 +574,20 @@ func (c *cursor) uvarint(field string) uint64 { return c.uvarintOf(field, "") }
 // uvarintOf is uvarint for the field named field+suffix; the name is only
 // built for an error message, keeping the hot path free of allocations.
 func (c *cursor) uvarintOf(field, suffix string) uint64 {
-	if c.err != nil {
-		return 0
-	}
-	if c.pos < c.end && c.data[c.pos] < 0x80 { // most fields are one byte
+	// Small enough to be inlined: most fields are one byte. (After a
+	// problem c.end is c.pos, so this never reads on.)
+	if c.pos < c.end && c.data[c.pos] < 0x80 {
 		c.pos++
 		return uint64(c.data[c.pos-1])
+	}
+	return c.uvarintLong(field, suffix)
+}
+
+// uvarintLong is uvarintOf for a field of more than one byte, or past
+// the end, or after a problem.
+func (c *cursor) uvarintLong(field, suffix string) uint64 {
+	if c.err != nil {
+		return 0
 	}
 	at := c.pos
 	var x uint64
@@ -477,16 +676,72 @@ func (c *cursor) string(field string) string { return string(c.bytes(field)) }
 // one once.
 func (c *cursor) name(field string) string {
 	b := c.bytes(field)
-	if c.names == nil {
+	if c.names == nil || c.err != nil {
 		return string(b)
 	}
-	if s, ok := c.names[string(b)]; ok {
-		return s
-	}
-	s := string(b)
-	c.names[s] = s
-	return s
+	return c.names.intern(b, !c.frozen)
 }
+
+// nameTable interns the names that entries repeat. Each distinct name
+// is allocated once and numbered, so that an entry's span can refer to
+// it by number.
+type nameTable struct {
+	ids  map[string]uint32
+	list []string
+	// recent are the names last interned, tried before the map: most
+	// entries repeat one of the previous entry's names.
+	recent [2]uint32
+	n      int // names interned, the first len(recent) go to recent
+}
+
+// intern returns the interned copy of b, adding it when add is set (and
+// otherwise allocating a copy for a name the table does not have).
+// Without add the table is only read, so several goroutines may share it.
+func (t *nameTable) intern(b []byte, add bool) string {
+	id, ok := t.id(b, add)
+	if !ok {
+		return string(b)
+	}
+	return t.list[id]
+}
+
+// id returns b's number, adding it when add is set.
+func (t *nameTable) id(b []byte, add bool) (uint32, bool) {
+	for _, id := range t.recent[:min(t.n, len(t.recent))] {
+		if t.list[id] == string(b) {
+			return id, true
+		}
+	}
+	id, ok := t.ids[string(b)]
+	if !ok && add {
+		if t.ids == nil {
+			t.ids = map[string]uint32{}
+		}
+		id, ok = uint32(len(t.list)), true
+		s := string(b)
+		t.ids[s] = id
+		t.list = append(t.list, s)
+	}
+	if ok && add {
+		// The slot of the one used longer ago.
+		copy(t.recent[1:], t.recent[:len(t.recent)-1])
+		t.recent[0] = id
+		t.n++
+	}
+	return id, ok
+}
+
+// idOf returns the number of name s, which the table has.
+func (t *nameTable) idOf(s string) uint32 {
+	id, ok := t.id([]byte(s), true)
+	if !ok {
+		return noName
+	}
+	return id
+}
+
+// noName is a span's name when its entry has none.
+const noName = ^uint32(0)
 
 func (c *cursor) strings(field string) []string {
 	n := c.countOf(field, " count")
@@ -549,55 +804,114 @@ func (c *cursor) header(h *Header) {
 // body reads an entry body: consumer, seq, then the kind's fields.
 func (c *cursor) body(kind Kind) Entry {
 	e := Entry{Consumer: c.consumer(), Seq: c.uvarint("seq")}
+	e.Body = c.fields(kind)
+	return e
+}
+
+// span reads an entry body as body does, checking every field, and
+// returns where it lies instead of what it holds, with the few fields a
+// replay's tables are built from.
+func (c *cursor) span(kind Kind) span {
+	sp := span{consumer: c.consumer(), seq: c.uvarint("seq"), at: c.pos, end: c.end, name: noName}
+	if kind.known() {
+		sp.kind = uint8(kind)
+	}
 	switch kind {
 	case KindInvocation:
-		var x Invocation
-		x.Primitive = c.name("primitive")
-		x.Args = c.bytes("args")
-		x.Outcome, x.Result, x.Length, x.Message = c.outcome()
-		e.Body = x
+		c.invocation()
 	case KindPublish:
-		var x Publish
-		x.Topic = c.name("topic")
-		x.Message = c.messageID()
-		x.Payload = c.bytes("payload")
-		e.Body = x
-	case KindDelivery:
-		var x Delivery
-		x.Target = c.name("target")
-		x.Start = c.flag("start flag")
-		if !x.Start {
-			x.Message = c.messageID()
-			x.Topic = c.name("topic")
-		}
-		e.Body = x
-	case KindOutput:
-		var x Output
-		x.Channel = c.name("channel")
-		x.Primitive = c.name("primitive")
-		x.Args = c.bytes("args")
-		x.Outcome, x.Result, x.Length, x.Message = c.outcome()
-		e.Body = x
-	case KindTrap:
-		var x Trap
-		x.Message = c.string("message")
-		x.Position = c.string("position")
-		x.Stack = c.strings("stack frame")
-		x.At = c.coordinate()
-		e.Body = x
-	case KindExit:
-		var x Exit
-		x.Code = c.varint("exit code")
-		x.Position = c.string("position")
-		x.At = c.coordinate()
-		e.Body = x
-	default:
+		x := c.publish()
+		sp.producer, sp.msgSeq = x.Message.Producer, x.Message.Seq
 		if c.err == nil {
-			e.Body = Unknown{Code: kind, Data: c.data[c.pos:c.end:c.end]}
-			c.pos = c.end
+			sp.name = c.names.idOf(x.Topic)
 		}
+	case KindDelivery:
+		x := c.delivery()
+		sp.producer, sp.msgSeq, sp.start = x.Message.Producer, x.Message.Seq, x.Start
+		if c.err == nil {
+			sp.name = c.names.idOf(x.Target)
+		}
+	case KindOutput:
+		c.output()
+	case KindTrap:
+		c.trap()
+	case KindExit:
+		c.exit()
+	default:
+		c.pos = c.end
 	}
-	return e
+	return sp
+}
+
+// fields reads the kind's fields, the rest of an entry body.
+func (c *cursor) fields(kind Kind) Body {
+	switch kind {
+	case KindInvocation:
+		return c.invocation()
+	case KindPublish:
+		return c.publish()
+	case KindDelivery:
+		return c.delivery()
+	case KindOutput:
+		return c.output()
+	case KindTrap:
+		return c.trap()
+	case KindExit:
+		return c.exit()
+	}
+	if c.err != nil {
+		return nil
+	}
+	u := Unknown{Code: kind, Data: c.data[c.pos:c.end:c.end]}
+	c.pos = c.end
+	return u
+}
+
+func (c *cursor) invocation() (x Invocation) {
+	x.Primitive = c.name("primitive")
+	x.Args = c.bytes("args")
+	x.Outcome, x.Result, x.Length, x.Message = c.outcome()
+	return x
+}
+
+func (c *cursor) publish() (x Publish) {
+	x.Topic = c.name("topic")
+	x.Message = c.messageID()
+	x.Payload = c.bytes("payload")
+	return x
+}
+
+func (c *cursor) delivery() (x Delivery) {
+	x.Target = c.name("target")
+	x.Start = c.flag("start flag")
+	if !x.Start {
+		x.Message = c.messageID()
+		x.Topic = c.name("topic")
+	}
+	return x
+}
+
+func (c *cursor) output() (x Output) {
+	x.Channel = c.name("channel")
+	x.Primitive = c.name("primitive")
+	x.Args = c.bytes("args")
+	x.Outcome, x.Result, x.Length, x.Message = c.outcome()
+	return x
+}
+
+func (c *cursor) trap() (x Trap) {
+	x.Message = c.string("message")
+	x.Position = c.string("position")
+	x.Stack = c.strings("stack frame")
+	x.At = c.coordinate()
+	return x
+}
+
+func (c *cursor) exit() (x Exit) {
+	x.Code = c.varint("exit code")
+	x.Position = c.string("position")
+	x.At = c.coordinate()
+	return x
 }
 
 func (c *cursor) outcome() (o Outcome, result []byte, length uint64, message string) {

@@ -182,6 +182,7 @@ func (df Differ) Diff(recorded, replayed *Artifact) *Report {
 	if replayed == nil {
 		replayed = &Artifact{}
 	}
+	recorded, replayed = recorded.full(), replayed.full()
 	rep := &Report{Verdict: ReportIdentical}
 	for _, c := range replayed.Header.Consumers {
 		if c.Kind != ConsumerIngress {

@@ -151,6 +151,7 @@ func Encode(a *Artifact) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
+	a = a.full()
 	for i, e := range a.Entries {
 		if err := w.WriteEntry(e); err != nil {
 			return nil, fmt.Errorf("entry %d: %w", i, err)

@@ -3,6 +3,7 @@ package replay
 import (
 	"bytes"
 	"io"
+	"reflect"
 	"testing"
 
 	"github.com/zeebo/blake3"
@@ -25,7 +26,9 @@ func FuzzDecode(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		if a, err := Decode(data); err == nil {
+		a, err := Decode(data)
+		sameIndexed(t, data, a, err)
+		if err == nil {
 			again, err := Encode(a)
 			if err != nil {
 				t.Fatalf("re-encoding a decoded artifact: %v", err)
@@ -35,7 +38,7 @@ func FuzzDecode(f *testing.F) {
 			}
 			_ = a.Verify()
 		}
-		a, err := Salvage(data)
+		a, err = Salvage(data)
 		if a == nil {
 			return
 		}
@@ -66,6 +69,7 @@ func FuzzDecodeSealed(f *testing.F) {
 		sum := blake3.Sum256(data)
 		data = append(data[:len(data):len(data)], sum[:]...)
 		a, err := Decode(data)
+		sameIndexed(t, data, a, err)
 		if err != nil {
 			return
 		}
@@ -79,6 +83,57 @@ func FuzzDecodeSealed(f *testing.F) {
 		_ = a.Verify()
 		_ = Dump(io.Discard, a, nil)
 	})
+}
+
+// sameIndexed checks that admission's decoder, which keeps an index
+// rather than the entries, accepts what Decode accepts, refuses the rest
+// with the same error, and reads back every entry as Decode decoded it;
+// on one goroutine and split in two at any entry count.
+func sameIndexed(t *testing.T, data []byte, a *Artifact, err error) {
+	t.Helper()
+	for _, split := range []int{0, 1, 2, 3, 5, splitFrom} {
+		sameIndexedFrom(t, data, a, err, split)
+	}
+}
+
+func sameIndexedFrom(t *testing.T, data []byte, a *Artifact, err error, split int) {
+	t.Helper()
+	ix, ierr := decodeIndexedFrom(data, split)
+	switch {
+	case (err == nil) != (ierr == nil):
+		t.Fatalf("Decode: %v, decodeIndexed: %v", err, ierr)
+	case err != nil:
+		if err.Error() != ierr.Error() {
+			t.Fatalf("Decode: %v, decodeIndexed: %v", err, ierr)
+		}
+		return
+	}
+	if ix.Len() != len(a.Entries) || !reflect.DeepEqual(ix.Header, a.Header) || !reflect.DeepEqual(ix.Trailer, a.Trailer) {
+		t.Fatalf("decodeIndexed: %d entries, header %+v, trailer %+v; Decode: %d, %+v, %+v",
+			ix.Len(), ix.Header, ix.Trailer, len(a.Entries), a.Header, a.Trailer)
+	}
+	for i, want := range a.Entries {
+		if got := ix.Entry(i); !reflect.DeepEqual(got, want) {
+			t.Fatalf("entry %d: read from the index %#v, decoded %#v", i, got, want)
+		}
+		c, seq, kind := ix.head(i)
+		if c != want.Consumer || seq != want.Seq || kind != want.Body.Kind() {
+			t.Fatalf("entry %d: head %d %d %v", i, c, seq, kind)
+		}
+		if x, ok := want.Body.(Publish); ok {
+			if got, ok := ix.publish(i); !ok || !reflect.DeepEqual(got, x) {
+				t.Fatalf("entry %d: publish %#v", i, got)
+			}
+		}
+		if x, ok := want.Body.(Delivery); ok {
+			if got, ok := ix.delivery(i); !ok || !reflect.DeepEqual(got, x) {
+				t.Fatalf("entry %d: delivery %#v", i, got)
+			}
+		}
+	}
+	if !reflect.DeepEqual(ix.full().Entries, a.Entries) {
+		t.Fatalf("full() differs from Decode")
+	}
 }
 
 // FuzzEntry encodes arbitrary field values: the entry must decode back to

@@ -221,6 +221,9 @@ type replayConsumer struct {
 	pubMiss    int
 	recent     []recentDelivery
 	events     atomic.Uint64 // journal events, the progress the end waits on
+	// call holds the recorded call being matched, read from the
+	// artifact (see recorded).
+	call Entry
 
 	// ingress is set for a stdin binding; published counts its replayed
 	// publishes and recPublishes its recorded ones, which the end of a
@@ -324,7 +327,7 @@ func NewReplayer(art *Artifact, prog *sir.Program, opts ReplayOptions) *Replayer
 // handler run's calls are a window of. The identity index is built only
 // when something asks for it (see lookup).
 func (r *Replayer) load() {
-	entries := r.art.Entries
+	a := r.art
 	ingress := -1 // the first ingress consumer: its publishes are the lines
 	for id, c := range r.prog.Consumers {
 		if c.Kind == sir.ConsumerIngress {
@@ -340,16 +343,17 @@ func (r *Replayer) load() {
 	nDeliveries := make([]int, nc)
 	nCalls := make([]int, nc)
 	nPublishes := make([]int, nc)
-	for i := range entries {
-		g := group(entries[i].Consumer)
+	for i := range a.Len() {
+		c, _, kind := a.head(i)
+		g := group(c)
 		start[g+1]++
 		if g < nc {
-			switch entries[i].Body.(type) {
-			case Delivery:
+			switch kind {
+			case KindDelivery:
 				nDeliveries[g]++
-			case Invocation, Output, Exit:
+			case KindInvocation, KindOutput, KindExit:
 				nCalls[g]++
-			case Publish:
+			case KindPublish:
 				nPublishes[g]++
 			}
 		}
@@ -362,10 +366,11 @@ func (r *Replayer) load() {
 	for g := 1; g < len(start); g++ {
 		start[g] += start[g-1]
 	}
-	flat := make([]int, len(entries))
+	flat := make([]int, a.Len())
 	fill := slices.Clone(start[:nc+1])
-	for i := range entries {
-		g := group(entries[i].Consumer)
+	for i := range a.Len() {
+		c, _, _ := a.head(i)
+		g := group(c)
 		flat[fill[g]] = i
 		fill[g]++
 	}
@@ -374,13 +379,17 @@ func (r *Replayer) load() {
 		idx := flat[start[g]:start[g+1]]
 		if g == nc { // consumers the program does not have
 			for _, i := range idx {
-				if x, ok := entries[i].Body.(Publish); ok {
-					r.addPublish(x.Message, i)
+				if _, msg, ok := a.publishHead(i); ok {
+					r.addPublish(msg, i)
 				}
 			}
 			continue
 		}
-		bySeq := func(a, b int) int { return cmp.Compare(entries[a].Seq, entries[b].Seq) }
+		bySeq := func(i, j int) int {
+			_, si, _ := a.head(i)
+			_, sj, _ := a.head(j)
+			return cmp.Compare(si, sj)
+		}
 		if !slices.IsSortedFunc(idx, bySeq) { // a recorder writes them in order
 			slices.SortStableFunc(idx, bySeq)
 		}
@@ -399,33 +408,38 @@ func (r *Replayer) load() {
 			runFrom = len(calls)
 		}
 		for _, i := range idx {
-			switch x := entries[i].Body.(type) {
-			case Publish:
-				r.addPublish(x.Message, i)
+			_, _, kind := a.head(i)
+			switch kind {
+			case KindPublish:
+				_, msg, _ := a.publishHead(i)
+				r.addPublish(msg, i)
 				cs.recPublishes++
 				if g == ingress {
+					x, _ := a.publish(i)
 					line := ""
 					if v, err := value.Decode(x.Payload, lineType); err == nil {
 						line = v.AsStruct().Field(0).AsStr()
 					}
 					r.lines = append(r.lines, line)
 				}
-			case Delivery:
+			case KindDelivery:
+				target, start, msg, _ := a.deliveryHead(i)
 				closeRun()
 				// Consecutive deliveries mostly share a target, and the
 				// decoder interns names, so the comparison is a pointer
 				// check and the name map is rarely consulted.
-				if x.Target != lastTarget || lastInst == unknownInst {
-					lastTarget, lastInst = x.Target, r.instanceOf(x.Target)
+				if target != lastTarget || lastInst == unknownInst {
+					lastTarget, lastInst = target, r.instanceOf(target)
 				}
-				key := deliveryKey{inst: lastInst, msg: x.Message}
-				if x.Start {
+				key := deliveryKey{inst: lastInst, msg: msg}
+				if start {
 					key = deliveryKey{inst: lastInst, start: true}
 				}
 				cs.deliveries = append(cs.deliveries, recordedDelivery{key: key, entry: i})
-			case Invocation, Output, Exit:
+			case KindInvocation, KindOutput, KindExit:
 				calls = append(calls, i)
-			case Trap:
+			case KindTrap:
+				x, _ := a.Entry(i).Body.(Trap)
 				n := -1
 				if x.At != nil {
 					n = int(x.At.N)
@@ -460,10 +474,17 @@ func (cs *replayConsumer) lookup(key deliveryKey) (int, bool) {
 	return i, ok
 }
 
+// recorded reads entry i into cs.call and returns it; the entry stays
+// valid until the next call, on cs's goroutine.
+func (cs *replayConsumer) recorded(a *Artifact, i int) *Entry {
+	cs.call = a.Entry(i)
+	return &cs.call
+}
+
 // addPublish notes that entry i publishes message m (the first entry
 // wins if an artifact has two).
 func (r *Replayer) addPublish(m MessageID, i int) {
-	if int64(m.Producer) >= int64(len(r.cons)) || m.Seq > uint64(len(r.art.Entries)) {
+	if int64(m.Producer) >= int64(len(r.cons)) || m.Seq > uint64(r.art.Len()) {
 		if _, dup := r.other[m]; !dup {
 			r.other[m] = i
 		}
@@ -628,7 +649,7 @@ func (r *Replayer) serve(cs *replayConsumer, p stdlib.Primitive, args []byte, li
 	run := cs.cur
 	var next *Entry
 	if run.used < len(run.entries) {
-		next = &r.art.Entries[run.entries[run.used]]
+		next = cs.recorded(r.art, run.entries[run.used])
 	}
 	switch {
 	case p.Effect == stdlib.Exit:
@@ -658,7 +679,7 @@ func (r *Replayer) serve(cs *replayConsumer, p stdlib.Primitive, args []byte, li
 		run.used++
 		next = nil
 		if run.used < len(run.entries) {
-			next = &r.art.Entries[run.entries[run.used]]
+			next = cs.recorded(r.art, run.entries[run.used])
 		}
 	}
 	if next == nil {
@@ -875,7 +896,7 @@ func (r *Replayer) Publish(c int, msg host.MessageID, topic int, payload []byte)
 		}
 		r.finding(ExtraPublish, cs, "consumer %d: published message %s on topic %s, which the recording does not have", c, id, name)
 	default:
-		x := r.art.Entries[i].Body.(Publish)
+		x, _ := r.art.publish(i)
 		if x.Topic != name || !bytes.Equal(x.Payload, payload) {
 			if cs != nil {
 				cs.pubMiss++
@@ -884,7 +905,11 @@ func (r *Replayer) Publish(c int, msg host.MessageID, topic int, payload []byte)
 		}
 	}
 	if topic >= 0 && topic < len(r.prog.Topics) {
-		expected := recorded && r.stoppedRun && r.art.Entries[i].Body.(Publish).Topic == name
+		expected := false
+		if recorded && r.stoppedRun {
+			x, _ := r.art.publish(i)
+			expected = x.Topic == name
+		}
 		locked := false
 		for _, s := range r.prog.Topics[topic].Subscribers {
 			if s < 0 || s >= len(r.prog.Instances) {
@@ -974,7 +999,7 @@ func (r *Replayer) Deliver(c, n int, d *host.Delivery, state host.StateReader) e
 func (r *Replayer) leaveRun(cs *replayConsumer) {
 	run := cs.cur
 	if run.used < len(run.entries) {
-		e := &r.art.Entries[run.entries[run.used]]
+		e := cs.recorded(r.art, run.entries[run.used])
 		kind := UnusedInput
 		switch e.Body.(type) {
 		case Output:
@@ -1146,7 +1171,7 @@ func (r *Replayer) Next(c int, pending []host.Delivery) (int, time.Duration) {
 		}
 		cs.timeouts++
 		cs.abandoned = true
-		rd := r.art.Entries[cs.deliveries[cs.pos].entry].Body.(Delivery)
+		rd, _ := r.art.delivery(cs.deliveries[cs.pos].entry)
 		r.nFindings++
 		if len(r.findings) < maxFindings {
 			r.findings = append(r.findings, Finding{Kind: OrderTimeout, At: Coordinate{uint32(c), uint64(cs.pos)},
@@ -1180,7 +1205,11 @@ func (r *Replayer) expectedAtEnd(d *host.Delivery) bool {
 		return true
 	}
 	i, ok := r.publishEntry(messageID(d.Message))
-	return ok && r.art.Entries[i].Body.(Publish).Topic == r.topicName(d.Topic)
+	if !ok {
+		return false
+	}
+	x, _ := r.art.publish(i)
+	return x.Topic == r.topicName(d.Topic)
 }
 
 func recordedMessage(d Delivery) string {
@@ -1243,7 +1272,7 @@ func (r *Replayer) Stats() ReplayStats {
 		}
 		unused := func(run *callRun) {
 			for _, i := range run.entries[min(run.used, len(run.entries)):] {
-				if _, ok := r.art.Entries[i].Body.(Invocation); ok {
+				if _, _, kind := r.art.head(i); kind == KindInvocation {
 					s.Unconsumed++
 				} else {
 					s.OutputMismatches++

@@ -43,6 +43,7 @@ type ConsumerSummary struct {
 // Salvage returned with it, or nil. Counts are those of the entries
 // present, so a truncated artifact is summarised up to its cut.
 func Summarize(a *Artifact, problem error) *Summary {
+	a = a.full()
 	s := &Summary{
 		FormatVersion: a.Version,
 		HaleVersion:   a.Header.HaleVersion,
@@ -153,6 +154,7 @@ type ValueDecoder func(field, hint string, data []byte) (any, bool)
 // coordinate ("C:N") and its bare coordinate (delivery, its number in
 // file order).
 func Dump(w io.Writer, a *Artifact, decode ValueDecoder) error {
+	a = a.full()
 	enc := json.NewEncoder(w)
 	enc.SetEscapeHTML(false)
 	view := func(field, hint string, data []byte) any {

@@ -48,6 +48,7 @@ func Verify(data []byte) error {
 // The trailer's counts are checked by Decode, which Artifact.Verify
 // assumes has accepted a.
 func (a *Artifact) Verify() error {
+	a = a.full()
 	bad := func(i int, format string, args ...any) error {
 		return &Inconsistency{Entry: i, Msg: fmt.Sprintf(format, args...)}
 	}

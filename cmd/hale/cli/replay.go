@@ -336,7 +336,7 @@ func recordedHandlerPosition(p *sir.Program, art *replay.Artifact, at replay.Coo
 	if err != nil {
 		return ""
 	}
-	d, ok := art.Entries[ref.Entry].Body.(replay.Delivery)
+	d, ok := art.Entry(ref.Entry).Body.(replay.Delivery)
 	if !ok {
 		return ""
 	}

@@ -79,7 +79,7 @@ func newTraceCmd(e env) *cobra.Command {
 			}
 			a, _ := replay.Decode(data)
 			fmt.Fprintf(e.stdout, "%s: consistent: %s, %s\n", args[0],
-				count(len(a.Entries), "entry", "entries"), count(len(a.Header.Consumers), "consumer", "consumers"))
+				count(a.Len(), "entry", "entries"), count(len(a.Header.Consumers), "consumer", "consumers"))
 			return nil
 		},
 	}

@@ -1,0 +1,129 @@
+package replay
+
+import "math"
+
+// The fast path of admission. A recording is mostly deliveries and
+// publishes (400,000 of them for 200,000 messages), and the general
+// reader (cursor), which names every field for its error messages, spends
+// about 100 ns on each. fastSpan reads those two kinds with plain local
+// indexes instead. It accepts exactly what the general reader accepts and
+// gives up on anything else (a problem, or a field it does not expect),
+// leaving the entry to the general reader, which
+// then reads it from its start and reports the problem as always: so
+// the fast path can change how long admission takes, never what it says.
+// FuzzDecode and FuzzDecodeSealed check that both readers agree.
+
+// fastRecord indexes the entry record at data[at:end] (its marker, its
+// length and its body) and returns where the next record starts.
+func fastRecord(data []byte, at, end int, names *nameTable) (span, int, bool) {
+	b := data[:end]
+	kind, i, ok := fastUvarint(b, at)
+	if !ok {
+		return span{}, 0, false
+	}
+	n, i, ok := fastUvarint(b, i)
+	if !ok || n > uint64(end-i) {
+		return span{}, 0, false
+	}
+	sp, ok := fastSpan(data, i, i+int(n), Kind(kind), names)
+	return sp, i + int(n), ok
+}
+
+// fastSpan indexes the entry whose body is data[at:end], of kind kind,
+// when it is a well-formed publish or delivery, interning its names in
+// names as the general reader does.
+func fastSpan(data []byte, at, end int, kind Kind, names *nameTable) (span, bool) {
+	if kind != KindPublish && kind != KindDelivery {
+		return span{}, false
+	}
+	b := data[:end]
+	i := at
+	var ok bool
+	sp := span{kind: uint8(kind), end: end, name: noName}
+	var c uint64
+	if c, i, ok = fastUvarint(b, i); !ok || c > math.MaxUint32 {
+		return span{}, false
+	}
+	sp.consumer = uint32(c)
+	if sp.seq, i, ok = fastUvarint(b, i); !ok {
+		return span{}, false
+	}
+	sp.at = i
+	switch kind {
+	case KindPublish:
+		if sp.name, i, ok = fastName(b, i, names); !ok {
+			return span{}, false
+		}
+		if sp.producer, sp.msgSeq, i, ok = fastMessage(b, i); !ok {
+			return span{}, false
+		}
+		if _, i, ok = fastBytes(b, i); !ok {
+			return span{}, false
+		}
+	case KindDelivery:
+		if sp.name, i, ok = fastName(b, i, names); !ok || i >= len(b) || b[i] > 1 {
+			return span{}, false
+		}
+		sp.start = b[i] == 1
+		i++
+		if !sp.start {
+			if sp.producer, sp.msgSeq, i, ok = fastMessage(b, i); !ok {
+				return span{}, false
+			}
+			if _, i, ok = fastName(b, i, names); !ok {
+				return span{}, false
+			}
+		}
+	}
+	return sp, i == end
+}
+
+// fastUvarint reads a minimally encoded LEB128 integer at b[i:].
+func fastUvarint(b []byte, i int) (uint64, int, bool) {
+	var x uint64
+	for k := 0; k < 10; k++ {
+		if i >= len(b) {
+			return 0, i, false
+		}
+		v := b[i]
+		i++
+		if k == 9 && v > 1 {
+			return 0, i, false
+		}
+		x |= uint64(v&0x7f) << (7 * k)
+		if v < 0x80 {
+			return x, i, v != 0 || k == 0
+		}
+	}
+	return 0, i, false
+}
+
+// fastBytes skips a length-prefixed byte string at b[i:], returning
+// where its bytes start and end.
+func fastBytes(b []byte, i int) (from, to int, ok bool) {
+	n, i, ok := fastUvarint(b, i)
+	if !ok || n > uint64(len(b)-i) {
+		return i, i, false
+	}
+	return i, i + int(n), true
+}
+
+// fastName reads a name at b[i:], interns it and returns its number.
+func fastName(b []byte, i int, names *nameTable) (uint32, int, bool) {
+	from, to, ok := fastBytes(b, i)
+	if !ok {
+		return 0, to, false
+	}
+	id, _ := names.id(b[from:to], true)
+	return id, to, true
+}
+
+// fastMessage reads a message identity at b[i:].
+func fastMessage(b []byte, i int) (producer uint32, seq uint64, _ int, ok bool) {
+	p, i, ok := fastUvarint(b, i)
+	if !ok || p > math.MaxUint32 {
+		return 0, 0, i, false
+	}
+	seq, i, ok = fastUvarint(b, i)
+	return uint32(p), seq, i, ok
+}

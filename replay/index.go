@@ -1,0 +1,150 @@
+package replay
+
+// An admitted artifact keeps an index of its entries rather than the
+// entries themselves (see decodeIndexed): one span per entry, in one
+// array with no pointers in it. A replay reads an entry's fields from the
+// artifact's bytes when it needs them, which cannot fail, since admission
+// checked every field of every entry. Artifacts from Decode and Salvage
+// keep the decoded entries; the methods here work on both.
+
+// span locates one entry's fields in Artifact.data and holds the few of
+// them that a replay's tables are built from. It has no pointers, so
+// the garbage collector never scans the index.
+type span struct {
+	seq      uint64
+	at, end  int    // the kind's fields: data[at:end]
+	msgSeq   uint64 // publish, delivery: the message's seq
+	consumer uint32
+	producer uint32 // publish, delivery: the message's producer
+	name     uint32 // publish: the topic, delivery: the target, as numbered in the nameTable; else noName
+	kind     uint8  // a known kind, or 0 (the code is in Artifact.unknown)
+	start    bool   // delivery: a start delivery
+}
+
+// Len returns the number of entries.
+func (a *Artifact) Len() int {
+	if a.indexed {
+		return len(a.spans)
+	}
+	return len(a.Entries)
+}
+
+// Entry returns entry i, 0 <= i < Len().
+func (a *Artifact) Entry(i int) Entry {
+	if !a.indexed {
+		return a.Entries[i]
+	}
+	sp := &a.spans[i]
+	c := a.reader(i)
+	return Entry{Consumer: sp.consumer, Seq: sp.seq, Body: c.fields(a.kindOf(i))}
+}
+
+// head returns entry i's consumer, seq and kind without reading its fields.
+func (a *Artifact) head(i int) (consumer uint32, seq uint64, kind Kind) {
+	if a.indexed {
+		sp := &a.spans[i]
+		return sp.consumer, sp.seq, a.kindOf(i)
+	}
+	e := &a.Entries[i]
+	if e.Body == nil {
+		return e.Consumer, e.Seq, 0
+	}
+	return e.Consumer, e.Seq, e.Body.Kind()
+}
+
+// kindOf returns indexed entry i's kind code.
+func (a *Artifact) kindOf(i int) Kind {
+	if k := a.spans[i].kind; k != 0 {
+		return Kind(k)
+	}
+	return a.unknown[i]
+}
+
+// deliveryHead returns what a replay's tables need of entry i when it is
+// a delivery, without reading its fields from the bytes.
+func (a *Artifact) deliveryHead(i int) (target string, start bool, msg MessageID, ok bool) {
+	if !a.indexed {
+		x, ok := a.Entries[i].Body.(Delivery)
+		return x.Target, x.Start, x.Message, ok
+	}
+	sp := &a.spans[i]
+	if Kind(sp.kind) != KindDelivery {
+		return "", false, MessageID{}, false
+	}
+	return a.names.list[sp.name], sp.start, MessageID{sp.producer, sp.msgSeq}, true
+}
+
+// publishHead is deliveryHead for a publish: its topic and message.
+func (a *Artifact) publishHead(i int) (topic string, msg MessageID, ok bool) {
+	if !a.indexed {
+		x, ok := a.Entries[i].Body.(Publish)
+		return x.Topic, x.Message, ok
+	}
+	sp := &a.spans[i]
+	if Kind(sp.kind) != KindPublish {
+		return "", MessageID{}, false
+	}
+	return a.names.list[sp.name], MessageID{sp.producer, sp.msgSeq}, true
+}
+
+// publish returns entry i's fields when it is a publish, without the
+// allocation that Entry's interface value costs.
+func (a *Artifact) publish(i int) (Publish, bool) {
+	if !a.indexed {
+		x, ok := a.Entries[i].Body.(Publish)
+		return x, ok
+	}
+	sp := &a.spans[i]
+	if Kind(sp.kind) != KindPublish {
+		return Publish{}, false
+	}
+	// Every message's payload is compared, so the topic comes from the
+	// span and only the payload is read, past the fields before it.
+	b := a.data[:sp.end]
+	if _, j, ok := fastBytes(b, sp.at); ok {
+		if _, _, j, ok = fastMessage(b, j); ok {
+			if from, to, ok := fastBytes(b, j); ok && to == sp.end {
+				return Publish{Topic: a.names.list[sp.name], Message: MessageID{sp.producer, sp.msgSeq},
+					Payload: b[from:to:to]}, true
+			}
+		}
+	}
+	c := a.reader(i)
+	return c.publish(), true
+}
+
+// delivery is publish for a delivery.
+func (a *Artifact) delivery(i int) (Delivery, bool) {
+	if !a.indexed {
+		x, ok := a.Entries[i].Body.(Delivery)
+		return x, ok
+	}
+	if Kind(a.spans[i].kind) != KindDelivery {
+		return Delivery{}, false
+	}
+	c := a.reader(i)
+	return c.delivery(), true
+}
+
+// reader returns a cursor over indexed entry i's fields. It only reads
+// the interned names, so readers on several goroutines may share them.
+func (a *Artifact) reader(i int) cursor {
+	sp := &a.spans[i]
+	return cursor{data: a.data, pos: sp.at, end: sp.end, start: sp.at, what: entryLabel(a.kindOf(i)),
+		entry: i, names: a.names, frozen: true}
+}
+
+// full returns a itself when it keeps its decoded entries, else a copy of
+// it that does: for the tools that walk every entry (Diff, Encode, trace).
+func (a *Artifact) full() *Artifact {
+	if !a.indexed {
+		return a
+	}
+	b := *a
+	b.indexed, b.spans, b.data, b.names, b.unknown = false, nil, nil, nil, nil
+	b.Entries = make([]Entry, len(a.spans))
+	for i := range a.spans {
+		b.Entries[i] = a.Entry(i)
+	}
+	return &b
+}
