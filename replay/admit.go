@@ -89,9 +89,8 @@ var formatKinds = []struct {
 // The header's creation time plays no part in admission; its env policy
 // must be one this hale knows.
 func Admit(data []byte, want Identity, unverified bool) (*Artifact, *Admission, error) {
-	a, ferr := decodeIndexed(data)
-	if ferr != nil {
-		err := error(ferr)
+	a, err := Index(data)
+	if err != nil {
 		kind := RefusedFraming
 		for _, fk := range formatKinds {
 			if errors.Is(err, fk.err) {

@@ -65,6 +65,19 @@ func Decode(data []byte) (*Artifact, error) {
 	return a, nil
 }
 
+// Index decodes data as strictly as Decode, but the artifact it returns
+// keeps an index of its entries instead of the decoded entries (Entries
+// is nil): Len and Entry read them from data, which must not change
+// afterwards. Admission, the replayer and Diff work on such artifacts;
+// allocating nothing per entry, it is several times faster than Decode.
+func Index(data []byte) (*Artifact, error) {
+	a, ferr := decodeIndexed(data)
+	if ferr != nil {
+		return nil, ferr
+	}
+	return a, nil
+}
+
 // Salvage decodes as much of data as it can. It returns every complete
 // entry before the first problem, with a.Complete false and the problem
 // as err; a is nil only when not even the header could be read. For a

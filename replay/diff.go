@@ -182,18 +182,17 @@ func (df Differ) Diff(recorded, replayed *Artifact) *Report {
 	if replayed == nil {
 		replayed = &Artifact{}
 	}
-	recorded, replayed = recorded.full(), replayed.full()
 	rep := &Report{Verdict: ReportIdentical}
 	for _, c := range replayed.Header.Consumers {
 		if c.Kind != ConsumerIngress {
 			rep.Consumers++
 		}
 	}
-	for _, e := range replayed.Entries {
-		switch e.Body.(type) {
-		case Delivery:
+	for i := range replayed.Len() {
+		switch _, _, kind := replayed.head(i); kind {
+		case KindDelivery:
 			rep.Deliveries++
-		case Invocation:
+		case KindInvocation:
 			rep.JournalCalls++
 		}
 	}
@@ -211,7 +210,10 @@ func (df Differ) Diff(recorded, replayed *Artifact) *Report {
 	slices.Sort(ids)
 	rd := render{decode: df.Decode}
 	for _, id := range ids {
-		rec, re := side{recorded, rs[id]}, side{replayed, ps[id]}
+		if sameStreams(recorded, rs[id], replayed, ps[id]) {
+			continue // no divergence, nothing to count
+		}
+		rec, re := newSide(recorded, rs[id]), newSide(replayed, ps[id])
 		rep.tally(rec, re)
 		if d := rd.walk(id, rec, re); d != nil {
 			rep.Divergences = append(rep.Divergences, d)
@@ -453,13 +455,13 @@ func (r *Report) tally(rec, rep side) {
 	}
 	r.Unconsumed += max(0, len(ri)-len(pi))
 	recorded := make(map[Delivery]int, len(rec.idx))
-	for _, i := range rec.idx {
-		if x, ok := rec.a.Entries[i].Body.(Delivery); ok {
+	for i := range rec.es {
+		if x, ok := rec.es[i].Body.(Delivery); ok {
 			recorded[x]++
 		}
 	}
-	for _, i := range rep.idx {
-		if x, ok := rep.a.Entries[i].Body.(Delivery); ok {
+	for i := range rep.es {
+		if x, ok := rep.es[i].Body.(Delivery); ok {
 			if recorded[x] > 0 {
 				recorded[x]--
 			} else {
@@ -470,31 +472,63 @@ func (r *Report) tally(rec, rep side) {
 }
 
 // streams groups an artifact's entries by consumer, each group in seq
-// order, as indices into a.Entries. Entries of unknown kinds are left out.
+// order, as entry indexes. Entries of unknown kinds are left out.
 func streams(a *Artifact) map[uint32][]int {
 	s := map[uint32][]int{}
-	for i, e := range a.Entries {
-		switch e.Body.(type) {
-		case Invocation, Publish, Delivery, Output, Trap, Exit:
-			s[e.Consumer] = append(s[e.Consumer], i)
+	for i := range a.Len() {
+		if c, _, kind := a.head(i); kind.known() {
+			s[c] = append(s[c], i)
 		}
 	}
+	seq := func(i int) uint64 {
+		_, n, _ := a.head(i)
+		return n
+	}
 	for _, idx := range s {
-		slices.SortStableFunc(idx, func(x, y int) int { return cmp.Compare(a.Entries[x].Seq, a.Entries[y].Seq) })
+		if !slices.IsSortedFunc(idx, func(x, y int) int { return cmp.Compare(seq(x), seq(y)) }) {
+			slices.SortStableFunc(idx, func(x, y int) int { return cmp.Compare(seq(x), seq(y)) })
+		}
 	}
 	return s
 }
 
-// side is one consumer's stream in one artifact.
+// sameStreams reports whether one consumer's two streams hold the same
+// entries byte for byte, which is how a faithful replay compares: then
+// they have no divergence and nothing to count, and their entries need
+// not be decoded. It answers false when either artifact keeps decoded
+// entries rather than its bytes.
+func sameStreams(a *Artifact, ai []int, b *Artifact, bi []int) bool {
+	if !a.indexed || !b.indexed || len(ai) != len(bi) {
+		return false
+	}
+	for k, i := range ai {
+		j := bi[k]
+		x, y := &a.spans[i], &b.spans[j]
+		if x.kind != y.kind || x.kind == 0 || !bytes.Equal(a.data[x.at:x.end], b.data[y.at:y.end]) {
+			return false
+		}
+	}
+	return true
+}
+
+// side is one consumer's stream in one artifact, decoded.
 type side struct {
-	a   *Artifact
-	idx []int
+	idx []int   // the entries' indexes in the artifact
+	es  []Entry // the entries
+}
+
+func newSide(a *Artifact, idx []int) side {
+	s := side{idx: idx, es: make([]Entry, len(idx))}
+	for k, i := range idx {
+		s.es[k] = a.Entry(i)
+	}
+	return s
 }
 
 // at returns the stream's i-th entry, or nil past its end.
 func (s side) at(i int) *Entry {
-	if i < len(s.idx) {
-		return &s.a.Entries[s.idx[i]]
+	if i < len(s.es) {
+		return &s.es[i]
 	}
 	return nil
 }
@@ -508,8 +542,8 @@ func (s side) entry(i int) int {
 
 func (s side) invocations() []Invocation {
 	var out []Invocation
-	for _, i := range s.idx {
-		if x, ok := s.a.Entries[i].Body.(Invocation); ok {
+	for i := range s.es {
+		if x, ok := s.es[i].Body.(Invocation); ok {
 			out = append(out, x)
 		}
 	}
@@ -518,8 +552,8 @@ func (s side) invocations() []Invocation {
 
 // has reports whether the stream holds delivery d at position from or later.
 func (s side) has(from int, d Delivery) bool {
-	for _, i := range s.idx[min(from, len(s.idx)):] {
-		if x, ok := s.a.Entries[i].Body.(Delivery); ok && x == d {
+	for _, e := range s.es[min(from, len(s.es)):] {
+		if x, ok := e.Body.(Delivery); ok && x == d {
 			return true
 		}
 	}

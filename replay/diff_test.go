@@ -3,6 +3,7 @@ package replay
 import (
 	"bytes"
 	"encoding/json"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -335,6 +336,11 @@ func TestDiffKinds(t *testing.T) {
 			if d == nil || !r.Diverged() || r.Verdict != ReportDiverged {
 				t.Fatalf("no divergence: %+v", r)
 			}
+			// Indexed artifacts, as hale replay --diff compares them, give
+			// the same report.
+			if ix := df.Diff(indexed(t, ra), indexed(t, pa)); !reflect.DeepEqual(ix, r) {
+				t.Errorf("indexed artifacts: %+v\ndecoded ones: %+v", ix, r)
+			}
 			if d.Kind != tt.kind || d.At.String() != tt.at {
 				t.Errorf("got %s at %s, want %s at %s", d.Kind, d.At, tt.kind, tt.at)
 			}
@@ -658,7 +664,28 @@ func FuzzDiff(f *testing.F) {
 				t.Fatalf("an artifact diverged from itself: %s", s.First().Sentence)
 			}
 		}
+		// Indexed artifacts compare as decoded ones do.
+		ix, errX := Index(x)
+		iy, errY := Index(y)
+		if errX == nil && errY == nil {
+			if got := (Differ{Decode: jsonValues}).Diff(ix, iy); !reflect.DeepEqual(got, r) {
+				t.Fatalf("indexed artifacts: %+v\ndecoded ones: %+v", got, r)
+			}
+			if s := Diff(ix, ix); s.Diverged() {
+				t.Fatalf("an indexed artifact diverged from itself: %s", s.First().Sentence)
+			}
+		}
 	})
+}
+
+// indexed is a through its encoding, indexed as hale replay reads it.
+func indexed(t testing.TB, a *Artifact) *Artifact {
+	t.Helper()
+	ix, err := Index(mustEncode(t, a))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ix
 }
 
 // When the replay stopped at a trap the recording did not have, what the

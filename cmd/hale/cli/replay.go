@@ -191,7 +191,7 @@ func runReplay(e env, f replayFlags, artifactPath, programPath string) error {
 		if err != nil {
 			return exitf(ExitFailure, "cannot read the replay's recording: %v", err)
 		}
-		replayed, err := replay.Decode(again)
+		replayed, err := replay.Index(again)
 		if err != nil {
 			return exitf(ExitFailure, "the replay's recording is damaged: %v", err)
 		}
