@@ -41,6 +41,17 @@ func (a *Artifact) Entry(i int) Entry {
 
 // head returns entry i's consumer, seq and kind without reading its fields.
 func (a *Artifact) head(i int) (consumer uint32, seq uint64, kind Kind) {
+	// Small enough to be inlined: the replayer's tables call it four
+	// times per entry.
+	if a.indexed && a.spans[i].kind != 0 {
+		sp := &a.spans[i]
+		return sp.consumer, sp.seq, Kind(sp.kind)
+	}
+	return a.headOf(i)
+}
+
+// headOf is head for an entry of an unknown kind or a decoded artifact.
+func (a *Artifact) headOf(i int) (consumer uint32, seq uint64, kind Kind) {
 	if a.indexed {
 		sp := &a.spans[i]
 		return sp.consumer, sp.seq, a.kindOf(i)
@@ -60,31 +71,29 @@ func (a *Artifact) kindOf(i int) Kind {
 	return a.unknown[i]
 }
 
-// deliveryHead returns what a replay's tables need of entry i when it is
-// a delivery, without reading its fields from the bytes.
-func (a *Artifact) deliveryHead(i int) (target string, start bool, msg MessageID, ok bool) {
-	if !a.indexed {
-		x, ok := a.Entries[i].Body.(Delivery)
-		return x.Target, x.Start, x.Message, ok
+// heads returns the artifact's spans and the names they number. Those of
+// a decoded artifact are made for the call and locate nothing (at and
+// end are 0): only their consumer, seq, kind, message and name are set.
+func (a *Artifact) heads() ([]span, *nameTable) {
+	if a.indexed {
+		return a.spans, a.names
 	}
-	sp := &a.spans[i]
-	if Kind(sp.kind) != KindDelivery {
-		return "", false, MessageID{}, false
+	names := &nameTable{}
+	spans := make([]span, len(a.Entries))
+	for i, e := range a.Entries {
+		sp := &spans[i]
+		sp.consumer, sp.seq, sp.name = e.Consumer, e.Seq, noName
+		switch x := e.Body.(type) {
+		case Publish:
+			sp.producer, sp.msgSeq, sp.name = x.Message.Producer, x.Message.Seq, names.idOf(x.Topic)
+		case Delivery:
+			sp.producer, sp.msgSeq, sp.start, sp.name = x.Message.Producer, x.Message.Seq, x.Start, names.idOf(x.Target)
+		}
+		if e.Body != nil && e.Body.Kind().known() {
+			sp.kind = uint8(e.Body.Kind())
+		}
 	}
-	return a.names.list[sp.name], sp.start, MessageID{sp.producer, sp.msgSeq}, true
-}
-
-// publishHead is deliveryHead for a publish: its topic and message.
-func (a *Artifact) publishHead(i int) (topic string, msg MessageID, ok bool) {
-	if !a.indexed {
-		x, ok := a.Entries[i].Body.(Publish)
-		return x.Topic, x.Message, ok
-	}
-	sp := &a.spans[i]
-	if Kind(sp.kind) != KindPublish {
-		return "", MessageID{}, false
-	}
-	return a.names.list[sp.name], MessageID{sp.producer, sp.msgSeq}, true
+	return spans, names
 }
 
 // publish returns entry i's fields when it is a publish, without the

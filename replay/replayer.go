@@ -328,6 +328,7 @@ func NewReplayer(art *Artifact, prog *sir.Program, opts ReplayOptions) *Replayer
 // when something asks for it (see lookup).
 func (r *Replayer) load() {
 	a := r.art
+	spans, names := a.heads()
 	ingress := -1 // the first ingress consumer: its publishes are the lines
 	for id, c := range r.prog.Consumers {
 		if c.Kind == sir.ConsumerIngress {
@@ -343,12 +344,11 @@ func (r *Replayer) load() {
 	nDeliveries := make([]int, nc)
 	nCalls := make([]int, nc)
 	nPublishes := make([]int, nc)
-	for i := range a.Len() {
-		c, _, kind := a.head(i)
-		g := group(c)
+	for i := range spans {
+		g := group(spans[i].consumer)
 		start[g+1]++
 		if g < nc {
-			switch kind {
+			switch Kind(spans[i].kind) {
 			case KindDelivery:
 				nDeliveries[g]++
 			case KindInvocation, KindOutput, KindExit:
@@ -366,11 +366,10 @@ func (r *Replayer) load() {
 	for g := 1; g < len(start); g++ {
 		start[g] += start[g-1]
 	}
-	flat := make([]int, a.Len())
+	flat := make([]int, len(spans))
 	fill := slices.Clone(start[:nc+1])
-	for i := range a.Len() {
-		c, _, _ := a.head(i)
-		g := group(c)
+	for i := range spans {
+		g := group(spans[i].consumer)
 		flat[fill[g]] = i
 		fill[g]++
 	}
@@ -379,17 +378,13 @@ func (r *Replayer) load() {
 		idx := flat[start[g]:start[g+1]]
 		if g == nc { // consumers the program does not have
 			for _, i := range idx {
-				if _, msg, ok := a.publishHead(i); ok {
-					r.addPublish(msg, i)
+				if sp := &spans[i]; Kind(sp.kind) == KindPublish {
+					r.addPublish(MessageID{sp.producer, sp.msgSeq}, i)
 				}
 			}
 			continue
 		}
-		bySeq := func(i, j int) int {
-			_, si, _ := a.head(i)
-			_, sj, _ := a.head(j)
-			return cmp.Compare(si, sj)
-		}
+		bySeq := func(i, j int) int { return cmp.Compare(spans[i].seq, spans[j].seq) }
 		if !slices.IsSortedFunc(idx, bySeq) { // a recorder writes them in order
 			slices.SortStableFunc(idx, bySeq)
 		}
@@ -408,11 +403,10 @@ func (r *Replayer) load() {
 			runFrom = len(calls)
 		}
 		for _, i := range idx {
-			_, _, kind := a.head(i)
-			switch kind {
+			sp := &spans[i]
+			switch Kind(sp.kind) {
 			case KindPublish:
-				_, msg, _ := a.publishHead(i)
-				r.addPublish(msg, i)
+				r.addPublish(MessageID{sp.producer, sp.msgSeq}, i)
 				cs.recPublishes++
 				if g == ingress {
 					x, _ := a.publish(i)
@@ -423,7 +417,7 @@ func (r *Replayer) load() {
 					r.lines = append(r.lines, line)
 				}
 			case KindDelivery:
-				target, start, msg, _ := a.deliveryHead(i)
+				target, start, msg := names.list[sp.name], sp.start, MessageID{sp.producer, sp.msgSeq}
 				closeRun()
 				// Consecutive deliveries mostly share a target, and the
 				// decoder interns names, so the comparison is a pointer
