@@ -1,7 +1,7 @@
 package replay
 
-// An admitted artifact keeps an index of its entries rather than the
-// entries themselves (see decodeIndexed): one span per entry, in one
+// An artifact from Index or Admit keeps an index of its entries rather
+// than the entries themselves (see decodeIndexed): one span per entry, in one
 // array with no pointers in it. A replay reads an entry's fields from the
 // artifact's bytes when it needs them, which cannot fail, since admission
 // checked every field of every entry. Artifacts from Decode and Salvage
@@ -41,17 +41,6 @@ func (a *Artifact) Entry(i int) Entry {
 
 // head returns entry i's consumer, seq and kind without reading its fields.
 func (a *Artifact) head(i int) (consumer uint32, seq uint64, kind Kind) {
-	// Small enough to be inlined: the replayer's tables call it four
-	// times per entry.
-	if a.indexed && a.spans[i].kind != 0 {
-		sp := &a.spans[i]
-		return sp.consumer, sp.seq, Kind(sp.kind)
-	}
-	return a.headOf(i)
-}
-
-// headOf is head for an entry of an unknown kind or a decoded artifact.
-func (a *Artifact) headOf(i int) (consumer uint32, seq uint64, kind Kind) {
 	if a.indexed {
 		sp := &a.spans[i]
 		return sp.consumer, sp.seq, a.kindOf(i)
