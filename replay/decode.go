@@ -831,7 +831,10 @@ func (c *cursor) span(kind Kind) span {
 	}
 	switch kind {
 	case KindInvocation:
-		c.invocation()
+		x := c.invocation()
+		if c.err == nil {
+			sp.name = c.names.idOf(x.Primitive)
+		}
 	case KindPublish:
 		x := c.publish()
 		sp.producer, sp.msgSeq = x.Message.Producer, x.Message.Seq

@@ -16,7 +16,7 @@ type span struct {
 	msgSeq   uint64 // publish, delivery: the message's seq
 	consumer uint32
 	producer uint32 // publish, delivery: the message's producer
-	name     uint32 // publish: the topic, delivery: the target, as numbered in the nameTable; else noName
+	name     uint32 // publish: the topic, delivery: the target, invocation: the primitive, as numbered in the nameTable; else noName
 	kind     uint8  // a known kind, or 0 (the code is in Artifact.unknown)
 	start    bool   // delivery: a start delivery
 }
@@ -35,8 +35,43 @@ func (a *Artifact) Entry(i int) Entry {
 		return a.Entries[i]
 	}
 	sp := &a.spans[i]
+	if Kind(sp.kind) == KindInvocation {
+		// Served for every input call a replay makes.
+		if x, ok := a.invocation(i); ok {
+			return Entry{Consumer: sp.consumer, Seq: sp.seq, Body: x}
+		}
+	}
 	c := a.reader(i)
 	return Entry{Consumer: sp.consumer, Seq: sp.seq, Body: c.fields(a.kindOf(i))}
+}
+
+// invocation reads indexed entry i, an invocation, with the primitive
+// from its span; it gives up (false) on a trapped call, whose message the
+// general reader reads.
+func (a *Artifact) invocation(i int) (Invocation, bool) {
+	sp := &a.spans[i]
+	b := a.data[:sp.end]
+	_, j, ok := fastBytes(b, sp.at)
+	if !ok || sp.name == noName {
+		return Invocation{}, false
+	}
+	x := Invocation{Primitive: a.names.list[sp.name]}
+	var from, to int
+	if from, to, ok = fastBytes(b, j); !ok || to >= len(b) {
+		return Invocation{}, false
+	}
+	x.Args = b[from:to:to]
+	switch x.Outcome = Outcome(b[to]); x.Outcome {
+	case OK:
+		if from, to, ok = fastBytes(b, to+1); ok {
+			x.Result = b[from:to:to]
+		}
+	case Withheld:
+		x.Length, to, ok = fastUvarint(b, to+1)
+	default:
+		ok = false
+	}
+	return x, ok && to == sp.end
 }
 
 // head returns entry i's consumer, seq and kind without reading its fields.
