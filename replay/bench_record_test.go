@@ -240,7 +240,11 @@ func benchReplayFrom(p *program, kind host.EngineKind, path string, full bool) e
 		if err := r.Recording().Close(); err != nil {
 			return err
 		}
-		replayed, err := replay.ReadFile(again)
+		data, err := os.ReadFile(again)
+		if err != nil {
+			return err
+		}
+		replayed, err := replay.Index(data) // as hale replay --diff reads it
 		if err != nil {
 			return err
 		}
