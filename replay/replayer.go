@@ -164,6 +164,10 @@ type Replayer struct {
 
 	cons   []*replayConsumer // by consumer id of prog
 	byName map[string]int    // instance name → index
+	// spans are the artifact's (Artifact.heads), and instOf maps the
+	// names they number to the program's instances, for key.
+	spans  []span
+	instOf []int
 	// pubs maps a recorded message to its publish entry: by producer
 	// and seq for the program's consumers, in other for the rest.
 	pubs  [][]int
@@ -198,10 +202,13 @@ type replayConsumer struct {
 	id         int
 	name       string
 	deliveries []recordedDelivery
-	index      map[deliveryKey]int // delivery identity → index in deliveries; see lookup
-	indexOnce  sync.Once
-	pre        callRun      // calls before the first delivery
-	traps      map[int]Trap // recorded traps by delivery number (-1: start-up)
+	// callEntries are the entries of the consumer's recorded calls, in
+	// order; each handler run's are a window of it.
+	callEntries []int
+	index       map[deliveryKey]int // delivery identity → index in deliveries; see lookup
+	indexOnce   sync.Once
+	pre         callRun      // calls before the first delivery
+	traps       map[int]Trap // recorded traps by delivery number (-1: start-up)
 
 	// Touched only from the consumer's goroutine (and, before the
 	// consumers start, from the runner's).
@@ -246,10 +253,10 @@ type replayConsumer struct {
 	countedPub map[deliveryKey]bool // counted at publish
 }
 
-// recordedDelivery is one recorded delivery of a consumer.
+// recordedDelivery is one recorded delivery of a consumer: its entry
+// (whose span gives its identity, see key) and its handler run's calls.
 type recordedDelivery struct {
-	key   deliveryKey
-	entry int // index in Artifact.Entries
+	entry int
 	calls callRun
 }
 
@@ -261,12 +268,22 @@ type deliveryKey struct {
 	msg   MessageID
 }
 
-// callRun is the recorded calls of one handler run and how many the
-// replay has used.
+// callRun is the recorded calls of one handler run, the entries
+// callEntries[from:to] of its consumer, and how many the replay has used.
 type callRun struct {
-	entries []int
-	used    int
+	from, to, used int
 }
+
+// next returns the run's next unused call entry.
+func (run *callRun) next(cs *replayConsumer) (int, bool) {
+	if run.from+run.used < run.to {
+		return cs.callEntries[run.from+run.used], true
+	}
+	return 0, false
+}
+
+// left reports whether the run has unused calls.
+func (run *callRun) left() bool { return run.from+run.used < run.to }
 
 type recentDelivery struct {
 	n int
@@ -329,6 +346,11 @@ func NewReplayer(art *Artifact, prog *sir.Program, opts ReplayOptions) *Replayer
 func (r *Replayer) load() {
 	a := r.art
 	spans, names := a.heads()
+	r.spans = spans
+	r.instOf = make([]int, len(names.list))
+	for id, name := range names.list {
+		r.instOf[id] = r.instanceOf(name)
+	}
 	ingress := -1 // the first ingress consumer: its publishes are the lines
 	for id, c := range r.prog.Consumers {
 		if c.Kind == sir.ConsumerIngress {
@@ -389,16 +411,15 @@ func (r *Replayer) load() {
 			slices.SortStableFunc(idx, bySeq)
 		}
 		cs := r.cons[g]
-		lastTarget, lastInst := "", unknownInst
 		cs.deliveries = make([]recordedDelivery, 0, nDeliveries[g])
 		calls := make([]int, 0, nCalls[g])
 		runFrom := 0 // calls[runFrom:] belong to the current run
 		closeRun := func() {
-			run := calls[runFrom:len(calls):len(calls)]
+			run := callRun{from: runFrom, to: len(calls)}
 			if n := len(cs.deliveries); n > 0 {
-				cs.deliveries[n-1].calls.entries = run
+				cs.deliveries[n-1].calls = run
 			} else {
-				cs.pre.entries = run
+				cs.pre = run
 			}
 			runFrom = len(calls)
 		}
@@ -417,19 +438,8 @@ func (r *Replayer) load() {
 					r.lines = append(r.lines, line)
 				}
 			case KindDelivery:
-				target, start, msg := names.list[sp.name], sp.start, MessageID{sp.producer, sp.msgSeq}
 				closeRun()
-				// Consecutive deliveries mostly share a target, and the
-				// decoder interns names, so the comparison is a pointer
-				// check and the name map is rarely consulted.
-				if target != lastTarget || lastInst == unknownInst {
-					lastTarget, lastInst = target, r.instanceOf(target)
-				}
-				key := deliveryKey{inst: lastInst, msg: msg}
-				if start {
-					key = deliveryKey{inst: lastInst, start: true}
-				}
-				cs.deliveries = append(cs.deliveries, recordedDelivery{key: key, entry: i})
+				cs.deliveries = append(cs.deliveries, recordedDelivery{entry: i})
 			case KindInvocation, KindOutput, KindExit:
 				calls = append(calls, i)
 			case KindTrap:
@@ -444,7 +454,17 @@ func (r *Replayer) load() {
 			}
 		}
 		closeRun()
+		cs.callEntries = calls
 	}
+}
+
+// key is the identity of cs's recorded delivery i.
+func (r *Replayer) key(cs *replayConsumer, i int) deliveryKey {
+	sp := &r.spans[cs.deliveries[i].entry]
+	if sp.start {
+		return deliveryKey{inst: r.instOf[sp.name], start: true}
+	}
+	return deliveryKey{inst: r.instOf[sp.name], msg: MessageID{sp.producer, sp.msgSeq}}
 }
 
 // lookup returns the index in cs.deliveries of the recorded delivery with
@@ -452,13 +472,13 @@ func (r *Replayer) load() {
 // follows the recording finds each delivery where Next expects it and
 // never needs the map, so it is built on the first call, from whichever
 // consumer's goroutine asks.
-func (cs *replayConsumer) lookup(key deliveryKey) (int, bool) {
+func (r *Replayer) lookup(cs *replayConsumer, key deliveryKey) (int, bool) {
 	cs.indexOnce.Do(func() {
 		cs.index = make(map[deliveryKey]int, len(cs.deliveries))
 		for i := range cs.deliveries {
 			// Only the keys: the consumer's goroutine may be counting
 			// the calls of a delivery meanwhile.
-			key := cs.deliveries[i].key
+			key := r.key(cs, i)
 			if _, dup := cs.index[key]; !dup {
 				cs.index[key] = i
 			}
@@ -616,7 +636,7 @@ func (r *Replayer) Invoke(c int, p stdlib.Primitive, args []byte, live func() ([
 // (Invoke and Poll answer host.ErrInterrupt), rather than running the
 // rest of a handler that the recorded run never finished.
 func (r *Replayer) cutShort(cs *replayConsumer) bool {
-	if r.art.Trailer.Verdict != VerdictCanceled || cs.cur.used < len(cs.cur.entries) {
+	if r.art.Trailer.Verdict != VerdictCanceled || cs.cur.left() {
 		return false
 	}
 	if cs.n < 0 {
@@ -642,8 +662,8 @@ var _ host.Poller = (*Replayer)(nil)
 func (r *Replayer) serve(cs *replayConsumer, p stdlib.Primitive, args []byte, live func() ([]byte, error)) ([]byte, error) {
 	run := cs.cur
 	var next *Entry
-	if run.used < len(run.entries) {
-		next = cs.recorded(r.art, run.entries[run.used])
+	if i, ok := run.next(cs); ok {
+		next = cs.recorded(r.art, i)
 	}
 	switch {
 	case p.Effect == stdlib.Exit:
@@ -672,8 +692,8 @@ func (r *Replayer) serve(cs *replayConsumer, p stdlib.Primitive, args []byte, li
 		r.finding(ChangedOutput, cs, "%s, the recording printed %s here, the replay did not", cs.where(), r.entryText(next))
 		run.used++
 		next = nil
-		if run.used < len(run.entries) {
-			next = cs.recorded(r.art, run.entries[run.used])
+		if i, ok := run.next(cs); ok {
+			next = cs.recorded(r.art, i)
 		}
 	}
 	if next == nil {
@@ -914,7 +934,7 @@ func (r *Replayer) Publish(c int, msg host.MessageID, topic int, payload []byte)
 				continue // Next or Deliver accounts for it
 			}
 			key := deliveryKey{inst: s, msg: id}
-			if _, ok := to.lookup(key); ok || expected {
+			if _, ok := r.lookup(to, key); ok || expected {
 				continue
 			}
 			if !locked {
@@ -956,9 +976,9 @@ func (r *Replayer) Deliver(c, n int, d *host.Delivery, state host.StateReader) e
 	r.leaveRun(cs)
 	key := keyOf(d)
 	cs.n, cs.runInputs, cs.runOutputs = n, 0, 0
-	i, ok := cs.given, cs.given >= 0 && cs.deliveries[cs.given].key == key
+	i, ok := cs.given, cs.given >= 0 && r.key(cs, cs.given) == key
 	if !ok {
-		i, ok = cs.lookup(key)
+		i, ok = r.lookup(cs, key)
 	}
 	cs.given = -1
 	switch {
@@ -991,9 +1011,8 @@ func (r *Replayer) Deliver(c, n int, d *host.Delivery, state host.StateReader) e
 // leaveRun notes the recorded calls of cs's current handler run that the
 // replay did not make.
 func (r *Replayer) leaveRun(cs *replayConsumer) {
-	run := cs.cur
-	if run.used < len(run.entries) {
-		e := cs.recorded(r.art, run.entries[run.used])
+	if i, ok := cs.cur.next(cs); ok {
+		e := cs.recorded(r.art, i)
 		kind := UnusedInput
 		switch e.Body.(type) {
 		case Output:
@@ -1133,7 +1152,7 @@ func (r *Replayer) Next(c int, pending []host.Delivery) (int, time.Duration) {
 	if cs.pos >= len(cs.deliveries) {
 		for i := range pending {
 			key := keyOf(&pending[i])
-			if _, ok := cs.lookup(key); ok || cs.countedPub[key] || r.expectedAtEnd(&pending[i]) {
+			if _, ok := r.lookup(cs, key); ok || cs.countedPub[key] || r.expectedAtEnd(&pending[i]) {
 				continue
 			}
 			cs.lateUnexp++
@@ -1144,7 +1163,7 @@ func (r *Replayer) Next(c int, pending []host.Delivery) (int, time.Duration) {
 		return host.Retire, 0
 	}
 	if !cs.abandoned {
-		want := cs.deliveries[cs.pos].key
+		want := r.key(cs, cs.pos)
 		for i := range pending {
 			d := &pending[i]
 			if d.Target == want.inst && d.Message.Seq == want.msg.Seq && d.Message.Producer == int(want.msg.Producer) &&
@@ -1265,7 +1284,7 @@ func (r *Replayer) Stats() ReplayStats {
 					cs.id, plural(uint64(cs.pos), "delivery", "deliveries"), plural(uint64(len(cs.deliveries)), "delivery", "deliveries"))})
 		}
 		unused := func(run *callRun) {
-			for _, i := range run.entries[min(run.used, len(run.entries)):] {
+			for _, i := range cs.callEntries[min(run.from+run.used, run.to):run.to] {
 				if _, _, kind := r.art.head(i); kind == KindInvocation {
 					s.Unconsumed++
 				} else {
