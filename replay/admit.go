@@ -80,8 +80,9 @@ var formatKinds = []struct {
 // Admit is replay admission, before any application code runs. It
 // decodes data strictly (so the bytes that are checked are the bytes that
 // will be served: the artifact reads its entries from data, which must
-// not change afterwards, and keeps only their index), refuses a recording with async_io consumers, whose
-// delivery order is not recorded, then compares the recorded program
+// not change afterwards, and keeps only their index), refuses a
+// recording with async_io consumers, whose delivery order is not
+// recorded, then compares the recorded program
 // identity with want. A mismatch is refused unless unverified is set; it
 // is then admitted, with a warning for stderr in Admission.Warning.
 // Every refusal is a *RefusalError.
@@ -90,6 +91,16 @@ var formatKinds = []struct {
 // must be one this hale knows.
 func Admit(data []byte, want Identity, unverified bool) (*Artifact, *Admission, error) {
 	a, err := Index(data)
+	return AdmitIndexed(a, err, want, unverified)
+}
+
+// AdmitIndexed is Admit for an artifact already read by Index, a and err
+// being what Index returned: reading the artifact can then overlap
+// compiling the program whose identity it is checked against.
+func AdmitIndexed(a *Artifact, err error, want Identity, unverified bool) (*Artifact, *Admission, error) {
+	if a == nil && err == nil {
+		err = &FormatError{Err: ErrNotArtifact, Entry: -1, Msg: "no artifact was read"}
+	}
 	if err != nil {
 		kind := RefusedFraming
 		for _, fk := range formatKinds {
