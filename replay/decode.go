@@ -284,9 +284,8 @@ func (c *cursor) indexHalves(a *Artifact, n, framed int, found *entryCounts) *Fo
 func (c *cursor) indexRange(spans []span, first int, found *entryCounts, unknown *map[int]Kind) *FormatError {
 	for i := range spans {
 		start := c.pos
-		if sp, next, ok := fastRecord(c.data, start, c.end, c.names); ok {
-			spans[i] = sp
-			found.add(sp.consumer)
+		if next, ok := fastRecord(c.data, start, c.end, c.names, &spans[i]); ok {
+			found.add(spans[i].consumer)
 			c.pos = next
 			continue
 		}

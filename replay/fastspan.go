@@ -14,72 +14,73 @@ import "math"
 // FuzzDecode and FuzzDecodeSealed check that both readers agree.
 
 // fastRecord indexes the entry record at data[at:end] (its marker, its
-// length and its body) and returns where the next record starts.
-func fastRecord(data []byte, at, end int, names *nameTable) (span, int, bool) {
+// length and its body) into sp and returns where the next record starts.
+// When it gives up, sp holds nothing of use.
+func fastRecord(data []byte, at, end int, names *nameTable, sp *span) (int, bool) {
 	b := data[:end]
 	kind, i, ok := fastUvarint(b, at)
 	if !ok {
-		return span{}, 0, false
+		return 0, false
 	}
 	n, i, ok := fastUvarint(b, i)
 	if !ok || n > uint64(end-i) {
-		return span{}, 0, false
+		return 0, false
 	}
-	sp, ok := fastSpan(data, i, i+int(n), Kind(kind), names)
-	return sp, i + int(n), ok
+	return i + int(n), fastSpan(data, i, i+int(n), Kind(kind), names, sp)
 }
 
 // fastSpan indexes the entry whose body is data[at:end], of kind kind,
 // when it is a well-formed publish, delivery or invocation (that did not
 // trap), interning its names in names as the general reader does.
-func fastSpan(data []byte, at, end int, kind Kind, names *nameTable) (span, bool) {
+// (Spans are filled in place: returning them costs two copies each.)
+func fastSpan(data []byte, at, end int, kind Kind, names *nameTable, sp *span) bool {
 	if kind != KindPublish && kind != KindDelivery && kind != KindInvocation {
-		return span{}, false
+		return false
 	}
 	b := data[:end]
 	i := at
 	var ok bool
-	sp := span{kind: uint8(kind), end: end, name: noName}
+	*sp = span{kind: uint8(kind), end: end, name: noName}
 	var c uint64
 	if c, i, ok = fastUvarint(b, i); !ok || c > math.MaxUint32 {
-		return span{}, false
+		return false
 	}
 	sp.consumer = uint32(c)
 	if sp.seq, i, ok = fastUvarint(b, i); !ok {
-		return span{}, false
+		return false
 	}
 	sp.at = i
 	switch kind {
 	case KindPublish:
 		if sp.name, i, ok = fastName(b, i, names); !ok {
-			return span{}, false
+			return false
 		}
 		if sp.producer, sp.msgSeq, i, ok = fastMessage(b, i); !ok {
-			return span{}, false
+			return false
 		}
 		if _, i, ok = fastBytes(b, i); !ok {
-			return span{}, false
+			return false
 		}
 	case KindDelivery:
 		if sp.name, i, ok = fastName(b, i, names); !ok || i >= len(b) || b[i] > 1 {
-			return span{}, false
+			return false
 		}
 		sp.start = b[i] == 1
 		i++
 		if !sp.start {
 			if sp.producer, sp.msgSeq, i, ok = fastMessage(b, i); !ok {
-				return span{}, false
+				return false
 			}
 			if _, i, ok = fastName(b, i, names); !ok {
-				return span{}, false
+				return false
 			}
 		}
 	case KindInvocation:
 		if sp.name, i, ok = fastName(b, i, names); !ok {
-			return span{}, false
+			return false
 		}
 		if _, i, ok = fastBytes(b, i); !ok || i >= len(b) {
-			return span{}, false
+			return false
 		}
 		switch Outcome(b[i]) {
 		case OK:
@@ -90,10 +91,10 @@ func fastSpan(data []byte, at, end int, kind Kind, names *nameTable) (span, bool
 			ok = false // a trap's message: the general reader reads it
 		}
 		if !ok {
-			return span{}, false
+			return false
 		}
 	}
-	return sp, i == end
+	return i == end
 }
 
 // fastUvarint reads a minimally encoded LEB128 integer at b[i:].
