@@ -6,11 +6,11 @@ import "math"
 // publishes and invocations (400,000 of them for 200,000 messages), and
 // the general reader (cursor), which names every field for its error
 // messages, spends about 100 ns on each. fastSpan reads those kinds with
-// plain local indexes instead. It accepts exactly what the general reader accepts and
-// gives up on anything else (a problem, or a field it does not expect),
-// leaving the entry to the general reader, which
-// then reads it from its start and reports the problem as always: so
-// the fast path can change how long admission takes, never what it says.
+// plain local indexes instead. It accepts exactly what the general
+// reader accepts and gives up on anything else (a problem, or a field it
+// does not expect), leaving the entry to the general reader, which then
+// reads it from its start and reports the problem as always: so the fast
+// path can change how long admission takes, never what it says.
 // FuzzDecode and FuzzDecodeSealed check that both readers agree.
 
 // fastRecord indexes the entry record at data[at:end] (its marker, its

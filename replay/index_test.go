@@ -1,0 +1,110 @@
+package replay
+
+import (
+	"bytes"
+	"errors"
+	"reflect"
+	"testing"
+
+	"github.com/zeebo/blake3"
+)
+
+// largeArtifact is an artifact of n message round trips on two
+// consumers (a publish, its delivery and an input call each), enough
+// entries for the indexing decoder to read its halves in parallel.
+func largeArtifact(n int) *Artifact {
+	a := &Artifact{Header: sample().Header, Trailer: Trailer{Verdict: VerdictQuiescent}}
+	seq := [2]uint64{}
+	add := func(c uint32, b Body) {
+		a.Entries = append(a.Entries, Entry{Consumer: c, Seq: seq[c], Body: b})
+		seq[c]++
+	}
+	for i := range n {
+		c := uint32(i % 2)
+		add(c, Publish{Topic: "Tick", Message: MessageID{c, uint64(i / 2)}, Payload: []byte{1, byte(i)}})
+		add(1-c, Delivery{Target: "Counter", Message: MessageID{c, uint64(i / 2)}, Topic: "Tick"})
+		add(1-c, Invocation{Primitive: "std::rand::next_int", Args: []byte{0}, Outcome: OK, Result: []byte{1, byte(i >> 3)}})
+	}
+	return a
+}
+
+// reseal replaces data's checksum with the right one.
+func reseal(data []byte) []byte {
+	data = bytes.Clone(data)
+	sum := blake3.Sum256(data[:len(data)-32])
+	copy(data[len(data)-32:], sum[:])
+	return data
+}
+
+// TestIndexLarge checks the indexing decoder where it reads two halves on
+// two goroutines: it agrees with Decode on every entry, and a damaged
+// entry in either half (under a valid checksum, so that only the entry
+// itself is wrong) is refused with Decode's message, naming the first.
+func TestIndexLarge(t *testing.T) {
+	const n = 3 * splitFrom // 3n entries
+	data := mustEncode(t, largeArtifact(n))
+	full, err := Decode(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ix, err := Index(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ix.Len() != len(full.Entries) || ix.Len() < splitFrom {
+		t.Fatalf("%d entries indexed, %d decoded", ix.Len(), len(full.Entries))
+	}
+	for i, want := range full.Entries {
+		if got := ix.Entry(i); !reflect.DeepEqual(got, want) {
+			t.Fatalf("entry %d: indexed %#v, decoded %#v", i, got, want)
+		}
+	}
+	if !reflect.DeepEqual(Diff(full, ix), Diff(full, full)) || Diff(ix, ix).Diverged() {
+		t.Error("an indexed artifact compares differently from a decoded one")
+	}
+
+	// The delivery entries' start flags, found by their bytes: target
+	// "Counter" then a flag byte 0.
+	flag := []byte("\x07Counter\x00")
+	var flags []int
+	for i := 0; ; {
+		j := bytes.Index(data[i:], flag)
+		if j < 0 {
+			break
+		}
+		flags = append(flags, i+j+len(flag)-1)
+		i += j + len(flag)
+	}
+	if len(flags) != n {
+		t.Fatalf("found %d delivery flags, want %d", len(flags), n)
+	}
+	damage := func(at ...int) []byte {
+		d := bytes.Clone(data)
+		for _, i := range at {
+			d[i] = 2 // neither 0 nor 1
+		}
+		return reseal(d)
+	}
+	for _, tc := range []struct {
+		name string
+		at   []int
+	}{
+		{"first half", []int{flags[n/10]}},
+		{"second half", []int{flags[n-n/10]}},
+		{"both halves", []int{flags[n/3], flags[n-2]}},
+		{"the first entry after the halves' split", []int{flags[n/2]}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			bad := damage(tc.at...)
+			_, derr := Decode(bad)
+			_, ierr := Index(bad)
+			if derr == nil || ierr == nil || derr.Error() != ierr.Error() {
+				t.Fatalf("Decode: %v\nIndex:  %v", derr, ierr)
+			}
+			var fe *FormatError
+			if !errors.As(ierr, &fe) || fe.Err != ErrFraming || fe.Offset != int64(tc.at[0]) {
+				t.Fatalf("Index: %v (%+v), want bad framing at offset %d", ierr, fe, tc.at[0])
+			}
+		})
+	}
+}
