@@ -397,7 +397,7 @@ func benchEntryContent(body replay.Body) int {
 
 // BenchmarkReplaySetup measures what a replay does before the program
 // starts, on the recording of msgs.hl (400,000 entries): admission (the
-// artifact decoded and checked) and the replayer built from it.
+// artifact indexed and checked) and the replayer built from it.
 func BenchmarkReplaySetup(b *testing.B) {
 	p := compileProgram(b, benchMsgsSrc)
 	path := filepath.Join(b.TempDir(), "run.halerec")
