@@ -62,7 +62,6 @@ type Artifact struct {
 	data    []byte
 	spans   []span
 	names   *nameTable
-	unknown map[int]Kind // the kind codes of entries of unknown kinds, by index
 }
 
 // Header identifies the recorded program and lists its consumers.

@@ -155,7 +155,7 @@ func decodeAs(data []byte, keep bool, split int) (*Artifact, *FormatError) {
 	// A first walk over the records' frames counts the entries, so that
 	// the slice is allocated once at its size: a guess from the input's
 	// size reserved (and cleared) two to three times the memory.
-	n, framed := countEntries(c.data[c.pos:c.end])
+	n, framed := countEntries(c.data[c.pos:c.end], math.MaxInt)
 	var sum <-chan [32]byte
 	switch {
 	case keep:
@@ -192,12 +192,6 @@ func decodeAs(data []byte, keep bool, split int) (*Artifact, *FormatError) {
 			sp := bc.span(kind)
 			if bc.finish(); bc.err != nil {
 				return a, bc.err
-			}
-			if sp.kind == 0 {
-				if a.unknown == nil {
-					a.unknown = map[int]Kind{}
-				}
-				a.unknown[len(a.spans)] = kind
 			}
 			a.spans = append(a.spans, sp)
 			found.add(sp.consumer)
@@ -236,19 +230,18 @@ func (c *cursor) indexHalves(a *Artifact, n, framed int, found *entryCounts) *Fo
 	_, mid := countEntries(c.data[c.pos:c.pos+framed], half)
 	a.spans = a.spans[:n]
 	type part struct {
-		cur     *cursor
-		found   entryCounts
-		unknown map[int]Kind
-		err     *FormatError
+		cur   *cursor
+		found entryCounts
+		err   *FormatError
 	}
 	first := &part{cur: &cursor{data: c.data, pos: c.pos, end: c.pos + mid, top: true, names: c.names}}
 	second := &part{cur: &cursor{data: c.data, pos: c.pos + mid, end: c.pos + framed, top: true, names: &nameTable{}}}
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		second.err = second.cur.indexRange(a.spans[half:], half, &second.found, &second.unknown)
+		second.err = second.cur.indexRange(a.spans[half:], half, &second.found)
 	}()
-	first.err = first.cur.indexRange(a.spans[:half], 0, &first.found, &first.unknown)
+	first.err = first.cur.indexRange(a.spans[:half], 0, &first.found)
 	<-done
 	if first.err != nil {
 		return first.err
@@ -266,22 +259,15 @@ func (c *cursor) indexHalves(a *Artifact, n, framed int, found *entryCounts) *Fo
 			sp.name = renumber[sp.name]
 		}
 	}
-	for _, p := range []*part{first, second} {
-		found.merge(&p.found)
-		for i, k := range p.unknown {
-			if a.unknown == nil {
-				a.unknown = map[int]Kind{}
-			}
-			a.unknown[i] = k
-		}
-	}
+	found.merge(&first.found)
+	found.merge(&second.found)
 	c.pos += framed
 	return nil
 }
 
 // indexRange indexes len(spans) entry records from c.pos, entries first
 // on, all of them framed: it is the loop of decodeAs for such records.
-func (c *cursor) indexRange(spans []span, first int, found *entryCounts, unknown *map[int]Kind) *FormatError {
+func (c *cursor) indexRange(spans []span, first int, found *entryCounts) *FormatError {
 	for i := range spans {
 		start := c.pos
 		if next, ok := fastRecord(c.data, start, c.end, c.names, &spans[i]); ok {
@@ -299,12 +285,6 @@ func (c *cursor) indexRange(spans []span, first int, found *entryCounts, unknown
 		if bc.finish(); bc.err != nil {
 			return bc.err
 		}
-		if sp.kind == 0 {
-			if *unknown == nil {
-				*unknown = map[int]Kind{}
-			}
-			(*unknown)[first+i] = kind
-		}
 		spans[i] = sp
 		found.add(sp.consumer)
 	}
@@ -314,9 +294,9 @@ func (c *cursor) indexRange(spans []span, first int, found *entryCounts, unknown
 // countEntries returns how many entry records data starts with, reading
 // only each record's kind and length, up to the trailer marker, to where
 // the framing breaks (which the decoder then reports) or to limit
-// records when limit is given; and how many bytes those records take.
-func countEntries(data []byte, limit ...int) (n, framed int) {
-	for framed < len(data) && data[framed] != trailerMarker && (len(limit) == 0 || n < limit[0]) {
+// records; and how many bytes those records take.
+func countEntries(data []byte, limit int) (n, framed int) {
+	for framed < len(data) && data[framed] != trailerMarker && n < limit {
 		_, k := binary.Uvarint(data[framed:])
 		if k <= 0 {
 			break
@@ -553,7 +533,6 @@ func (c *cursor) failAt(at int, format string, args ...any) *FormatError {
 		}
 		c.err = &FormatError{Err: ErrFraming, Offset: int64(at), Entry: c.entry,
 			Msg: where + ": " + fmt.Sprintf(format, args...)}
-		c.end = c.pos
 	}
 	return c.err
 }
@@ -565,7 +544,6 @@ func (c *cursor) truncated(at int, detail string) *FormatError {
 			msg += fmt.Sprintf(", after %d complete entries", c.entry)
 		}
 		c.err = &FormatError{Err: ErrTruncated, Offset: int64(at), Entry: c.entry, Msg: msg}
-		c.end = c.pos
 	}
 	return c.err
 }
@@ -586,20 +564,12 @@ func (c *cursor) uvarint(field string) uint64 { return c.uvarintOf(field, "") }
 // uvarintOf is uvarint for the field named field+suffix; the name is only
 // built for an error message, keeping the hot path free of allocations.
 func (c *cursor) uvarintOf(field, suffix string) uint64 {
-	// Small enough to be inlined: most fields are one byte. (After a
-	// problem c.end is c.pos, so this never reads on.)
-	if c.pos < c.end && c.data[c.pos] < 0x80 {
-		c.pos++
-		return uint64(c.data[c.pos-1])
-	}
-	return c.uvarintLong(field, suffix)
-}
-
-// uvarintLong is uvarintOf for a field of more than one byte, or past
-// the end, or after a problem.
-func (c *cursor) uvarintLong(field, suffix string) uint64 {
 	if c.err != nil {
 		return 0
+	}
+	if c.pos < c.end && c.data[c.pos] < 0x80 { // most fields are one byte
+		c.pos++
+		return uint64(c.data[c.pos-1])
 	}
 	at := c.pos
 	var x uint64
@@ -703,7 +673,6 @@ type nameTable struct {
 	// recent are the names last interned, tried before the map: most
 	// entries repeat one of the previous entry's names.
 	recent [2]uint32
-	n      int // names interned, the first len(recent) go to recent
 }
 
 // intern returns the interned copy of b, adding it when add is set (and
@@ -719,8 +688,8 @@ func (t *nameTable) intern(b []byte, add bool) string {
 
 // id returns b's number, adding it when add is set.
 func (t *nameTable) id(b []byte, add bool) (uint32, bool) {
-	for _, id := range t.recent[:min(t.n, len(t.recent))] {
-		if t.list[id] == string(b) {
+	for _, id := range t.recent {
+		if int(id) < len(t.list) && t.list[id] == string(b) {
 			return id, true
 		}
 	}
@@ -738,7 +707,6 @@ func (t *nameTable) id(b []byte, add bool) (uint32, bool) {
 		// The slot of the one used longer ago.
 		copy(t.recent[1:], t.recent[:len(t.recent)-1])
 		t.recent[0] = id
-		t.n++
 	}
 	return id, ok
 }
@@ -827,6 +795,8 @@ func (c *cursor) span(kind Kind) span {
 	sp := span{consumer: c.consumer(), seq: c.uvarint("seq"), at: c.pos, end: c.end, name: noName}
 	if kind.known() {
 		sp.kind = uint8(kind)
+	} else {
+		sp.msgSeq = uint64(kind) // see span.kind
 	}
 	switch kind {
 	case KindInvocation:

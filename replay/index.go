@@ -13,11 +13,11 @@ package replay
 type span struct {
 	seq      uint64
 	at, end  int    // the kind's fields: data[at:end]
-	msgSeq   uint64 // publish, delivery: the message's seq
+	msgSeq   uint64 // publish, delivery: the message's seq; an entry of an unknown kind: its kind code
 	consumer uint32
 	producer uint32 // publish, delivery: the message's producer
 	name     uint32 // publish: the topic, delivery: the target, invocation: the primitive, as numbered in the nameTable; else noName
-	kind     uint8  // a known kind, or 0 (the code is in Artifact.unknown)
+	kind     uint8  // a known kind, or 0 (the code is in msgSeq)
 	start    bool   // delivery: a start delivery
 }
 
@@ -89,10 +89,11 @@ func (a *Artifact) head(i int) (consumer uint32, seq uint64, kind Kind) {
 
 // kindOf returns indexed entry i's kind code.
 func (a *Artifact) kindOf(i int) Kind {
-	if k := a.spans[i].kind; k != 0 {
-		return Kind(k)
+	sp := &a.spans[i]
+	if sp.kind != 0 {
+		return Kind(sp.kind)
 	}
-	return a.unknown[i]
+	return Kind(sp.msgSeq)
 }
 
 // heads returns the artifact's spans and the names they number. Those of
@@ -174,7 +175,7 @@ func (a *Artifact) full() *Artifact {
 		return a
 	}
 	b := *a
-	b.indexed, b.spans, b.data, b.names, b.unknown = false, nil, nil, nil, nil
+	b.indexed, b.spans, b.data, b.names = false, nil, nil, nil
 	b.Entries = make([]Entry, len(a.spans))
 	for i := range a.spans {
 		b.Entries[i] = a.Entry(i)

@@ -335,7 +335,9 @@ func NewReplayer(art *Artifact, prog *sir.Program, opts ReplayOptions) *Replayer
 	return r
 }
 
-// load builds the per-consumer tables from the artifact's entries.
+// load builds the per-consumer tables from the artifact's spans (its
+// index: consumer, seq, kind and message of each entry), reading no
+// entry's fields but the ingress lines' and the traps'.
 //
 // It runs before every replay over every entry (400,000 for 200,000
 // messages), so it allocates per consumer, not per entry: a counting pass
