@@ -69,6 +69,9 @@ func newBuildCmd(e env) *cobra.Command {
 				}
 				return write(e, c, e.stdout)
 			}
+			if err := refuseOverwrite("-o", out, c.sourceInputs()); err != nil {
+				return err
+			}
 			var buf bytes.Buffer
 			if err := write(e, c, &buf); err != nil {
 				return err

@@ -16,6 +16,7 @@ type compiled struct {
 	prog    *lang.Program
 	effects *effects.Info
 	sir     *sir.Program
+	path    string // the entry file's path as given
 }
 
 // compile loads, checks and analyses the program at path and lowers it to
@@ -34,7 +35,7 @@ func compile(e env, path string) (*compiled, error) {
 	if err != nil {
 		return nil, reportCompileError(e, prog, err)
 	}
-	return &compiled{prog: prog, effects: fx, sir: s}, nil
+	return &compiled{prog: prog, effects: fx, sir: s, path: path}, nil
 }
 
 // buildDigest returns the program's build-input digest: the toolchain and

@@ -106,6 +106,12 @@ func runReplay(e env, f replayFlags, artifactPath, programPath string) error {
 	if err != nil {
 		return refuse("%s does not compile (see the errors above)", programPath)
 	}
+	if f.output != "" {
+		ins := append([]input{{what: "the recording being replayed", path: artifactPath}}, c.sourceInputs()...)
+		if err := refuseOverwrite("-o", f.output, ins); err != nil {
+			return err
+		}
+	}
 	if names := asyncIOInstances(c.sir); len(names) > 0 {
 		return refuse("the program has async_io instances (%s), whose delivery order is not recorded", strings.Join(names, ", "))
 	}

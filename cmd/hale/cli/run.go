@@ -115,6 +115,13 @@ func startRecording(e env, c *compiled) (*replay.RecordingJournal, error) {
 	if settings.Path == "" {
 		return nil, nil
 	}
+	ins := c.sourceInputs()
+	if in, ok := stdinInput(e.stdin); ok {
+		ins = append(ins, in)
+	}
+	if err := checkRecordingTarget(settings.Path, ins); err != nil {
+		return nil, err
+	}
 	header, err := replay.NewHeader(c.sir, replay.HeaderInfo{
 		HaleVersion: hale.Version,
 		BuildDigest: c.buildDigest(),
