@@ -42,6 +42,9 @@ const (
 	RefusedTruncated RefusalKind = "truncated" // ErrTruncated
 	RefusedIdentity  RefusalKind = "identity"  // ErrIdentity
 	RefusedAsyncIO   RefusalKind = "async_io"  // ErrAsyncIO
+	// RefusedInconsistent: well-formed, but its entries disagree with each
+	// other or with the header, as `hale trace verify` checks (Verify).
+	RefusedInconsistent RefusalKind = "inconsistent" // *Inconsistency
 )
 
 // Admission problems that are not format problems.
@@ -56,7 +59,7 @@ var (
 type RefusalError struct {
 	Kind   RefusalKind
 	Reason string // the message without the leading "refused: "
-	Err    error  // a *FormatError, ErrIdentity or ErrAsyncIO
+	Err    error  // a *FormatError, an *Inconsistency, ErrIdentity or ErrAsyncIO
 }
 
 func (e *RefusalError) Error() string { return "refused: " + e.Reason }
@@ -80,7 +83,8 @@ var formatKinds = []struct {
 // Admit is replay admission, before any application code runs. It
 // decodes data strictly (so the bytes that are checked are the bytes that
 // will be served: the artifact reads its entries from data, which must
-// not change afterwards, and keeps only their index), refuses a
+// not change afterwards, and keeps only their index), checks that its
+// entries are consistent as Artifact.Verify does, refuses a
 // recording with async_io consumers, whose delivery order is not
 // recorded, then compares the recorded program
 // identity with want. A mismatch is refused unless unverified is set; it
@@ -116,6 +120,13 @@ func AdmitIndexed(a *Artifact, err error, want Identity, unverified bool) (*Arti
 		// Serving env values depends on what the policy withheld.
 		return nil, nil, &RefusalError{Kind: RefusedFraming, Err: ErrFraming,
 			Reason: fmt.Sprintf("the header's env policy %q is neither %q nor %q", p, EnvWithheld, EnvFull)}
+	}
+
+	if err := a.Verify(); err != nil {
+		// A forged artifact with a fixed-up checksum passes the format
+		// checks; what the replayer assumes of the entries is checked
+		// here, with the message `hale trace verify` gives.
+		return nil, nil, &RefusalError{Kind: RefusedInconsistent, Reason: "inconsistent: " + err.Error(), Err: err}
 	}
 
 	var async []string

@@ -420,6 +420,14 @@ func BenchmarkReplaySetup(b *testing.B) {
 			}
 		}
 	})
+	// The consistency checks alone, which admission runs after decoding.
+	b.Run("verify", func(b *testing.B) {
+		for b.Loop() {
+			if err := art.Verify(); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
 	b.Run("replayer", func(b *testing.B) {
 		for b.Loop() {
 			replay.NewReplayer(art, p.sir, replay.ReplayOptions{Quiet: true})

@@ -2,6 +2,7 @@ package replay
 
 import (
 	"bytes"
+	"errors"
 	"io"
 	"reflect"
 	"testing"
@@ -36,7 +37,7 @@ func FuzzDecode(f *testing.F) {
 			if !bytes.Equal(again, data) {
 				t.Fatalf("encode(decode(x)) != x")
 			}
-			_ = a.Verify()
+			admitAgreesWithVerify(t, data, a)
 		}
 		a, err = Salvage(data)
 		if a == nil {
@@ -80,7 +81,7 @@ func FuzzDecodeSealed(f *testing.F) {
 		if !bytes.Equal(again, data) {
 			t.Fatalf("encode(decode(x)) != x")
 		}
-		_ = a.Verify()
+		admitAgreesWithVerify(t, data, a)
 		_ = Dump(io.Discard, a, nil)
 	})
 }
@@ -134,6 +135,112 @@ func sameIndexedFrom(t *testing.T, data []byte, a *Artifact, err error, split in
 	if !reflect.DeepEqual(ix.full().Entries, a.Entries) {
 		t.Fatalf("full() differs from Decode")
 	}
+}
+
+// admitAgreesWithVerify checks, for data that Decode accepted as a, that
+// whatever admission accepts Verify accepts too (admission refuses an
+// inconsistent artifact with Verify's own message), and that Verify says
+// the same on the index that admission keeps as on the decoded entries.
+func admitAgreesWithVerify(t *testing.T, data []byte, a *Artifact) {
+	t.Helper()
+	verr := a.Verify()
+	ix, err := Index(data)
+	if err != nil {
+		t.Fatalf("Index refuses what Decode accepts: %v", err)
+	}
+	if ierr := ix.Verify(); (ierr == nil) != (verr == nil) || ierr != nil && ierr.Error() != verr.Error() {
+		t.Fatalf("Verify on the index: %v; on the decoded entries: %v", ierr, verr)
+	}
+	id := Identity{BuildDigest: a.Header.BuildDigest, ShapeHash: a.Header.ShapeHash}
+	_, _, aerr := Admit(data, id, false)
+	if verr == nil {
+		return
+	}
+	if aerr == nil {
+		t.Fatalf("admitted an artifact that Verify calls inconsistent: %v", verr)
+	}
+	var re *RefusalError
+	if errors.As(aerr, &re) && re.Kind == RefusedInconsistent && re.Reason != "inconsistent: "+verr.Error() {
+		t.Fatalf("admission says %q, Verify %q", re.Reason, verr)
+	}
+}
+
+// FuzzAdmitForged forges artifacts as an attacker with the format in
+// hand would: one field of one entry (or of the header or trailer) of a
+// valid artifact is changed and the artifact re-encoded, so its checksum
+// and counts are right. Admission must accept only what Verify accepts.
+func FuzzAdmitForged(f *testing.F) {
+	for what := range uint8(12) {
+		f.Add(uint8(5), what, uint64(1), "Job")
+	}
+	f.Add(uint8(0), uint8(9), uint64(0), "phnned")
+	f.Add(uint8(5), uint8(4), uint64(0), "Line")
+	f.Fuzz(func(t *testing.T, at, what uint8, n uint64, s string) {
+		a := sample()
+		i := int(at) % len(a.Entries)
+		e := &a.Entries[i]
+		switch what % 12 {
+		case 0:
+			e.Consumer = uint32(n % 6)
+		case 1:
+			e.Seq = n % 8
+		case 2, 3, 4, 5:
+			switch x := e.Body.(type) {
+			case Publish:
+				switch what % 12 {
+				case 2:
+					x.Message.Producer = uint32(n % 6)
+				case 3:
+					x.Message.Seq = n % 4
+				default:
+					x.Topic = s
+				}
+				e.Body = x
+			case Delivery:
+				switch what % 12 {
+				case 2:
+					x.Message = MessageID{Producer: uint32(n % 6), Seq: n / 6 % 4}
+				case 3:
+					x.Target = s
+				case 4:
+					x.Topic = s
+				default:
+					x.Start = !x.Start
+				}
+				e.Body = x
+			case Trap:
+				x.At = &Coordinate{Consumer: uint32(n % 6), N: n / 6 % 4}
+				e.Body = x
+			case Exit:
+				x.At = &Coordinate{Consumer: uint32(n % 6), N: n / 6 % 4}
+				x.Code = int64(n % 5)
+				e.Body = x
+			}
+		case 6:
+			a.Entries[i], a.Entries[(i+int(n))%len(a.Entries)] = a.Entries[(i+int(n))%len(a.Entries)], a.Entries[i]
+		case 7:
+			a.Entries = append(a.Entries[:i], a.Entries[i+1:]...)
+		case 8:
+			a.Trailer.ExitCode = int64(n % 5)
+			a.Trailer.Verdict = []string{VerdictExit, VerdictTrap, VerdictQuiescent, VerdictCanceled}[n%4]
+		case 9:
+			a.Header.Consumers[int(n)%len(a.Header.Consumers)].Kind = s
+		case 10:
+			a.Header.Consumers[int(n)%len(a.Header.Consumers)].ID = uint32(n % 6)
+		case 11:
+			c := &a.Header.Consumers[int(n)%len(a.Header.Consumers)]
+			c.Instances = append(c.Instances, s)
+		}
+		data, err := Encode(a)
+		if err != nil {
+			return
+		}
+		again, err := Decode(data)
+		if err != nil {
+			return
+		}
+		admitAgreesWithVerify(t, data, again)
+	})
 }
 
 // FuzzEntry encodes arbitrary field values: the entry must decode back to

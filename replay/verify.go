@@ -48,7 +48,6 @@ func Verify(data []byte) error {
 // The trailer's counts are checked by Decode, which Artifact.Verify
 // assumes has accepted a.
 func (a *Artifact) Verify() error {
-	a = a.full()
 	bad := func(i int, format string, args ...any) error {
 		return &Inconsistency{Entry: i, Msg: fmt.Sprintf(format, args...)}
 	}
@@ -58,71 +57,82 @@ func (a *Artifact) Verify() error {
 	// The header's type table, when it can be read, says which instance
 	// subscribes to which topic.
 	program, _ := decodeProgramTypes(a.Header.Types)
-	consumers := map[uint32]Consumer{}
-	runs := map[uint32]map[string]bool{}
-	for _, c := range a.Header.Consumers {
-		consumers[c.ID] = c
-		runs[c.ID] = map[string]bool{}
-		for _, in := range c.Instances {
-			runs[c.ID][in] = true
-		}
-	}
+	consumers := newVerifyConsumers(a.Header.Consumers)
 
-	next := map[uint32]uint64{}         // expected seq per consumer
-	published := map[MessageID]string{} // identity → topic
-	publishes := map[uint32]uint64{}    // publishes per producer
-	deliveries := map[uint32]uint64{}   // deliveries per consumer
+	// The checks read the index (admission runs them on every replay, so
+	// they allocate per consumer, not per entry); only a delivery's topic
+	// and a trap's or exit's fields are read from the entry itself.
+	spans, names := a.heads()
+	subs := newSubscriptions(len(names.list))
+	consumers.reservePublishes(spans)
 	var exit *Exit
 	traps := 0
 
 	checkAt := func(i int, at *Coordinate) error {
-		if at != nil && at.N >= deliveries[at.Consumer] {
+		if at == nil {
+			return nil
+		}
+		if c := consumers.get(at.Consumer); c == nil || at.N >= c.deliveries {
 			return bad(i, "coordinate %s names a delivery not yet in the file", at)
 		}
 		return nil
 	}
 
-	for i, e := range a.Entries {
-		c, ok := consumers[e.Consumer]
-		if !ok {
-			return bad(i, "consumer %d is not in the consumer table", e.Consumer)
+	for i := range spans {
+		sp := &spans[i]
+		c := consumers.get(sp.consumer)
+		if c == nil {
+			return bad(i, "consumer %d is not in the consumer table", sp.consumer)
 		}
-		if e.Seq != next[e.Consumer] {
-			return bad(i, "consumer %d has seq %d where %d was expected", e.Consumer, e.Seq, next[e.Consumer])
+		if sp.seq != c.next {
+			return bad(i, "consumer %d has seq %d where %d was expected", sp.consumer, sp.seq, c.next)
 		}
-		next[e.Consumer]++
+		c.next++
 
-		switch x := e.Body.(type) {
-		case Publish:
-			want := MessageID{Producer: e.Consumer, Seq: publishes[e.Consumer]}
-			if x.Message != want {
-				return bad(i, "publish by consumer %d has message identity %s where %s was expected", e.Consumer, x.Message, want)
+		switch Kind(sp.kind) {
+		case KindPublish:
+			want := MessageID{Producer: sp.consumer, Seq: uint64(len(c.published))}
+			if got := (MessageID{Producer: sp.producer, Seq: sp.msgSeq}); got != want {
+				return bad(i, "publish by consumer %d has message identity %s where %s was expected", sp.consumer, got, want)
 			}
-			publishes[e.Consumer]++
-			published[x.Message] = x.Topic
-		case Delivery:
-			if !runs[e.Consumer][x.Target] {
-				return bad(i, "delivery to %s, which consumer %d (%s %s) does not run", x.Target, e.Consumer, c.Kind, c.Name)
-			}
-			if !x.Start {
-				if yes, known := program.subscribed(x.Target, x.Topic); known && !yes {
-					return bad(i, "delivery of topic %s to %s, which does not subscribe to it", x.Topic, x.Target)
+			c.published = append(c.published, sp.name)
+		case KindDelivery:
+			target := names.list[sp.name]
+			if sp.name != c.target {
+				if !c.runs[target] {
+					return bad(i, "delivery to %s, which consumer %d (%s %s) does not run", target, sp.consumer, c.Kind, c.Name)
 				}
-				topic, ok := published[x.Message]
+				c.target = sp.name
+			}
+			if !sp.start {
+				msg := MessageID{Producer: sp.producer, Seq: sp.msgSeq}
+				producer := consumers.get(sp.producer)
+				published := noName
+				if producer != nil && sp.msgSeq < uint64(len(producer.published)) {
+					published = producer.published[sp.msgSeq]
+				}
+				topic, topicID := a.deliveryTopic(i, names, published)
+				if program != nil && !subs.subscribed(program, target, sp.name, topic, topicID) {
+					return bad(i, "delivery of topic %s to %s, which does not subscribe to it", topic, target)
+				}
 				switch {
-				case ok && topic != x.Topic:
-					return bad(i, "delivery of message %s on topic %s, which was published on topic %s", x.Message, x.Topic, topic)
-				case !ok && consumers[x.Message.Producer].Kind != ConsumerIngress:
-					return bad(i, "delivery of message %s, which was not published before it", x.Message)
+				case published != noName:
+					if topicID != published {
+						return bad(i, "delivery of message %s on topic %s, which was published on topic %s", msg, topic, names.list[published])
+					}
+				case producer == nil || producer.Kind != ConsumerIngress:
+					return bad(i, "delivery of message %s, which was not published before it", msg)
 				}
 			}
-			deliveries[e.Consumer]++
-		case Trap:
+			c.deliveries++
+		case KindTrap:
+			x, _ := a.Entry(i).Body.(Trap)
 			if err := checkAt(i, x.At); err != nil {
 				return err
 			}
 			traps++
-		case Exit:
+		case KindExit:
+			x, _ := a.Entry(i).Body.(Exit)
 			if err := checkAt(i, x.At); err != nil {
 				return err
 			}
@@ -149,4 +159,151 @@ func (a *Artifact) Verify() error {
 		}
 	}
 	return nil
+}
+
+// verifyConsumer is what Verify keeps per consumer.
+type verifyConsumer struct {
+	Consumer
+	runs       map[string]bool // the instances it runs
+	target     uint32          // the name number of the last target found in runs; noName before
+	next       uint64          // the seq its next entry must have
+	published  []uint32        // the topic (name number) of each of its publishes, by seq
+	reserved   int             // its publishes, as counted before the checks
+	deliveries uint64
+}
+
+// verifyConsumers finds a consumer by id: through a slice when the ids
+// are small (as the recorder numbers them, 0 to n-1), else a map.
+type verifyConsumers struct {
+	dense []*verifyConsumer
+	byID  map[uint32]*verifyConsumer
+}
+
+func newVerifyConsumers(table []Consumer) *verifyConsumers {
+	vs := &verifyConsumers{byID: map[uint32]*verifyConsumer{}}
+	maxID := uint32(0)
+	for _, c := range table {
+		vc := &verifyConsumer{Consumer: c, runs: map[string]bool{}, target: noName}
+		for _, in := range c.Instances {
+			vc.runs[in] = true
+		}
+		vs.byID[c.ID] = vc
+		maxID = max(maxID, c.ID)
+	}
+	if int64(maxID) < 2*int64(len(table))+64 {
+		vs.dense = make([]*verifyConsumer, maxID+1)
+		for id, vc := range vs.byID {
+			vs.dense[id] = vc
+		}
+	}
+	return vs
+}
+
+// reservePublishes sizes each consumer's published list from a first
+// count over spans, all in one array: admission runs Verify on every
+// replay, and a list grown by appending would allocate twice its size.
+func (vs *verifyConsumers) reservePublishes(spans []span) {
+	total := 0
+	for i := range spans {
+		if Kind(spans[i].kind) == KindPublish {
+			if c := vs.get(spans[i].consumer); c != nil {
+				c.reserved++
+				total++
+			}
+		}
+	}
+	all := make([]uint32, total)
+	for _, c := range vs.byID {
+		c.published, all = all[:0:c.reserved], all[c.reserved:]
+	}
+}
+
+// get returns the consumer with that id, or nil.
+func (vs *verifyConsumers) get(id uint32) *verifyConsumer {
+	if vs.dense != nil {
+		if int64(id) < int64(len(vs.dense)) {
+			return vs.dense[id]
+		}
+		return nil
+	}
+	return vs.byID[id]
+}
+
+// deliveryTopic returns delivery i's topic and its number in names
+// (noName when names does not have it). hint is the number it most
+// likely has, the topic its message was published on, compared first:
+// for an indexed artifact that spares a lookup per delivery.
+func (a *Artifact) deliveryTopic(i int, names *nameTable, hint uint32) (string, uint32) {
+	if !a.indexed {
+		x, _ := a.Entries[i].Body.(Delivery)
+		if hint != noName && names.list[hint] == x.Topic {
+			return x.Topic, hint
+		}
+		if id, ok := names.id([]byte(x.Topic), false); ok {
+			return x.Topic, id
+		}
+		return x.Topic, noName
+	}
+	sp := &a.spans[i]
+	b := a.data[:sp.end]
+	if _, j, ok := fastBytes(b, sp.at); ok && j < len(b) {
+		if _, _, j, ok = fastMessage(b, j+1); ok {
+			if from, to, ok := fastBytes(b, j); ok && to == sp.end {
+				topic := b[from:to]
+				if hint != noName && names.list[hint] == string(topic) {
+					return names.list[hint], hint
+				}
+				if id, ok := names.id(topic, false); ok {
+					return names.list[id], id
+				}
+				return string(topic), noName
+			}
+		}
+	}
+	x, _ := a.delivery(i)
+	return x.Topic, noName
+}
+
+// subscriptions remembers Verify's answers to "does this target
+// subscribe to this topic": per pair of name numbers in a table when
+// there are few names, else in a map.
+type subscriptions struct {
+	n     int
+	table []uint8 // target*n+topic: 0 not asked yet, 1 yes, 2 no
+	asked map[[2]string]bool
+}
+
+func newSubscriptions(names int) *subscriptions {
+	s := &subscriptions{n: names, asked: map[[2]string]bool{}}
+	if names <= 256 {
+		s.table = make([]uint8, names*names)
+	}
+	return s
+}
+
+// subscribed reports whether the program's type table lets target (name
+// number targetID) receive topic; a pair the table does not know is let
+// through, as Verify documents.
+func (s *subscriptions) subscribed(program *programTypes, target string, targetID uint32, topic string, topicID uint32) bool {
+	ask := func() bool {
+		yes, known := program.subscribed(target, topic)
+		return yes || !known
+	}
+	if s.table != nil && targetID != noName && topicID != noName && int(targetID) < s.n && int(topicID) < s.n {
+		k := int(targetID)*s.n + int(topicID)
+		if s.table[k] == 0 {
+			s.table[k] = 2
+			if ask() {
+				s.table[k] = 1
+			}
+		}
+		return s.table[k] == 1
+	}
+	key := [2]string{target, topic}
+	yes, ok := s.asked[key]
+	if !ok {
+		yes = ask()
+		s.asked[key] = yes
+	}
+	return yes
 }

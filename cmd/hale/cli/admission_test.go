@@ -1,0 +1,149 @@
+package cli
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/hale-lang/hale/replay"
+)
+
+// admissionApp publishes on two topics; the main bus runs Sink (both
+// topics) and Deaf (only A), and Sink exits with code 3 on B.
+const admissionApp = `topic A { n: int }
+topic B { n: int }
+locus Src { on start { publish A { n: 1 }; publish B { n: 2 }; } }
+locus Sink { on A(a) { print("a"); } on B(b) { std::process::exit(3); } }
+locus Deaf { on A(a) { print("deaf"); } }
+main { spawn Src on pinned; spawn Sink; spawn Deaf; }
+`
+
+// admissionTrapApp traps in the handler of A.
+const admissionTrapApp = `topic A { n: int }
+locus Src { on start { publish A { n: 1 }; } }
+locus Sink { on A(a) { panic("boom"); } }
+main { spawn Src on pinned; spawn Sink; }
+`
+
+// TestReplayRefusesInconsistentArtifacts forges, from real recordings,
+// one artifact per rule of `hale trace verify`, re-encoded so that its
+// checksum and counts are right again: `hale replay` refuses each (exit
+// 2) with the message `hale trace verify` gives, before the program runs.
+func TestReplayRefusesInconsistentArtifacts(t *testing.T) {
+	dir := t.TempDir()
+	write(t, filepath.Join(dir, "app.hl"), admissionApp)
+	write(t, filepath.Join(dir, "trap.hl"), admissionTrapApp)
+	for _, prog := range []string{"app", "trap"} {
+		code, stderr := runIn(t, dir, nil, map[string]string{"LOTUS_OBS_RECORD": prog + ".halerec"}, "run", "--engine", "native", prog+".hl")
+		if code != 3 {
+			t.Fatalf("recording %s: exit %d, %s", prog, code, stderr)
+		}
+	}
+	load := func(prog string) *replay.Artifact {
+		data, err := os.ReadFile(filepath.Join(dir, prog+".halerec"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		a, err := replay.Decode(data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return a
+	}
+	// find returns the index of the first entry for which ok holds.
+	find := func(a *replay.Artifact, ok func(replay.Entry) bool) int {
+		for i, e := range a.Entries {
+			if ok(e) {
+				return i
+			}
+		}
+		t.Fatal("no such entry")
+		return -1
+	}
+	delivery := func(topic string) func(replay.Entry) bool {
+		return func(e replay.Entry) bool { d, ok := e.Body.(replay.Delivery); return ok && d.Topic == topic }
+	}
+	editDelivery := func(a *replay.Artifact, topic string, edit func(*replay.Delivery)) {
+		i := find(a, delivery(topic))
+		d := a.Entries[i].Body.(replay.Delivery)
+		edit(&d)
+		a.Entries[i].Body = d
+	}
+	tests := []struct {
+		name, prog string
+		forge      func(a *replay.Artifact)
+		msg        string // what trace verify says (after "inconsistent: ")
+	}{
+		{"unknown consumer kind", "app", func(a *replay.Artifact) { a.Header.Consumers[0].Kind = "phnned" },
+			`header: consumer 0 has unknown kind "phnned"`},
+		{"consumer listed twice", "app", func(a *replay.Artifact) { a.Header.Consumers[1].ID = a.Header.Consumers[0].ID },
+			"header: consumer 0 is listed twice"},
+		{"consumer not in the table", "app", func(a *replay.Artifact) { a.Entries[len(a.Entries)-1].Consumer = 42 },
+			"consumer 42 is not in the consumer table"},
+		{"seq gap", "app", func(a *replay.Artifact) {
+			i := find(a, func(e replay.Entry) bool { return e.Seq == 1 })
+			a.Entries[i].Seq = 2
+		}, "has seq 2 where 1 was expected"},
+		{"publish identity", "app", func(a *replay.Artifact) {
+			i := find(a, func(e replay.Entry) bool { _, ok := e.Body.(replay.Publish); return ok })
+			p := a.Entries[i].Body.(replay.Publish)
+			p.Message.Seq = 5
+			a.Entries[i].Body = p
+		}, "has message identity 1:5 where 1:0 was expected"},
+		{"delivery to an instance its consumer does not run", "app", func(a *replay.Artifact) {
+			editDelivery(a, "A", func(d *replay.Delivery) { d.Target = "Src" })
+		}, "delivery to Src, which consumer 0 (main main) does not run"},
+		{"delivery to an instance that does not subscribe", "app", func(a *replay.Artifact) {
+			editDelivery(a, "B", func(d *replay.Delivery) { d.Target = "Deaf" })
+		}, "delivery of topic B to Deaf, which does not subscribe to it"},
+		{"delivery on another topic", "app", func(a *replay.Artifact) {
+			editDelivery(a, "B", func(d *replay.Delivery) { d.Topic = "A" })
+		}, "delivery of message 1:1 on topic A, which was published on topic B"},
+		{"delivery of a message never published", "app", func(a *replay.Artifact) {
+			editDelivery(a, "A", func(d *replay.Delivery) { d.Message.Seq = 9 })
+		}, "delivery of message 1:9, which was not published before it"},
+		{"exit at a delivery not in the file", "app", func(a *replay.Artifact) {
+			i := find(a, func(e replay.Entry) bool { _, ok := e.Body.(replay.Exit); return ok })
+			x := a.Entries[i].Body.(replay.Exit)
+			x.At = &replay.Coordinate{Consumer: 0, N: 7}
+			a.Entries[i].Body = x
+		}, "coordinate 0:7 names a delivery not yet in the file"},
+		{"exit code differs", "app", func(a *replay.Artifact) { a.Trailer.ExitCode = 4 },
+			"trailer: exit code 4 but no exit entry has that code (the first has 3)"},
+		{"trap at a delivery not in the file", "trap", func(a *replay.Artifact) {
+			i := find(a, func(e replay.Entry) bool { _, ok := e.Body.(replay.Trap); return ok })
+			x := a.Entries[i].Body.(replay.Trap)
+			x.At = &replay.Coordinate{Consumer: 0, N: 3}
+			a.Entries[i].Body = x
+		}, "coordinate 0:3 names a delivery not yet in the file"},
+		{"trap verdict without a trap", "app", func(a *replay.Artifact) { a.Trailer.Verdict = replay.VerdictTrap; a.Trailer.ExitCode = 3 },
+			"trailer: verdict trap but the artifact has no trap entry"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			a := load(tt.prog)
+			tt.forge(a)
+			data, err := replay.Encode(a)
+			if err != nil {
+				t.Fatal(err)
+			}
+			write(t, filepath.Join(dir, "forged.halerec"), string(data))
+			code, verifyErr := runIn(t, dir, nil, nil, "trace", "verify", "forged.halerec")
+			if code != ExitFailure || !strings.HasPrefix(verifyErr, "hale: forged.halerec: inconsistent: ") || !strings.Contains(verifyErr, tt.msg) {
+				t.Fatalf("trace verify: exit %d, %q; want exit 1 with %q", code, verifyErr, tt.msg)
+			}
+			problem := strings.TrimSuffix(strings.TrimPrefix(verifyErr, "hale: forged.halerec: inconsistent: "), "\n")
+			code, stderr := runIn(t, dir, nil, nil, "replay", "--engine", "native", "forged.halerec", tt.prog+".hl")
+			want := "hale: forged.halerec: refused: inconsistent: " + problem + "\n"
+			if code != ExitUsage || stderr != want {
+				t.Errorf("replay: exit %d, stderr %q\nwant exit 2, stderr %q", code, stderr, want)
+			}
+			// --json says the same in its reason.
+			code, _ = runIn(t, dir, nil, nil, "replay", "--engine", "native", "--json", "forged.halerec", tt.prog+".hl")
+			if code != ExitUsage {
+				t.Errorf("replay --json: exit %d, want 2", code)
+			}
+		})
+	}
+}
