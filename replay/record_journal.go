@@ -25,7 +25,8 @@ import (
 //   - print, std::io::println and std::io::eprintln are Outputs on stdout
 //     or stderr whose result is the text written, newline included;
 //   - fs.write and net calls are Outputs on the "fs.write" and "net"
-//     channels with their canonical results;
+//     channels with their canonical results; a net call's URL is recorded
+//     with the password of its userinfo withheld (withheldArgs);
 //   - std::process::exit is an Exit with the code, the source position
 //     of the call and the coordinate of the delivery that called it;
 //   - publishes (ingress lines included), deliveries and traps are
@@ -86,7 +87,7 @@ func (j *RecordingJournal) callEntry(c int, p stdlib.Primitive, args, res []byte
 		}
 		return out
 	case p.Journal == stdlib.Virtual:
-		out := Output{Channel: string(p.Effect), Primitive: p.Name, Args: args, Outcome: OK, Result: res}
+		out := Output{Channel: string(p.Effect), Primitive: p.Name, Args: withheldArgs(p, args), Outcome: OK, Result: res}
 		if err != nil {
 			out.Outcome, out.Result, out.Message = Trapped, nil, err.Error()
 		}

@@ -679,6 +679,9 @@ func (r *Replayer) serve(cs *replayConsumer, p stdlib.Primitive, args []byte, li
 	// An input, or an fs.write or net call, numbered as the diff numbers
 	// them: among the entries of its kind in the handler run.
 	virtual := p.Journal == stdlib.Virtual
+	// A URL's password was withheld from the recording: the call is
+	// compared (and shown) with it withheld too, so by its length.
+	args = withheldArgs(p, args)
 	call := "call #" + strconv.Itoa(cs.runInputs)
 	if virtual {
 		call = "output #" + strconv.Itoa(cs.runOutputs)

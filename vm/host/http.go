@@ -73,7 +73,9 @@ func (c *consumer) httpCall(method, rawURL string, body io.Reader, contentType s
 		if errors.As(err, &ue) {
 			err = ue.Err
 		}
-		return fmt.Errorf("cannot %s %q: %v", method, rawURL, err)
+		// The message is recorded, and a URL's password never is.
+		shown, _ := WithholdURLPassword(rawURL)
+		return fmt.Errorf("cannot %s %q: %v", method, shown, err)
 	}
 	req, err := http.NewRequestWithContext(c.r.ctx, method, rawURL, body)
 	if err != nil {
