@@ -246,18 +246,19 @@ func (a *Artifact) deliveryTopic(i int, names *nameTable, hint uint32) (string, 
 	}
 	sp := &a.spans[i]
 	b := a.data[:sp.end]
-	if _, j, ok := fastBytes(b, sp.at); ok && j < len(b) {
-		if _, _, j, ok = fastMessage(b, j+1); ok {
-			if from, to, ok := fastBytes(b, j); ok && to == sp.end {
-				topic := b[from:to]
-				if hint != noName && names.list[hint] == string(topic) {
-					return names.list[hint], hint
-				}
-				if id, ok := names.id(topic, false); ok {
-					return names.list[id], id
-				}
-				return string(topic), noName
+	// The target, the start flag, then the message, whose two varints
+	// the span holds already: their sizes are skipped, not read.
+	if _, j, ok := fastBytes(b, sp.at); ok {
+		j += 1 + uvarintLen(uint64(sp.producer)) + uvarintLen(sp.msgSeq)
+		if from, to, ok := fastBytes(b, j); ok && to == sp.end {
+			topic := b[from:to]
+			if hint != noName && names.list[hint] == string(topic) {
+				return names.list[hint], hint
 			}
+			if id, ok := names.id(topic, false); ok {
+				return names.list[id], id
+			}
+			return string(topic), noName
 		}
 	}
 	x, _ := a.delivery(i)
