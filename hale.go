@@ -7,7 +7,7 @@ import (
 	_ "embed"
 	"strings"
 
-	"github.com/hale-lang/hale/replay"
+	"github.com/hale-lang/hale/replay/artifact"
 )
 
 // Version is the toolchain version printed by `hale version` and stamped
@@ -16,7 +16,7 @@ const Version = "0.1.0"
 
 // ArtifactFormatVersion is the recording format this toolchain writes and
 // the newest it reads.
-const ArtifactFormatVersion = replay.FormatVersion
+const ArtifactFormatVersion = artifact.FormatVersion
 
 //go:embed go.mod
 var goMod string

@@ -1,7 +1,6 @@
 package replay
 
 import (
-	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -9,6 +8,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/hale-lang/hale/replay/artifact"
 	"github.com/hale-lang/hale/sir"
 	"github.com/hale-lang/hale/vm/value"
 )
@@ -29,11 +29,11 @@ type HeaderInfo struct {
 // info, the logical paths of the user's files, the consumer table (ids,
 // kinds and names of sir.Program.Consumers, with the names of the
 // instances each one runs) and the type table of ProgramTypes.
-func NewHeader(prog *sir.Program, info HeaderInfo) (*Header, error) {
+func NewHeader(prog *sir.Program, info HeaderInfo) (*artifact.Header, error) {
 	if prog == nil {
 		return nil, errors.New("recording: no program")
 	}
-	h := &Header{
+	h := &artifact.Header{
 		HaleVersion: info.HaleVersion,
 		BuildDigest: info.BuildDigest,
 		ShapeHash:   info.ShapeHash,
@@ -41,7 +41,7 @@ func NewHeader(prog *sir.Program, info HeaderInfo) (*Header, error) {
 		Files:       append([]string(nil), prog.Files...),
 	}
 	if h.EnvPolicy == "" {
-		h.EnvPolicy = EnvWithheld
+		h.EnvPolicy = artifact.EnvWithheld
 	}
 	created := info.Created
 	if created.IsZero() {
@@ -49,7 +49,7 @@ func NewHeader(prog *sir.Program, info HeaderInfo) (*Header, error) {
 	}
 	h.Created = created.UnixNano()
 	for id, c := range prog.Consumers {
-		hc := Consumer{ID: uint32(id), Kind: c.Kind.String(), Name: c.Name, Instances: []string{}}
+		hc := artifact.Consumer{ID: uint32(id), Kind: c.Kind.String(), Name: c.Name, Instances: []string{}}
 		for _, i := range c.Instances {
 			if i < 0 || i >= len(prog.Instances) {
 				return nil, fmt.Errorf("recording: consumer %d lists instance %d, which does not exist", id, i)
@@ -63,7 +63,7 @@ func NewHeader(prog *sir.Program, info HeaderInfo) (*Header, error) {
 		return nil, fmt.Errorf("recording: %w", err)
 	}
 	h.Types = types
-	if err := h.check(); err != nil {
+	if err := h.Check(); err != nil {
 		return nil, fmt.Errorf("recording: %w", err)
 	}
 	return h, nil
@@ -72,37 +72,14 @@ func NewHeader(prog *sir.Program, info HeaderInfo) (*Header, error) {
 // ReplayHeader builds the header of a replay's own recording: as
 // NewHeader, but with the env policy of the artifact being replayed,
 // whatever info says (docs/replay.md).
-func ReplayHeader(art *Artifact, prog *sir.Program, info HeaderInfo) (*Header, error) {
+func ReplayHeader(art *artifact.Artifact, prog *sir.Program, info HeaderInfo) (*artifact.Header, error) {
 	info.EnvPolicy = art.Header.EnvPolicy
 	return NewHeader(prog, info)
 }
 
-// The type table of a header (Header.Types) is what `hale trace dump`
-// needs to decode payloads, arguments and results without the program.
-// Its layout, version 1:
-//
-//	uvarint 2                       layout version
-//	uvarint T, T × str              topic names, in topic order
-//	T × (uvarint k, k × uvarint)    each topic's subscribers: instance indices
-//	                                (into the instance names), in main order
-//	uvarint I, I × str              instance names, in main order
-//	uvarint P, P × str              names of the primitives the program calls
-//	type table                      vm/value's canonical type table (EncodeTypes)
-//	                                with T + I + 2P roots:
-//	  T roots                       each topic's payload struct
-//	  I roots                       each instance's state: a struct named after
-//	                                its locus whose fields are the state
-//	                                variables in declaration order (the state
-//	                                tuple is that struct's encoding without its
-//	                                0x08 tag)
-//	  2P roots                      for each primitive, a struct of its
-//	                                parameters (fields "0", "1", …: the
-//	                                argument tuple is its encoding without the
-//	                                tag), then its result type (void for none)
-//
-// where str is uvarint(len) and the bytes. print, a builtin whose argument
-// is one canonical string rather than a tuple, needs no entry.
-const typesLayout = 2
+// The type table of a header (Header.Types) is laid out as
+// artifact.TypeTable describes: the names and subscriptions, then vm/value's
+// canonical type table, which this package writes and reads.
 
 // programTypes holds the value types of one program, indexed for the
 // recorder's decoder, the replayer and --at.
@@ -260,26 +237,6 @@ func valueTypesOf(prog *sir.Program) ([]*value.Type, error) {
 
 // encode writes the header's type table.
 func (pt *programTypes) encode() ([]byte, error) {
-	b := binary.AppendUvarint(nil, typesLayout)
-	names := func(ss []string) {
-		b = binary.AppendUvarint(b, uint64(len(ss)))
-		for _, s := range ss {
-			b = appendString(b, s)
-		}
-	}
-	names(pt.topicName)
-	for i := range pt.topicName {
-		var subs []int
-		if i < len(pt.subs) {
-			subs = pt.subs[i]
-		}
-		b = binary.AppendUvarint(b, uint64(len(subs)))
-		for _, inst := range subs {
-			b = binary.AppendUvarint(b, uint64(inst))
-		}
-	}
-	names(pt.instName)
-	names(pt.primOrder)
 	roots := make([]*value.Type, 0, len(pt.topics)+len(pt.states)+2*len(pt.primOrder))
 	roots = append(roots, pt.topics...)
 	roots = append(roots, pt.states...)
@@ -291,87 +248,33 @@ func (pt *programTypes) encode() ([]byte, error) {
 		}
 		roots = append(roots, args, sig.result)
 	}
-	return value.EncodeTypes(b, roots)
+	values, err := value.EncodeTypes(nil, roots)
+	if err != nil {
+		return nil, err
+	}
+	tt := artifact.TypeTable{Topics: pt.topicName, Subscribers: pt.subs, Instances: pt.instName, Prims: pt.primOrder, Values: values}
+	return tt.Encode(), nil
 }
 
-// decodeProgramTypes reads a header's type table (see the layout above).
+// decodeProgramTypes reads a header's type table (see artifact.TypeTable).
 func decodeProgramTypes(data []byte) (*programTypes, error) {
+	tt, err := artifact.DecodeTypeTable(data)
+	if err != nil {
+		return nil, err
+	}
 	bad := func(detail string) (*programTypes, error) {
 		return nil, fmt.Errorf("header type table: %s", detail)
 	}
-	if len(data) == 0 {
-		return bad("empty")
-	}
-	off := 0
-	uv := func() (uint64, bool) {
-		v, n := binary.Uvarint(data[off:])
-		if n <= 0 {
-			return 0, false
-		}
-		off += n
-		return v, true
-	}
-	names := func() ([]string, bool) {
-		n, ok := uv()
-		if !ok || n > uint64(len(data)-off) {
-			return nil, false
-		}
-		out := make([]string, 0, n)
-		for range n {
-			l, ok := uv()
-			if !ok || l > uint64(len(data)-off) {
-				return nil, false
-			}
-			out = append(out, string(data[off:off+int(l)]))
-			off += int(l)
-		}
-		return out, true
-	}
-	v, ok := uv()
-	switch {
-	case !ok:
-		return bad("bad layout version")
-	case v != typesLayout:
-		return bad("layout version " + strconv.FormatUint(v, 10) + " is not supported")
-	}
-	topics, ok1 := names()
-	subs := make([][]int, 0, len(topics))
-	for range topics {
-		n, ok := uv()
-		if !ok || n > uint64(len(data)-off) {
-			return bad("bad subscriber lists")
-		}
-		list := make([]int, 0, n)
-		for range n {
-			inst, ok := uv()
-			if !ok || inst > uint64(len(data)) {
-				return bad("bad subscriber lists")
-			}
-			list = append(list, int(inst))
-		}
-		subs = append(subs, list)
-	}
-	insts, ok2 := names()
-	prims, ok3 := names()
-	if !ok1 || !ok2 || !ok3 {
-		return bad("bad name lists")
-	}
-	roots, err := value.DecodeTypes(data[off:])
+	roots, err := value.DecodeTypes(tt.Values)
 	if err != nil {
 		return bad(err.Error())
 	}
+	topics, insts, prims := tt.Topics, tt.Instances, tt.Prims
 	if len(roots) != len(topics)+len(insts)+2*len(prims) {
 		return bad(fmt.Sprintf("%d types for %d topics, %d instances and %d primitives", len(roots), len(topics), len(insts), len(prims)))
 	}
 	pt := &programTypes{byTopic: map[string]*value.Type{}, prims: map[string]primTypes{},
-		topicName: topics, subs: subs, instName: insts, primOrder: prims}
-	for _, list := range subs {
-		for _, inst := range list {
-			if inst >= len(insts) {
-				return bad(fmt.Sprintf("a subscriber is instance %d of %d", inst, len(insts)))
-			}
-		}
-	}
+		topicName: topics, subs: tt.Subscribers, instName: insts, primOrder: prims}
 	pt.topics, roots = roots[:len(topics)], roots[len(topics):]
 	for i, name := range topics {
 		pt.byTopic[name] = pt.topics[i]
@@ -395,7 +298,7 @@ func decodeProgramTypes(data []byte) (*programTypes, error) {
 // for an artifact: it decodes payloads by topic name and the arguments
 // and results of the primitives the recorded program calls, with the
 // header's type table. It fails when the header has no usable table.
-func NewValueDecoder(h *Header) (ValueDecoder, error) {
+func NewValueDecoder(h *artifact.Header) (artifact.ValueDecoder, error) {
 	pt, err := decodeProgramTypes(h.Types)
 	if err != nil {
 		return nil, err
@@ -406,7 +309,7 @@ func NewValueDecoder(h *Header) (ValueDecoder, error) {
 // ProgramDecoder returns a ValueDecoder with prog's types, for showing the
 // values of a replay of prog. It decodes nothing when prog's types cannot
 // be converted.
-func ProgramDecoder(prog *sir.Program) ValueDecoder {
+func ProgramDecoder(prog *sir.Program) artifact.ValueDecoder {
 	pt, err := typesOfProgram(prog)
 	if err != nil {
 		return func(string, string, []byte) (any, bool) { return nil, false }

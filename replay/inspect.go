@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/hale-lang/hale/replay/artifact"
 	"github.com/hale-lang/hale/vm/host"
 )
 
@@ -53,7 +54,7 @@ const (
 )
 
 // Inspection is a stop of the replay before a delivery's handler runs,
-// as given to ReplayOptions.Inspect. It is valid only during that call,
+// as given to Options.Inspect. It is valid only during that call,
 // which runs on the stopped consumer's goroutine (the other consumers go
 // on, within their recorded order); calls to Inspect are serialised.
 type Inspection struct {
@@ -64,8 +65,8 @@ type Inspection struct {
 }
 
 // Coordinate is the stop's coordinate.
-func (in *Inspection) Coordinate() Coordinate {
-	return Coordinate{Consumer: uint32(in.c), N: uint64(in.n)}
+func (in *Inspection) Coordinate() artifact.Coordinate {
+	return artifact.Coordinate{Consumer: uint32(in.c), N: uint64(in.n)}
 }
 
 // Instances lists the instances the stopped consumer runs, whose state
@@ -104,7 +105,7 @@ type stopPoint struct {
 	started  bool // the At stop has been set up
 }
 
-// At returns the view captured at ReplayOptions.At, or nil when the
+// At returns the view captured at Options.At, or nil when the
 // replay did not get there (or an inspector handled the stop).
 func (r *Replayer) At() *AtView {
 	r.mu.Lock()
@@ -176,7 +177,7 @@ func (r *Replayer) maybeStop(cs *replayConsumer, n int, d *host.Delivery, state 
 
 // view builds the AtView of consumer cs's delivery n.
 func (r *Replayer) view(cs *replayConsumer, n int, d *host.Delivery, state host.StateReader) *AtView {
-	v := &AtView{Coordinate: Coordinate{uint32(cs.id), uint64(n)}.String(), Recent: []HandledDelivery{}}
+	v := &AtView{Coordinate: artifact.Coordinate{Consumer: uint32(cs.id), N: uint64(n)}.String(), Recent: []HandledDelivery{}}
 	target, message, topic, payload := r.deliveryView(d)
 	v.Pending = PendingDelivery{Target: target, Message: message, Topic: topic, Payload: payload}
 	st, err := r.stateOf(state, d.Target)
@@ -187,7 +188,7 @@ func (r *Replayer) view(cs *replayConsumer, n int, d *host.Delivery, state host.
 	}
 	for _, h := range cs.recent {
 		target, message, topic, payload := r.deliveryView(&h.d)
-		v.Recent = append(v.Recent, HandledDelivery{Coordinate: Coordinate{uint32(cs.id), uint64(h.n)}.String(),
+		v.Recent = append(v.Recent, HandledDelivery{Coordinate: artifact.Coordinate{Consumer: uint32(cs.id), N: uint64(h.n)}.String(),
 			Target: target, Message: message, Topic: topic, Payload: payload})
 	}
 	return v

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/hale-lang/hale/replay"
+	"github.com/hale-lang/hale/replay/artifact"
 	"github.com/hale-lang/hale/vm/host"
 )
 
@@ -57,17 +58,17 @@ func BenchmarkRecord(b *testing.B) {
 	path := filepath.Join(b.TempDir(), "run.halerec")
 	var size int64
 	for b.Loop() {
-		rec, err := replay.Create(path, h, replay.Options{})
+		rec, err := artifact.Create(path, h, artifact.Options{})
 		if err != nil {
 			b.Fatal(err)
 		}
-		j := replay.NewRecordingJournal(rec, p.sir, replay.EnvWithheld)
+		j := replay.NewRecordingJournal(rec, p.sir, artifact.EnvWithheld)
 		benchRun(b, p, host.Options{Journal: j})
 		if err := j.Close(); err != nil {
 			b.Fatal(err)
 		}
 	}
-	a, err := replay.ReadFile(path)
+	a, err := artifact.ReadFile(path)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -80,7 +81,7 @@ func BenchmarkRecord(b *testing.B) {
 
 func BenchmarkReplay(b *testing.B) {
 	p := compileProgram(b, benchSrc)
-	rec := record(b, p, host.Options{}, replay.EnvWithheld)
+	rec := record(b, p, host.Options{}, artifact.EnvWithheld)
 	b.ReportMetric(float64(len(rec.data)), "artifact-bytes")
 	for _, recordToo := range []bool{false, true} {
 		name := "plain"
@@ -89,11 +90,11 @@ func BenchmarkReplay(b *testing.B) {
 		}
 		b.Run(name, func(b *testing.B) {
 			for b.Loop() {
-				ro := replay.ReplayOptions{}
+				ro := replay.Options{}
 				var buf bytes.Buffer
 				if recordToo {
 					h, _ := replay.NewHeader(p.sir, identity)
-					ro.Record, _ = replay.New(&buf, h, replay.Options{})
+					ro.Record, _ = artifact.New(&buf, h, artifact.Options{})
 				}
 				r := replay.NewReplayer(rec.art, p.sir, ro)
 				opts := host.Options{Stdout: io.Discard}
@@ -112,8 +113,8 @@ func BenchmarkReplay(b *testing.B) {
 
 func BenchmarkNewReplayer(b *testing.B) {
 	p := compileProgram(b, benchSrc)
-	rec := record(b, p, host.Options{}, replay.EnvWithheld)
+	rec := record(b, p, host.Options{}, artifact.EnvWithheld)
 	for b.Loop() {
-		replay.NewReplayer(rec.art, p.sir, replay.ReplayOptions{})
+		replay.NewReplayer(rec.art, p.sir, replay.Options{})
 	}
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/hale-lang/hale/effects"
 	"github.com/hale-lang/hale/lang"
 	"github.com/hale-lang/hale/replay"
+	"github.com/hale-lang/hale/replay/artifact"
 	"github.com/hale-lang/hale/sir"
 	"github.com/hale-lang/hale/vm/host"
 )
@@ -56,7 +57,7 @@ var identity = replay.HeaderInfo{HaleVersion: "test", BuildDigest: [32]byte{1}, 
 type recording struct {
 	path   string
 	data   []byte
-	art    *replay.Artifact
+	art    *artifact.Artifact
 	res    host.Result
 	stdout string
 	stderr string
@@ -78,7 +79,7 @@ func recordCtx(t testing.TB, ctx context.Context, p *program, opts host.Options,
 		t.Fatal(err)
 	}
 	path := filepath.Join(t.TempDir(), "run.halerec")
-	rec, err := replay.Create(path, h, replay.Options{})
+	rec, err := artifact.Create(path, h, artifact.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -97,7 +98,7 @@ func recordCtx(t testing.TB, ctx context.Context, p *program, opts host.Options,
 	if err != nil {
 		t.Fatal(err)
 	}
-	art, err := replay.Decode(data)
+	art, err := artifact.Decode(data)
 	if err != nil {
 		t.Fatalf("decode: %v", err)
 	}
@@ -116,10 +117,10 @@ var raceBuild = false
 
 // replayed is a replayed run.
 type replayed struct {
-	art    *replay.Artifact
+	art    *artifact.Artifact
 	res    host.Result
 	stats  replay.ReplayStats
-	report *replay.Report
+	report *artifact.Report
 	stdout string
 	stderr string
 	at     *replay.AtView
@@ -127,21 +128,21 @@ type replayed struct {
 
 // replayRun replays art with p, recording the replay in memory, and
 // compares the two artifacts.
-func replayRun(t testing.TB, art *replay.Artifact, p *program, ro replay.ReplayOptions) *replayed {
+func replayRun(t testing.TB, art *artifact.Artifact, p *program, ro replay.Options) *replayed {
 	t.Helper()
 	return replayWith(t, art, p, ro, host.Options{})
 }
 
 // replayWith is replayRun with host options (the folder of live effects,
 // say).
-func replayWith(t testing.TB, art *replay.Artifact, p *program, ro replay.ReplayOptions, opts host.Options) *replayed {
+func replayWith(t testing.TB, art *artifact.Artifact, p *program, ro replay.Options, opts host.Options) *replayed {
 	t.Helper()
 	h, err := replay.ReplayHeader(art, p.sir, identity)
 	if err != nil {
 		t.Fatal(err)
 	}
 	var buf bytes.Buffer
-	rec, err := replay.New(&buf, h, replay.Options{})
+	rec, err := artifact.New(&buf, h, artifact.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -159,12 +160,12 @@ func replayWith(t testing.TB, art *replay.Artifact, p *program, ro replay.Replay
 	if err := r.Recording().Close(); err != nil {
 		t.Fatalf("closing the replay's recording: %v", err)
 	}
-	again, err := replay.Decode(buf.Bytes())
+	again, err := artifact.Decode(buf.Bytes())
 	if err != nil {
 		t.Fatalf("decoding the replay's recording: %v", err)
 	}
 	stats := r.Stats()
-	rep := replay.Differ{Decode: replay.ProgramDecoder(p.sir)}.Diff(art, again)
+	rep := artifact.Differ{Decode: replay.ProgramDecoder(p.sir)}.Diff(art, again)
 	stats.Apply(rep)
 	return &replayed{art: again, res: res, stats: stats, report: rep, stdout: stdout.String(), stderr: stderr.String(), at: r.At()}
 }
@@ -214,11 +215,11 @@ main {
 
 func TestReplayBasic(t *testing.T) {
 	p := compileProgram(t, basicSrc)
-	rec := record(t, p, host.Options{}, replay.EnvWithheld)
+	rec := record(t, p, host.Options{}, artifact.EnvWithheld)
 	if rec.res.Verdict != host.VerdictQuiescent {
 		t.Fatalf("recorded verdict %s", rec.res.Verdict)
 	}
-	rp := replayRun(t, rec.art, p, replay.ReplayOptions{})
+	rp := replayRun(t, rec.art, p, replay.Options{})
 	if rp.report.Diverged() || !rp.stats.Clean() {
 		t.Fatalf("replay diverged:\n%s", rp.explain())
 	}

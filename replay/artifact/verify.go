@@ -1,4 +1,4 @@
-package replay
+package artifact
 
 import "fmt"
 
@@ -57,7 +57,7 @@ func (a *Artifact) Verify() error {
 	}
 	// The header's type table, when it can be read, says which instance
 	// subscribes to which topic.
-	program, _ := decodeProgramTypes(a.Header.Types)
+	program, _ := DecodeTypeTable(a.Header.Types)
 	consumers := map[uint32]Consumer{}
 	runs := map[uint32]map[string]bool{}
 	for _, c := range a.Header.Consumers {
@@ -105,7 +105,7 @@ func (a *Artifact) Verify() error {
 				return bad(i, "delivery to %s, which consumer %d (%s %s) does not run", x.Target, e.Consumer, c.Kind, c.Name)
 			}
 			if !x.Start {
-				if yes, known := program.subscribed(x.Target, x.Topic); known && !yes {
+				if yes, known := program.Subscribed(x.Target, x.Topic); known && !yes {
 					return bad(i, "delivery of topic %s to %s, which does not subscribe to it", x.Topic, x.Target)
 				}
 				topic, ok := published[x.Message]

@@ -16,6 +16,7 @@ import (
 	"github.com/hale-lang/hale"
 	"github.com/hale-lang/hale/codegen/image"
 	"github.com/hale-lang/hale/replay"
+	"github.com/hale-lang/hale/replay/artifact"
 	"github.com/hale-lang/hale/sir"
 	"github.com/hale-lang/hale/vm/host"
 )
@@ -78,7 +79,7 @@ func runReplay(e env, f replayFlags, artifactPath, programPath string) error {
 	refuse := func(format string, args ...any) error {
 		msg := fmt.Sprintf(format, args...)
 		if f.asJSON {
-			_ = replay.RefusedReport(errors.New(msg)).WriteJSON(e.stdout)
+			_ = artifact.RefusedReport(errors.New(msg)).WriteJSON(e.stdout)
 		}
 		return exitf(ExitUsage, "refused: %s", msg)
 	}
@@ -94,12 +95,12 @@ func runReplay(e env, f replayFlags, artifactPath, programPath string) error {
 		return refuse("cannot read artifact: %v", err)
 	}
 	type indexed struct {
-		art *replay.Artifact
+		art *artifact.Artifact
 		err error
 	}
 	index := make(chan indexed, 1)
 	go func() {
-		art, err := replay.Index(data)
+		art, err := artifact.Index(data)
 		index <- indexed{art, err}
 	}()
 	c, err := compile(e, programPath)
@@ -109,16 +110,16 @@ func runReplay(e env, f replayFlags, artifactPath, programPath string) error {
 	if names := asyncIOInstances(c.sir); len(names) > 0 {
 		return refuse("the program has async_io instances (%s), whose delivery order is not recorded", strings.Join(names, ", "))
 	}
-	want := replay.Identity{BuildDigest: c.buildDigest(), ShapeHash: c.shapeHash()}
+	want := artifact.Identity{BuildDigest: c.buildDigest(), ShapeHash: c.shapeHash()}
 	ix := <-index
-	art, adm, err := replay.AdmitIndexed(ix.art, ix.err, want, f.unverified)
+	art, adm, err := artifact.AdmitIndexed(ix.art, ix.err, want, f.unverified)
 	if err != nil {
 		if f.asJSON {
-			_ = replay.RefusedReport(err).WriteJSON(e.stdout)
+			_ = artifact.RefusedReport(err).WriteJSON(e.stdout)
 		}
 		msg := err.Error()
-		var re *replay.RefusalError
-		if errors.As(err, &re) && re.Kind == replay.RefusedIdentity && !strings.Contains(msg, "--unverified") {
+		var re *artifact.RefusalError
+		if errors.As(err, &re) && re.Kind == artifact.RefusedIdentity && !strings.Contains(msg, "--unverified") {
 			msg += "; replay it anyway with --unverified"
 		}
 		return exitf(ExitUsage, "%s: %s", artifactPath, msg)
@@ -127,14 +128,14 @@ func runReplay(e env, f replayFlags, artifactPath, programPath string) error {
 		fmt.Fprintln(e.stderr, adm.Warning)
 	}
 
-	opts := replay.ReplayOptions{
+	opts := replay.Options{
 		HoldTimeout:      f.holdTimeout,
 		Env:              envValues,
 		Quiet:            f.quiet || f.asJSON,
 		AllowLiveEffects: f.allowLive,
 	}
 	if f.at != "" {
-		target, err := replay.ParseCoordinate(f.at)
+		target, err := artifact.ParseCoordinate(f.at)
 		if err != nil {
 			return exitf(ExitUsage, "--at: %v", err)
 		}
@@ -202,19 +203,19 @@ func runReplay(e env, f replayFlags, artifactPath, programPath string) error {
 	}
 
 	stats := r.Stats()
-	var rep *replay.Report
+	var rep *artifact.Report
 	if replayPath != "" {
 		again, err := os.ReadFile(replayPath)
 		if err != nil {
 			return exitf(ExitFailure, "cannot read the replay's recording: %v", err)
 		}
-		replayed, err := replay.Index(again)
+		replayed, err := artifact.Index(again)
 		if err != nil {
 			return exitf(ExitFailure, "the replay's recording is damaged: %v", err)
 		}
-		rep = replay.Differ{Decode: chainDecoders(replay.ProgramDecoder(c.sir), artifactDecoder(art))}.Diff(art, replayed)
+		rep = artifact.Differ{Decode: chainDecoders(replay.ProgramDecoder(c.sir), artifactDecoder(art))}.Diff(art, replayed)
 	} else {
-		rep = &replay.Report{Verdict: replay.ReportIdentical, Consumers: stats.Consumers,
+		rep = &artifact.Report{Verdict: artifact.ReportIdentical, Consumers: stats.Consumers,
 			Deliveries: stats.Deliveries, JournalCalls: stats.JournalCalls,
 			JournalMisses: stats.JournalMisses, Unconsumed: stats.Unconsumed, Unexpected: stats.Unexpected}
 	}
@@ -252,7 +253,7 @@ func runReplay(e env, f replayFlags, artifactPath, programPath string) error {
 }
 
 // finishReport maps a report to the exit code: 0 identical, 1 diverged.
-func finishReport(rep *replay.Report, err error) error {
+func finishReport(rep *artifact.Report, err error) error {
 	if err != nil {
 		return err
 	}
@@ -265,7 +266,7 @@ func finishReport(rep *replay.Report, err error) error {
 // chainDecoders decodes with the first decoder that can: the program's
 // own types first, then the recording's (a changed program may no longer
 // call a primitive the recording shows).
-func chainDecoders(ds ...replay.ValueDecoder) replay.ValueDecoder {
+func chainDecoders(ds ...artifact.ValueDecoder) artifact.ValueDecoder {
 	return func(field, hint string, data []byte) (any, bool) {
 		for _, d := range ds {
 			if d == nil {
@@ -289,8 +290,8 @@ type pass struct {
 
 // replayPass runs the program once under a Replayer for art; with record
 // it records the replay to output (or to a temporary file).
-func replayPass(e env, c *compiled, img *image.Image, art *replay.Artifact, kind host.EngineKind,
-	opts replay.ReplayOptions, record bool, output string, stdout, stderr io.Writer) (*pass, error) {
+func replayPass(e env, c *compiled, img *image.Image, art *artifact.Artifact, kind host.EngineKind,
+	opts replay.Options, record bool, output string, stdout, stderr io.Writer) (*pass, error) {
 	p := &pass{path: output, cleanup: func() {}}
 	if record {
 		if p.path == "" {
@@ -310,7 +311,7 @@ func replayPass(e env, c *compiled, img *image.Image, art *replay.Artifact, kind
 			p.cleanup()
 			return nil, exitf(ExitFailure, "cannot record the replay: %v", err)
 		}
-		rec, err := replay.Create(p.path, header, replay.Options{})
+		rec, err := artifact.Create(p.path, header, artifact.Options{})
 		if err != nil {
 			p.cleanup()
 			if output != "" {
@@ -348,12 +349,12 @@ func replayPass(e env, c *compiled, img *image.Image, art *replay.Artifact, kind
 
 // recordedHandlerPosition is the source position of the handler that ran
 // recorded delivery at; "" when the recording has no such delivery.
-func recordedHandlerPosition(p *sir.Program, art *replay.Artifact, at replay.Coordinate) string {
-	ref, err := art.Resolve(replay.Target{Consumer: at.Consumer, N: at.N})
+func recordedHandlerPosition(p *sir.Program, art *artifact.Artifact, at artifact.Coordinate) string {
+	ref, err := art.Resolve(artifact.Target{Consumer: at.Consumer, N: at.N})
 	if err != nil {
 		return ""
 	}
-	d, ok := art.Entry(ref.Entry).Body.(replay.Delivery)
+	d, ok := art.Entry(ref.Entry).Body.(artifact.Delivery)
 	if !ok {
 		return ""
 	}
@@ -375,7 +376,7 @@ func asyncIOInstances(p *sir.Program) []string {
 // handlerPosition names the source position of the handler a delivery
 // runs, as "app.hl:31:9 in Ledger.on OrderPlaced"; "" when the program has
 // no such instance or handler.
-func handlerPosition(p *sir.Program, d *replay.Delivery) string {
+func handlerPosition(p *sir.Program, d *artifact.Delivery) string {
 	for _, inst := range p.Instances {
 		if inst.Name != d.Target {
 			continue

@@ -11,6 +11,7 @@ import (
 	"github.com/hale-lang/hale/codegen"
 	"github.com/hale-lang/hale/codegen/image"
 	"github.com/hale-lang/hale/replay"
+	"github.com/hale-lang/hale/replay/artifact"
 	"github.com/hale-lang/hale/sir"
 	"github.com/hale-lang/hale/vm/host"
 )
@@ -108,7 +109,7 @@ func (c *compiled) shapeHash() [32]byte {
 // startRecording installs the recorder when LOTUS_OBS_RECORD is set and
 // non-empty; otherwise it returns nil and the run has no recorder at all.
 func startRecording(e env, c *compiled) (*replay.RecordingJournal, error) {
-	settings, err := replay.FromEnv(e.getenv)
+	settings, err := artifact.FromEnv(e.getenv)
 	if err != nil {
 		return nil, exitf(ExitUsage, "%v", err)
 	}
@@ -124,7 +125,7 @@ func startRecording(e env, c *compiled) (*replay.RecordingJournal, error) {
 	if err != nil {
 		return nil, exitf(ExitRecording, "recording failed: %v", err)
 	}
-	rec, err := replay.Create(settings.Path, header, replay.Options{})
+	rec, err := artifact.Create(settings.Path, header, artifact.Options{})
 	if err != nil {
 		return nil, exitf(ExitRecording, "recording failed: %v", err)
 	}
