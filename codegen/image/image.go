@@ -34,7 +34,7 @@ package image
 // change of the encoding or of the opcode table bumps Version.
 const (
 	Magic   = "hale\x00img"
-	Version = 1
+	Version = 2
 )
 
 // Image is one compiled program.
@@ -181,6 +181,9 @@ type Func struct {
 	Result    TypeRef
 	Locals    []Local // one per SIR slot, for disassembly and debugging
 	Code      []Instr
+	// Decl is the position of the function's declaration (a handler's
+	// `on`), which names the handler in replay reports.
+	Decl Pos
 	// Pos maps pcs to source positions: entry i covers the pcs from
 	// Pos[i].PC up to the next entry's PC. Entries are sorted by PC and the
 	// first has PC 0 (when Code is not empty).
