@@ -1,22 +1,18 @@
-// Package hale holds the identity of the Hale toolchain: its version and
-// the embedded copy of its own module files (go.mod, go.sum) from which
-// dependency versions are read.
+// Package hale holds the identity of the Hale toolchain (its version, the
+// toolchain and build digests, and the embedded copy of its own module
+// files from which dependency versions are read) and the one compile
+// entry point, Compile, that the command line and every test harness
+// call: load, check, effects, SIR, image and digests, once.
 package hale
 
 import (
 	_ "embed"
 	"strings"
-
-	"github.com/hale-lang/hale/replay/artifact"
 )
 
 // Version is the toolchain version printed by `hale version` and stamped
 // into every artifact.
 const Version = "0.1.0"
-
-// ArtifactFormatVersion is the recording format this toolchain writes and
-// the newest it reads.
-const ArtifactFormatVersion = artifact.FormatVersion
 
 //go:embed go.mod
 var goMod string

@@ -11,11 +11,8 @@ import (
 	"testing"
 	"testing/fstest"
 
-	"github.com/hale-lang/hale/codegen"
+	"github.com/hale-lang/hale"
 	"github.com/hale-lang/hale/codegen/image"
-	"github.com/hale-lang/hale/effects"
-	"github.com/hale-lang/hale/lang"
-	"github.com/hale-lang/hale/sir"
 )
 
 // sample builds a small image by hand: a recursive struct type, an enum,
@@ -276,20 +273,11 @@ func programImages(t testing.TB) [][]byte {
 		if err != nil {
 			t.Fatal(err)
 		}
-		lp, err := lang.LoadFS(fstest.MapFS{"app.hl": {Data: src}}, "app.hl")
+		c, err := hale.Compile(fstest.MapFS{"app.hl": {Data: src}}, "app.hl", hale.BuildOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}
-		fx, _ := effects.Analyze(lp)
-		p, err := sir.Lower(lp, fx)
-		if err != nil {
-			t.Fatal(err)
-		}
-		img, err := codegen.Compile(p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		out = append(out, marshal(t, img))
+		out = append(out, marshal(t, c.Image))
 	}
 	return out
 }
