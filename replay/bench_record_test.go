@@ -182,7 +182,7 @@ func benchCheckRun(res host.Result, err error) error {
 
 // benchPlainRun runs p unrecorded, as `hale run` does without LOTUS_OBS_RECORD.
 func benchPlainRun(p *program, kind host.EngineKind) error {
-	return benchCheckRun(host.Run(context.Background(), p.sir, p.img, host.Options{Engine: kind, Stdout: io.Discard}))
+	return benchCheckRun(host.Run(context.Background(), p.img, host.Options{Engine: kind, Stdout: io.Discard}))
 }
 
 // benchRecordedRun runs p recorded to path, wired as `hale run` does with
@@ -191,7 +191,7 @@ func benchPlainRun(p *program, kind host.EngineKind) error {
 func benchRecordedRun(p *program, kind host.EngineKind, path string) error {
 	info := identity
 	info.EnvPolicy = artifact.EnvWithheld
-	h, err := replay.NewHeader(p.sir, info)
+	h, err := replay.NewHeader(p.img, info)
 	if err != nil {
 		return err
 	}
@@ -199,8 +199,8 @@ func benchRecordedRun(p *program, kind host.EngineKind, path string) error {
 	if err != nil {
 		return err
 	}
-	j := replay.NewRecordingJournal(rec, p.sir, artifact.EnvWithheld)
-	runErr := benchCheckRun(host.Run(context.Background(), p.sir, p.img, host.Options{Engine: kind, Stdout: io.Discard, Journal: j}))
+	j := replay.NewRecordingJournal(rec, p.img, artifact.EnvWithheld)
+	runErr := benchCheckRun(host.Run(context.Background(), p.img, host.Options{Engine: kind, Stdout: io.Discard, Journal: j}))
 	if err := j.Close(); err != nil {
 		return err
 	}
@@ -217,14 +217,14 @@ func benchReplayFrom(p *program, kind host.EngineKind, path string, full bool) e
 	if err != nil {
 		return err
 	}
-	art, _, err := artifact.Admit(data, artifact.Identity{BuildDigest: identity.BuildDigest, ShapeHash: identity.ShapeHash}, false)
+	art, err := admitData(data, artifact.Identity{BuildDigest: identity.BuildDigest, ShapeHash: identity.ShapeHash})
 	if err != nil {
 		return err
 	}
 	ro := replay.Options{Quiet: true}
 	again := path + ".replayed"
 	if full {
-		h, err := replay.ReplayHeader(art, p.sir, identity)
+		h, err := replay.ReplayHeader(art, p.img, identity)
 		if err != nil {
 			return err
 		}
@@ -232,10 +232,10 @@ func benchReplayFrom(p *program, kind host.EngineKind, path string, full bool) e
 			return err
 		}
 	}
-	r := replay.NewReplayer(art, p.sir, ro)
+	r := replay.NewReplayer(art, p.img, ro)
 	opts := host.Options{Engine: kind, Stdout: io.Discard}
 	r.Install(&opts)
-	runErr := benchCheckRun(host.Run(context.Background(), p.sir, p.img, opts))
+	runErr := benchCheckRun(host.Run(context.Background(), p.img, opts))
 	stats := r.Stats()
 	if full {
 		if err := r.Recording().Close(); err != nil {
@@ -249,7 +249,7 @@ func benchReplayFrom(p *program, kind host.EngineKind, path string, full bool) e
 		if err != nil {
 			return err
 		}
-		rep := artifact.Differ{Decode: replay.ProgramDecoder(p.sir)}.Diff(art, replayed)
+		rep := artifact.Differ{Decode: replay.ProgramDecoder(p.img)}.Diff(art, replayed)
 		stats.Apply(rep)
 		if rep.Diverged() {
 			return fmt.Errorf("replay diverged: %+v", rep.Divergences[0])
@@ -410,20 +410,27 @@ func BenchmarkReplaySetup(b *testing.B) {
 		b.Fatal(err)
 	}
 	id := artifact.Identity{BuildDigest: identity.BuildDigest, ShapeHash: identity.ShapeHash}
-	art, _, err := artifact.Admit(data, id, false)
+	art, err := admitData(data, id)
 	if err != nil {
 		b.Fatal(err)
 	}
 	b.Run("admit", func(b *testing.B) {
 		for b.Loop() {
-			if _, _, err := artifact.Admit(data, id, false); err != nil {
+			if _, err := admitData(data, id); err != nil {
 				b.Fatal(err)
 			}
 		}
 	})
 	b.Run("replayer", func(b *testing.B) {
 		for b.Loop() {
-			replay.NewReplayer(art, p.sir, replay.Options{Quiet: true})
+			replay.NewReplayer(art, p.img, replay.Options{Quiet: true})
 		}
 	})
+}
+
+// admitData is replay admission of the artifact bytes data.
+func admitData(data []byte, want artifact.Identity) (*artifact.Artifact, error) {
+	a, err := artifact.Index(data)
+	a, _, err = artifact.AdmitIndexed(a, err, want, false)
+	return a, err
 }

@@ -73,8 +73,8 @@ func (in *Inspection) Coordinate() artifact.Coordinate {
 // State can show.
 func (in *Inspection) Instances() []string {
 	var out []string
-	for _, i := range in.r.prog.Consumers[in.c].Instances {
-		out = append(out, in.r.prog.Instances[i].Name)
+	for _, i := range in.r.img.Consumers[in.c].Instances {
+		out = append(out, in.r.img.Instances[i].Name)
 	}
 	return out
 }
@@ -90,9 +90,9 @@ func (in *Inspection) State(instance string) (json.RawMessage, error) {
 	if !ok {
 		return nil, errors.New("no instance " + instance)
 	}
-	if in.r.prog.Instances[i].Consumer != in.c {
+	if in.r.img.Instances[i].Consumer != in.c {
 		return nil, errors.New("instance " + instance + " runs on consumer " +
-			strconv.Itoa(in.r.prog.Instances[i].Consumer) + ", not on the stopped consumer " + strconv.Itoa(in.c))
+			strconv.Itoa(in.r.img.Instances[i].Consumer) + ", not on the stopped consumer " + strconv.Itoa(in.c))
 	}
 	return in.r.stateOf(in.state, i)
 }
@@ -198,8 +198,8 @@ func (r *Replayer) view(cs *replayConsumer, n int, d *host.Delivery, state host.
 // canonical bytes as {"bytes": hex} when it cannot be).
 func (r *Replayer) deliveryView(d *host.Delivery) (target, message, topic string, payload json.RawMessage) {
 	target = "instance#" + strconv.Itoa(d.Target)
-	if d.Target >= 0 && d.Target < len(r.prog.Instances) {
-		target = r.prog.Instances[d.Target].Name
+	if d.Target >= 0 && d.Target < len(r.img.Instances) {
+		target = r.img.Instances[d.Target].Name
 	}
 	if d.IsStart() {
 		return target, "start", "", json.RawMessage("null")

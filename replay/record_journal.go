@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"sync"
 
+	"github.com/hale-lang/hale/codegen/image"
 	"github.com/hale-lang/hale/replay/artifact"
-	"github.com/hale-lang/hale/sir"
 	"github.com/hale-lang/hale/stdlib"
 	"github.com/hale-lang/hale/vm"
 	"github.com/hale-lang/hale/vm/host"
@@ -37,7 +37,7 @@ import (
 // Close report it; the CLI then exits with code 4.
 type RecordingJournal struct {
 	rec  *artifact.Recorder
-	prog *sir.Program
+	img  *image.Image
 	full bool
 	// at is, per consumer, the number of the delivery being handled (-1
 	// before the first); each element is touched only from its
@@ -51,10 +51,10 @@ type RecordingJournal struct {
 	code    int
 }
 
-// NewRecordingJournal returns a journal that records a run of prog into
+// NewRecordingJournal returns a journal that records a run of img into
 // rec, withholding environment values unless envPolicy is EnvFull.
-func NewRecordingJournal(rec *artifact.Recorder, prog *sir.Program, envPolicy string) *RecordingJournal {
-	j := &RecordingJournal{rec: rec, prog: prog, full: envPolicy == artifact.EnvFull, at: make([]int, len(prog.Consumers))}
+func NewRecordingJournal(rec *artifact.Recorder, img *image.Image, envPolicy string) *RecordingJournal {
+	j := &RecordingJournal{rec: rec, img: img, full: envPolicy == artifact.EnvFull, at: make([]int, len(img.Consumers))}
 	for i := range j.at {
 		j.at[i] = -1
 	}
@@ -202,15 +202,15 @@ func (j *RecordingJournal) Close() error {
 }
 
 func (j *RecordingJournal) topicName(t int) string {
-	if t >= 0 && t < len(j.prog.Topics) {
-		return j.prog.Topics[t].Name
+	if t >= 0 && t < len(j.img.Topics) {
+		return j.img.Topics[t].Name
 	}
 	return fmt.Sprintf("topic#%d", t)
 }
 
 func (j *RecordingJournal) instanceName(i int) string {
-	if i >= 0 && i < len(j.prog.Instances) {
-		return j.prog.Instances[i].Name
+	if i >= 0 && i < len(j.img.Instances) {
+		return j.img.Instances[i].Name
 	}
 	return fmt.Sprintf("instance#%d", i)
 }

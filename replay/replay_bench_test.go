@@ -35,7 +35,7 @@ main {
 
 func benchRun(b *testing.B, p *program, opts host.Options) host.Result {
 	opts.Engine = engine
-	res, err := host.Run(context.Background(), p.sir, p.img, opts)
+	res, err := host.Run(context.Background(), p.img, opts)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -51,7 +51,7 @@ func BenchmarkLive(b *testing.B) {
 
 func BenchmarkRecord(b *testing.B) {
 	p := compileProgram(b, benchSrc)
-	h, err := replay.NewHeader(p.sir, identity)
+	h, err := replay.NewHeader(p.img, identity)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -62,13 +62,17 @@ func BenchmarkRecord(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		j := replay.NewRecordingJournal(rec, p.sir, artifact.EnvWithheld)
+		j := replay.NewRecordingJournal(rec, p.img, artifact.EnvWithheld)
 		benchRun(b, p, host.Options{Journal: j})
 		if err := j.Close(); err != nil {
 			b.Fatal(err)
 		}
 	}
-	a, err := artifact.ReadFile(path)
+	data, err := os.ReadFile(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	a, err := artifact.Decode(data)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -93,10 +97,10 @@ func BenchmarkReplay(b *testing.B) {
 				ro := replay.Options{}
 				var buf bytes.Buffer
 				if recordToo {
-					h, _ := replay.NewHeader(p.sir, identity)
+					h, _ := replay.NewHeader(p.img, identity)
 					ro.Record, _ = artifact.New(&buf, h, artifact.Options{})
 				}
-				r := replay.NewReplayer(rec.art, p.sir, ro)
+				r := replay.NewReplayer(rec.art, p.img, ro)
 				opts := host.Options{Stdout: io.Discard}
 				r.Install(&opts)
 				benchRun(b, p, opts)
@@ -115,6 +119,6 @@ func BenchmarkNewReplayer(b *testing.B) {
 	p := compileProgram(b, benchSrc)
 	rec := record(b, p, host.Options{}, artifact.EnvWithheld)
 	for b.Loop() {
-		replay.NewReplayer(rec.art, p.sir, replay.Options{})
+		replay.NewReplayer(rec.art, p.img, replay.Options{})
 	}
 }

@@ -11,43 +11,35 @@ import (
 	"testing/fstest"
 	"time"
 
-	"github.com/hale-lang/hale/codegen"
+	"github.com/hale-lang/hale"
 	"github.com/hale-lang/hale/codegen/image"
-	"github.com/hale-lang/hale/effects"
-	"github.com/hale-lang/hale/lang"
 	"github.com/hale-lang/hale/replay"
 	"github.com/hale-lang/hale/replay/artifact"
-	"github.com/hale-lang/hale/sir"
 	"github.com/hale-lang/hale/vm/host"
 )
 
 // program is a compiled test program.
 type program struct {
-	sir *sir.Program
-	img *image.Image
+	img   *image.Image
+	files []string
 }
 
 // compileProgram loads src as app.hl and compiles it to an image.
 func compileProgram(t testing.TB, src string) *program {
 	t.Helper()
 	fsys := fstest.MapFS{"app.hl": &fstest.MapFile{Data: []byte(src)}}
-	p, err := lang.LoadFS(fsys, "app.hl")
+	c, err := hale.Compile(fsys, "app.hl", hale.BuildOptions{})
 	if err != nil {
-		t.Fatalf("load: %v", err)
+		t.Fatalf("compile: %v", err)
 	}
-	fx, diags := effects.Analyze(p)
-	if len(diags) > 0 {
-		t.Fatalf("effects: %v", diags)
-	}
-	prog, err := sir.Lower(p, fx)
-	if err != nil {
-		t.Fatalf("lower: %v", err)
-	}
-	img, err := codegen.Compile(prog)
-	if err != nil {
-		t.Fatalf("codegen: %v", err)
-	}
-	return &program{sir: prog, img: img}
+	return &program{img: c.Image, files: c.Files}
+}
+
+// info is the header information of a recording of p.
+func (p *program) info() replay.HeaderInfo {
+	info := identity
+	info.Files = p.files
+	return info
 }
 
 // identity is the fake toolchain identity of the test recordings.
@@ -72,9 +64,9 @@ func record(t testing.TB, p *program, opts host.Options, envPolicy string) *reco
 // recordCtx is record with a context: a run it cancels is recorded too.
 func recordCtx(t testing.TB, ctx context.Context, p *program, opts host.Options, envPolicy string) *recording {
 	t.Helper()
-	info := identity
+	info := p.info()
 	info.EnvPolicy = envPolicy
-	h, err := replay.NewHeader(p.sir, info)
+	h, err := replay.NewHeader(p.img, info)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -83,11 +75,11 @@ func recordCtx(t testing.TB, ctx context.Context, p *program, opts host.Options,
 	if err != nil {
 		t.Fatal(err)
 	}
-	j := replay.NewRecordingJournal(rec, p.sir, envPolicy)
+	j := replay.NewRecordingJournal(rec, p.img, envPolicy)
 	var stdout, stderr bytes.Buffer
 	opts.Journal, opts.Stdout, opts.Stderr = j, &stdout, &stderr
 	opts.Engine = engine
-	res, err := host.Run(ctx, p.sir, p.img, opts)
+	res, err := host.Run(ctx, p.img, opts)
 	if err != nil && (ctx.Err() == nil || !errors.Is(err, ctx.Err())) {
 		t.Fatalf("run: %v", err)
 	}
@@ -119,7 +111,7 @@ var raceBuild = false
 type replayed struct {
 	art    *artifact.Artifact
 	res    host.Result
-	stats  replay.ReplayStats
+	stats  replay.Stats
 	report *artifact.Report
 	stdout string
 	stderr string
@@ -137,7 +129,7 @@ func replayRun(t testing.TB, art *artifact.Artifact, p *program, ro replay.Optio
 // say).
 func replayWith(t testing.TB, art *artifact.Artifact, p *program, ro replay.Options, opts host.Options) *replayed {
 	t.Helper()
-	h, err := replay.ReplayHeader(art, p.sir, identity)
+	h, err := replay.ReplayHeader(art, p.img, p.info())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -147,13 +139,13 @@ func replayWith(t testing.TB, art *artifact.Artifact, p *program, ro replay.Opti
 		t.Fatal(err)
 	}
 	ro.Record = rec
-	r := replay.NewReplayer(art, p.sir, ro)
+	r := replay.NewReplayer(art, p.img, ro)
 	var stdout, stderr bytes.Buffer
 	opts.Stdout, opts.Stderr, opts.Engine = &stdout, &stderr, engine
 	r.Install(&opts)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	res, err := host.Run(ctx, p.sir, p.img, opts)
+	res, err := host.Run(ctx, p.img, opts)
 	if err != nil {
 		t.Fatalf("replay run: %v", err)
 	}
@@ -165,7 +157,7 @@ func replayWith(t testing.TB, art *artifact.Artifact, p *program, ro replay.Opti
 		t.Fatalf("decoding the replay's recording: %v", err)
 	}
 	stats := r.Stats()
-	rep := artifact.Differ{Decode: replay.ProgramDecoder(p.sir)}.Diff(art, again)
+	rep := artifact.Differ{Decode: replay.ProgramDecoder(p.img)}.Diff(art, again)
 	stats.Apply(rep)
 	return &replayed{art: again, res: res, stats: stats, report: rep, stdout: stdout.String(), stderr: stderr.String(), at: r.At()}
 }

@@ -457,7 +457,7 @@ func (w *failingWriter) Write(p []byte) (int, error) {
 
 func TestRecordingFailureHaltsTheRun(t *testing.T) {
 	p := compileProgram(t, benchSrc)
-	h, err := replay.NewHeader(p.sir, identity)
+	h, err := replay.NewHeader(p.img, identity)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -465,8 +465,8 @@ func TestRecordingFailureHaltsTheRun(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	j := replay.NewRecordingJournal(rec, p.sir, artifact.EnvWithheld)
-	res, err := host.Run(context.Background(), p.sir, p.img, host.Options{Journal: j, Engine: engine})
+	j := replay.NewRecordingJournal(rec, p.img, artifact.EnvWithheld)
+	res, err := host.Run(context.Background(), p.img, host.Options{Journal: j, Engine: engine})
 	if err != nil {
 		t.Fatal(err)
 	}

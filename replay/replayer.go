@@ -12,8 +12,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/hale-lang/hale/codegen/image"
 	"github.com/hale-lang/hale/replay/artifact"
-	"github.com/hale-lang/hale/sir"
 	"github.com/hale-lang/hale/stdlib"
 	"github.com/hale-lang/hale/vm"
 	"github.com/hale-lang/hale/vm/host"
@@ -110,8 +110,8 @@ type Finding struct {
 	Position           string
 }
 
-// ReplayStats are the replayer's counts, for the report.
-type ReplayStats struct {
+// Stats are the replayer's counts, for the report.
+type Stats struct {
 	Consumers     int // consumers that handle deliveries
 	Deliveries    int // deliveries handled in the replay
 	JournalCalls  int // input calls served from the journal (as Diff counts them: outputs, effects and exit are compared, not counted)
@@ -143,7 +143,7 @@ type ReplayStats struct {
 
 // Clean reports whether the replay matched the recording: no finding at
 // all and the recorded verdict and exit code.
-func (s *ReplayStats) Clean() bool { return len(s.Findings) == 0 }
+func (s *Stats) Clean() bool { return len(s.Findings) == 0 }
 
 // maxFindings bounds the findings kept; counts go on.
 const maxFindings = 100
@@ -156,14 +156,14 @@ var ErrStopped = errors.New("replay: stopped at the requested coordinate")
 // host.Input of the replayed run (see Install).
 type Replayer struct {
 	art   *artifact.Artifact
-	prog  *sir.Program
+	img   *image.Image
 	opts  Options
 	hold  time.Duration
-	types *programTypes // of prog; nil when they cannot be built
+	types *programTypes // of img; nil when they cannot be built
 	old   *programTypes // of the recorded program, from the header; may be nil
 	rec   *RecordingJournal
 
-	cons   []*replayConsumer // by consumer id of prog
+	cons   []*replayConsumer // by consumer id of img
 	byName map[string]int    // instance name → index
 	// spans are the artifact's (Artifact.heads), and instOf maps the
 	// names they number to the program's instances, for key.
@@ -291,12 +291,12 @@ type recentDelivery struct {
 	d host.Delivery
 }
 
-// NewReplayer prepares the replay of art, an admitted artifact, by prog,
+// NewReplayer prepares the replay of art, an admitted artifact, by img,
 // the program as compiled now.
-func NewReplayer(art *artifact.Artifact, prog *sir.Program, opts Options) *Replayer {
+func NewReplayer(art *artifact.Artifact, img *image.Image, opts Options) *Replayer {
 	r := &Replayer{
 		art:       art,
-		prog:      prog,
+		img:       img,
 		opts:      opts,
 		hold:      opts.HoldTimeout,
 		byName:    map[string]int{},
@@ -309,23 +309,23 @@ func NewReplayer(art *artifact.Artifact, prog *sir.Program, opts Options) *Repla
 	if r.opts.Recent <= 0 {
 		r.opts.Recent = 5
 	}
-	r.types, _ = typesOfProgram(prog)
+	r.types, _ = typesOfProgram(img)
 	r.old, _ = decodeProgramTypes(art.Header.Types)
 	if opts.Record != nil {
-		r.rec = NewRecordingJournal(opts.Record, prog, art.Header.EnvPolicy)
+		r.rec = NewRecordingJournal(opts.Record, img, art.Header.EnvPolicy)
 	}
 	r.stoppedRun = art.Trailer.Verdict != artifact.VerdictQuiescent
-	for i, in := range prog.Instances {
+	for i, in := range img.Instances {
 		if _, dup := r.byName[in.Name]; !dup {
 			r.byName[in.Name] = i
 		}
 	}
-	r.cons = make([]*replayConsumer, len(prog.Consumers))
-	for id, c := range prog.Consumers {
+	r.cons = make([]*replayConsumer, len(img.Consumers))
+	for id, c := range img.Consumers {
 		r.cons[id] = &replayConsumer{id: id, name: c.Name, traps: map[int]artifact.Trap{},
 			n: -1, given: -1, countedPub: map[deliveryKey]bool{}}
 		r.cons[id].cur = &r.cons[id].pre
-		r.cons[id].ingress = c.Kind == sir.ConsumerIngress
+		r.cons[id].ingress = c.Kind == image.ConsumerIngress
 	}
 	r.load()
 	r.noDeliveries = true
@@ -355,8 +355,8 @@ func (r *Replayer) load() {
 		r.instOf[id] = r.instanceOf(name)
 	}
 	ingress := -1 // the first ingress consumer: its publishes are the lines
-	for id, c := range r.prog.Consumers {
-		if c.Kind == sir.ConsumerIngress {
+	for id, c := range r.img.Consumers {
+		if c.Kind == image.ConsumerIngress {
 			ingress = id
 			break
 		}
@@ -921,18 +921,18 @@ func (r *Replayer) Publish(c int, msg host.MessageID, topic int, payload []byte)
 			r.finding(artifact.ChangedPayload, cs, "consumer %d: message %s was published on topic %s with other payload bytes than in the recording", c, id, name)
 		}
 	}
-	if topic >= 0 && topic < len(r.prog.Topics) {
+	if topic >= 0 && topic < len(r.img.Topics) {
 		expected := false
 		if recorded && r.stoppedRun {
 			x, _ := r.art.Publish(i)
 			expected = x.Topic == name
 		}
 		locked := false
-		for _, s := range r.prog.Topics[topic].Subscribers {
-			if s < 0 || s >= len(r.prog.Instances) {
+		for _, s := range r.img.Topics[topic].Subscribers {
+			if s < 0 || s >= len(r.img.Instances) {
 				continue
 			}
-			to := r.consumer(r.prog.Instances[s].Consumer)
+			to := r.consumer(r.img.Instances[s].Consumer)
 			if to == nil || !to.done.Load() {
 				continue // Next or Deliver accounts for it
 			}
@@ -1238,8 +1238,8 @@ func recordedMessage(d artifact.Delivery) string {
 // deliveryText shows a delivery as "(target Ledger, message 3:20, topic T)".
 func (r *Replayer) deliveryText(k deliveryKey, topic string) string {
 	target := fmt.Sprintf("instance#%d", k.inst)
-	if k.inst >= 0 && k.inst < len(r.prog.Instances) {
-		target = r.prog.Instances[k.inst].Name
+	if k.inst >= 0 && k.inst < len(r.img.Instances) {
+		target = r.img.Instances[k.inst].Name
 	}
 	if k.start {
 		return "(target " + target + ", message start)"
@@ -1248,8 +1248,8 @@ func (r *Replayer) deliveryText(k deliveryKey, topic string) string {
 }
 
 func (r *Replayer) topicName(t int) string {
-	if t >= 0 && t < len(r.prog.Topics) {
-		return r.prog.Topics[t].Name
+	if t >= 0 && t < len(r.img.Topics) {
+		return r.img.Topics[t].Name
 	}
 	return ""
 }
@@ -1257,12 +1257,12 @@ func (r *Replayer) topicName(t int) string {
 // ---- results ----
 
 // Stats returns the replay's counts and findings. Call it after the run.
-func (r *Replayer) Stats() ReplayStats {
+func (r *Replayer) Stats() Stats {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	s := ReplayStats{Verdict: r.verdict, ExitCode: r.code}
+	s := Stats{Verdict: r.verdict, ExitCode: r.code}
 	for id, cs := range r.cons {
-		if r.prog.Consumers[id].Kind != sir.ConsumerIngress {
+		if r.img.Consumers[id].Kind != image.ConsumerIngress {
 			s.Consumers++
 		}
 		s.Deliveries += cs.handled
@@ -1325,7 +1325,7 @@ func hasKind(fs []Finding, k artifact.DivergenceKind) bool {
 // timeouts, and, when the two artifacts compare equal but the replayer
 // saw a divergence (an order timeout whose release happened to keep the
 // recorded order, say), that divergence, so the verdict is diverged.
-func (s *ReplayStats) Apply(rep *artifact.Report) {
+func (s *Stats) Apply(rep *artifact.Report) {
 	rep.OrderTimeouts = s.OrderTimeouts
 	// Some events leave no entry in the replay's own recording: a
 	// delivery that the replay dropped as not in the recording, a call

@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hale-lang/hale/codegen/image"
 	"github.com/hale-lang/hale/replay/artifact"
-	"github.com/hale-lang/hale/sir"
 	"github.com/hale-lang/hale/stdlib"
 	"github.com/hale-lang/hale/vm"
 	"github.com/hale-lang/hale/vm/host"
@@ -20,41 +20,40 @@ import (
 // rjProgram is a hand-built topology: consumer 0 (main) runs Main,
 // consumers 1 and 2 (pinned) run W and L, both subscribed to Job { n };
 // consumer 3 is a stdin binding of Line { text }.
-func rjProgram() *sir.Program {
-	basic := []*sir.Type{{Kind: sir.KindVoid}, {Kind: sir.KindInt}, {Kind: sir.KindFloat}, {Kind: sir.KindBool}, {Kind: sir.KindString}, {Kind: sir.KindBytes}}
-	types := append(basic,
-		&sir.Type{Kind: sir.KindStruct, Name: "Job", Topic: true, Fields: []sir.Field{{Name: "n", Type: sir.TInt}}},
-		&sir.Type{Kind: sir.KindStruct, Name: "Line", Topic: true, Fields: []sir.Field{{Name: "text", Type: sir.TString}}},
-		&sir.Type{Kind: sir.KindList, Elem: sir.TString},
-	)
-	return &sir.Program{
+func rjProgram() *image.Image {
+	types := []image.Type{{Kind: image.KindVoid}, {Kind: image.KindInt}, {Kind: image.KindFloat}, {Kind: image.KindBool}, {Kind: image.KindString}, {Kind: image.KindBytes},
+		{Kind: image.KindStruct, Name: "Job", Topic: true, Fields: []image.Field{{Name: "n", Type: image.TInt}}},
+		{Kind: image.KindStruct, Name: "Line", Topic: true, Fields: []image.Field{{Name: "text", Type: image.TString}}},
+		{Kind: image.KindList, Elem: image.TString},
+	}
+	return &image.Image{
 		Entry: "app.hl",
 		Files: []string{"app.hl"},
 		Types: types,
-		Loci: []*sir.Locus{
-			{Name: "Main", Start: 0, State: []sir.Var{{Name: "count", Type: sir.TInt}, {Name: "names", Type: 8}}},
-			{Name: "Worker", Start: -1, State: []sir.Var{{Name: "done", Type: sir.TInt}}},
+		Loci: []image.Locus{
+			{Name: "Main", Start: 0, State: []image.Var{{Name: "count", Type: image.TInt}, {Name: "names", Type: 8}}},
+			{Name: "Worker", Start: -1, State: []image.Var{{Name: "done", Type: image.TInt}}},
 		},
-		Instances: []*sir.Instance{
+		Instances: []image.Instance{
 			{Name: "Main", Locus: 0, Consumer: 0},
 			{Name: "W", Locus: 1, Consumer: 1},
 			{Name: "L", Locus: 1, Consumer: 2},
 		},
-		Topics: []*sir.Topic{
+		Topics: []image.Topic{
 			{Name: "Job", Type: 6, Subscribers: []int{1, 2}},
 			{Name: "Line", Type: 7, Subscribers: []int{0}},
 		},
-		Ingress: []*sir.Ingress{{Topic: 1, Consumer: 3}},
-		Prims: []*sir.Prim{
-			{Name: "std::os::env", Params: []sir.TypeRef{sir.TString, sir.TString}, Result: sir.TString},
-			{Name: "std::rand::next_int", Params: []sir.TypeRef{sir.TInt}, Result: sir.TInt},
-			{Name: "std::time::now_ms", Result: sir.TInt},
+		Ingress: []image.Ingress{{Topic: 1, Consumer: 3}},
+		Prims: []image.Prim{
+			{Name: "std::os::env", Params: []image.TypeRef{image.TString, image.TString}, Result: image.TString},
+			{Name: "std::rand::next_int", Params: []image.TypeRef{image.TInt}, Result: image.TInt},
+			{Name: "std::time::now_ms", Result: image.TInt},
 		},
-		Consumers: []*sir.Consumer{
-			{Kind: sir.ConsumerMain, Name: "main", Instances: []int{0}},
-			{Kind: sir.ConsumerPinned, Name: "W", Instances: []int{1}},
-			{Kind: sir.ConsumerPinned, Name: "L", Instances: []int{2}},
-			{Kind: sir.ConsumerIngress, Name: "stdin:Line"},
+		Consumers: []image.Consumer{
+			{Kind: image.ConsumerMain, Name: "main", Instances: []int{0}},
+			{Kind: image.ConsumerPinned, Name: "W", Instances: []int{1}},
+			{Kind: image.ConsumerPinned, Name: "L", Instances: []int{2}},
+			{Kind: image.ConsumerIngress, Name: "stdin:Line"},
 		},
 	}
 }
@@ -91,7 +90,7 @@ func rjJob(n int64) []byte {
 // rjArtifact numbers the entries of each consumer and closes the run
 // with verdict.
 func rjArtifact(verdict string, code int64, entries ...artifact.Entry) *artifact.Artifact {
-	h, _ := NewHeader(rjProgram(), HeaderInfo{HaleVersion: "test"})
+	h, _ := NewHeader(rjProgram(), HeaderInfo{HaleVersion: "test", Files: []string{"app.hl"}})
 	a := &artifact.Artifact{Version: artifact.FormatVersion, Header: *h, Trailer: artifact.Trailer{Verdict: verdict, ExitCode: code}, Complete: true}
 	seq := map[uint32]uint64{}
 	for _, e := range entries {
@@ -644,7 +643,7 @@ func TestReplayerExitWaits(t *testing.T) {
 func TestRecordingJournalEntries(t *testing.T) {
 	prog := rjProgram()
 	for _, policy := range []string{artifact.EnvWithheld, artifact.EnvFull} {
-		h, err := NewHeader(prog, HeaderInfo{HaleVersion: "test", EnvPolicy: policy})
+		h, err := NewHeader(prog, HeaderInfo{HaleVersion: "test", Files: []string{"app.hl"}, EnvPolicy: policy})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -710,7 +709,7 @@ func (w *failAfter) Write(p []byte) (int, error) {
 
 func TestRecordingJournalFailureHalts(t *testing.T) {
 	prog := rjProgram()
-	h, _ := NewHeader(prog, HeaderInfo{HaleVersion: "test"})
+	h, _ := NewHeader(prog, HeaderInfo{HaleVersion: "test", Files: []string{"app.hl"}})
 	rec, err := artifact.New(&failAfter{n: 2000}, h, artifact.Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -735,7 +734,7 @@ func TestRecordingJournalFailureHalts(t *testing.T) {
 
 func TestProgramTypesRoundTrip(t *testing.T) {
 	prog := rjProgram()
-	blob, err := ProgramTypes(prog)
+	blob, err := programTypesOf(prog)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -850,7 +849,7 @@ func FuzzReplayer(f *testing.F) {
 
 // FuzzProgramTypes: a header's type table never makes the decoder panic.
 func FuzzProgramTypes(f *testing.F) {
-	blob, err := ProgramTypes(rjProgram())
+	blob, err := programTypesOf(rjProgram())
 	if err != nil {
 		f.Fatal(err)
 	}

@@ -77,7 +77,7 @@ var formatKinds = []struct {
 	{ErrTruncated, RefusedTruncated},
 }
 
-// Admit is replay admission, before any application code runs. It
+// admit is replay admission, before any application code runs. It
 // decodes data strictly (so the bytes that are checked are the bytes that
 // will be served: the artifact reads its entries from data, which must
 // not change afterwards, and keeps only their index), refuses a
@@ -89,7 +89,7 @@ var formatKinds = []struct {
 //
 // The header's creation time plays no part in admission; its env policy
 // must be one this hale knows.
-func Admit(data []byte, want Identity, unverified bool) (*Artifact, *Admission, error) {
+func admit(data []byte, want Identity, unverified bool) (*Artifact, *Admission, error) {
 	a, err := Index(data)
 	return AdmitIndexed(a, err, want, unverified)
 }

@@ -90,7 +90,7 @@ const (
 )
 
 // Report is the outcome of a replay: what WriteText and WriteJSON print.
-// Diff fills it in; the caller adds what only the replayer knows
+// Differ.Diff fills it in; the caller adds what only the replayer knows
 // (OrderTimeouts) and may set the first divergence's Position before
 // printing.
 type Report struct {
@@ -165,11 +165,6 @@ type Differ struct {
 	// descriptions; bytes it cannot decode are shown as hex. A panic in
 	// it counts as "cannot decode".
 	Decode ValueDecoder
-}
-
-// Diff compares recorded with replayed without a value decoder.
-func Diff(recorded, replayed *Artifact) *Report {
-	return Differ{}.Diff(recorded, replayed)
 }
 
 // Diff compares the two artifacts in both directions, consumer by

@@ -20,14 +20,11 @@ func (s *span) Message() MessageID { return MessageID{Producer: s.producer, Seq:
 
 // Name returns the entry's name as numbered in the names Heads returns:
 // a publish's topic, a delivery's target, an invocation's primitive;
-// NoName otherwise.
+// beyond the names otherwise.
 func (s *span) Name() uint32 { return s.name }
 
 // Start reports whether a delivery is a start delivery.
 func (s *span) Start() bool { return s.start }
-
-// NoName is the Name of a span without one.
-const NoName = noName
 
 // Heads returns the head of every entry and the names they refer to.
 func (a *Artifact) Heads() (spans []Span, names []string) {
