@@ -17,8 +17,9 @@
 //
 // The indices of types, functions, topics, loci, instances, ingress
 // bindings and consumers are those of the SIR program the image was
-// compiled from, so a host that reads the topology from SIR and a machine
-// that runs the image agree. The code generator appends one synthetic
+// compiled from. Below the compiler the image is the one form of the
+// program: the runtime (vm/host) and replay read its topology, names,
+// types and declaration positions from it, never from SIR. The code generator appends one synthetic
 // function per instance (Kind FuncSpawn) after SIR's functions: it
 // evaluates the instance's spawn arguments into its parameter slots.
 //
