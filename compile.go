@@ -4,6 +4,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"io/fs"
+	"sync"
 
 	"github.com/hale-lang/hale/codegen"
 	"github.com/hale-lang/hale/codegen/image"
@@ -28,17 +29,36 @@ type Compiled struct {
 	// Files are the logical paths of the user's files, entry first, in
 	// load order.
 	Files []string
-	// BuildDigest is the build-input digest (BuildDigest) and ShapeHash
-	// the shape hash (sir.Shape.Hash): the identity a recording is
-	// admitted against.
-	BuildDigest [32]byte
-	ShapeHash   [32]byte
+	// ShapeHash is the shape hash (sir.Shape.Hash); with BuildDigest it is
+	// the identity a recording is admitted against.
+	ShapeHash [32]byte
+
+	opts  BuildOptions
+	build struct {
+		once sync.Once
+		sum  [32]byte
+	}
+}
+
+// BuildDigest returns the program's build-input digest (the package
+// function BuildDigest over its files). It is computed on first use and
+// kept: hashing the toolchain's sources costs more than compiling a small
+// program, and only recording and replay need it.
+func (c *Compiled) BuildDigest() [32]byte {
+	c.build.once.Do(func() {
+		files := make([]SourceFile, 0, len(c.Program.Files))
+		for _, f := range c.Program.Files {
+			files = append(files, SourceFile{Path: f.Path, Data: c.Program.Source(f.Path)})
+		}
+		c.build.sum = BuildDigest(files, c.opts)
+	})
+	return c.build.sum
 }
 
 // Compile loads the program whose entry file is entry in fsys (a
 // slash-separated path; imports that leave fsys cannot be read), checks
 // it, infers its effects, lowers it to SIR, compiles the image and
-// computes its digests.
+// computes its shape hash (the build digest follows on first use).
 //
 // A program with errors fails with its diagnostics (a diag.List or a
 // *diag.Error, reachable with errors.As); the error then also has a
@@ -74,12 +94,7 @@ func compileLoaded(prog *lang.Program, err error, opts BuildOptions) (*Compiled,
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", prog.Entry, err)
 	}
-	c := &Compiled{Program: prog, Effects: fx, SIR: s, Image: img, Files: append([]string(nil), s.Files...)}
-	files := make([]SourceFile, 0, len(prog.Files))
-	for _, f := range prog.Files {
-		files = append(files, SourceFile{Path: f.Path, Data: prog.Source(f.Path)})
-	}
-	c.BuildDigest = BuildDigest(files, opts)
+	c := &Compiled{Program: prog, Effects: fx, SIR: s, Image: img, Files: append([]string(nil), s.Files...), opts: opts}
 	shape, _ := hex.DecodeString(sir.BuildShape(s).Hash())
 	copy(c.ShapeHash[:], shape)
 	return c, nil

@@ -31,7 +31,7 @@ func TestCompileRunsThePipelineOnce(t *testing.T) {
 		t.Errorf("image instances %+v", c.Image.Instances)
 	}
 	files := []hale.SourceFile{{Path: "app.hl", Data: fsys["app.hl"].Data}, {Path: "lib/util.hl", Data: fsys["lib/util.hl"].Data}}
-	if c.BuildDigest != hale.BuildDigest(files, hale.BuildOptions{}) {
+	if c.BuildDigest() != hale.BuildDigest(files, hale.BuildOptions{}) {
 		t.Error("build digest is not the digest of the program's files")
 	}
 	if got, want := hex.EncodeToString(c.ShapeHash[:]), sir.BuildShape(c.SIR).Hash(); got != want {

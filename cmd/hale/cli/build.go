@@ -29,7 +29,7 @@ var emitters = map[string]func(e env, c *hale.Compiled, w io.Writer) error{
 		return codegen.WriteAsm(w, c.Image)
 	},
 	"digest": func(_ env, c *hale.Compiled, w io.Writer) error {
-		_, err := fmt.Fprintln(w, hale.Hex(c.BuildDigest))
+		_, err := fmt.Fprintln(w, hale.Hex(c.BuildDigest()))
 		return err
 	},
 }

@@ -148,7 +148,7 @@ func admit(e env, f replayFlags, artifactPath, programPath string) (*hale.Compil
 	if err := replay.Replayable(c.Image); err != nil {
 		return nil, nil, refuse("%v", err)
 	}
-	want := artifact.Identity{BuildDigest: c.BuildDigest, ShapeHash: c.ShapeHash}
+	want := artifact.Identity{BuildDigest: c.BuildDigest(), ShapeHash: c.ShapeHash}
 	ix := <-index
 	art, adm, err := artifact.AdmitIndexed(ix.art, ix.err, want, f.unverified)
 	if err != nil {

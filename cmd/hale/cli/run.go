@@ -84,7 +84,7 @@ func newRunCmd(e env) *cobra.Command {
 // identity is what a recording of c says about the program and the
 // toolchain.
 func identity(c *hale.Compiled) replay.HeaderInfo {
-	return replay.HeaderInfo{HaleVersion: hale.Version, BuildDigest: c.BuildDigest, ShapeHash: c.ShapeHash, Files: c.Files}
+	return replay.HeaderInfo{HaleVersion: hale.Version, BuildDigest: c.BuildDigest(), ShapeHash: c.ShapeHash, Files: c.Files}
 }
 
 // startRecording installs the recorder when LOTUS_OBS_RECORD is set and
@@ -93,6 +93,9 @@ func startRecording(e env, c *hale.Compiled) (*replay.RecordingJournal, error) {
 	settings, err := artifact.FromEnv(e.getenv)
 	if err != nil {
 		return nil, exitf(ExitUsage, "%v", err)
+	}
+	if settings.Path == "" {
+		return nil, nil // no recorder, and no build digest to compute
 	}
 	rec, err := replay.StartRecording(settings, c.Image, identity(c))
 	if err != nil {
