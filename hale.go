@@ -2,7 +2,8 @@
 // toolchain and build digests, and the embedded copy of its own module
 // files from which dependency versions are read) and the one compile
 // entry point, Compile, that the command line and every test harness
-// call: load, check, effects, SIR, image and digests, once.
+// call: load, check, effects, SIR, image and digests, once (the build
+// digest on first use, since only recording and replay need it).
 package hale
 
 import (
