@@ -90,8 +90,9 @@ type Options struct {
 	Recent int
 	// Record, when set, receives the replay's own recording, made with
 	// the env policy of the artifact being replayed (docs/replay.md).
-	// The caller creates it with a header from ReplayHeader and closes
-	// it through Recording().Close after the run.
+	// The caller creates it with the header of a replay's recording (the
+	// session's does) and closes it through Recording().Close after the
+	// run.
 	Record *artifact.Recorder
 }
 

@@ -50,7 +50,7 @@ var (
 	ErrAsyncIO  = errors.New("recording has async_io consumers")
 )
 
-// RefusalError is why Admit refused an artifact. The CLI maps every
+// RefusalError is why admission (AdmitIndexed) refused an artifact. The CLI maps every
 // RefusalError to exit code 2. errors.Is sees through it to the sentinel
 // (ErrChecksum, ErrIdentity, ...) and errors.As to a *FormatError.
 type RefusalError struct {
@@ -94,9 +94,12 @@ func admit(data []byte, want Identity, unverified bool) (*Artifact, *Admission, 
 	return AdmitIndexed(a, err, want, unverified)
 }
 
-// AdmitIndexed is Admit for an artifact already read by Index, a and err
-// being what Index returned: reading the artifact can then overlap
-// compiling the program whose identity it is checked against.
+// AdmitIndexed is replay admission (see admit) for an artifact already
+// read by Index, a and err being what Index returned: reading the
+// artifact can then overlap compiling the program whose identity it is
+// checked against. Every refusal is a *RefusalError; a mismatched
+// identity admitted with unverified comes with a warning in
+// Admission.Warning.
 func AdmitIndexed(a *Artifact, err error, want Identity, unverified bool) (*Artifact, *Admission, error) {
 	if a == nil && err == nil {
 		err = &FormatError{Err: ErrNotArtifact, Entry: -1, Msg: "no artifact was read"}

@@ -56,7 +56,7 @@ import (
 // then to the lower consumer. A different verdict or exit code in the
 // trailers comes after every entry, as the trailer does.
 //
-// Header fields are not compared: Admit compares the identities, and the
+// Header fields are not compared: admission compares the identities, and the
 // creation time and env policy may differ. Entries of kinds this version
 // does not know are left out of the streams.
 
@@ -304,7 +304,7 @@ func verdictText(t Trailer) string {
 }
 
 // RefusedReport is the report of a refused artifact; err is usually the
-// *RefusalError from Admit.
+// *RefusalError from AdmitIndexed.
 func RefusedReport(err error) *Report {
 	r := &Report{Verdict: ReportRefused}
 	var re *RefusalError
