@@ -1,22 +1,19 @@
-// Package hale holds the identity of the Hale toolchain: its version and
-// the embedded copy of its own module files (go.mod, go.sum) from which
-// dependency versions are read.
+// Package hale holds the identity of the Hale toolchain (its version, the
+// toolchain and build digests, and the embedded copy of its own module
+// files from which dependency versions are read) and the one compile
+// entry point, Compile, that the command line and every test harness
+// call: load, check, effects, SIR, image and digests, once (the build
+// digest on first use, since only recording and replay need it).
 package hale
 
 import (
 	_ "embed"
 	"strings"
-
-	"github.com/hale-lang/hale/replay"
 )
 
 // Version is the toolchain version printed by `hale version` and stamped
 // into every artifact.
 const Version = "0.1.0"
-
-// ArtifactFormatVersion is the recording format this toolchain writes and
-// the newest it reads.
-const ArtifactFormatVersion = replay.FormatVersion
 
 //go:embed go.mod
 var goMod string

@@ -7,7 +7,7 @@ func TestToolchainDigestIsStableAndCoversSources(t *testing.T) {
 	if a != b || a == ([32]byte{}) {
 		t.Fatalf("ToolchainDigest not stable or empty: %x %x", a, b)
 	}
-	for _, p := range []string{"lang/ast/ast.go", "replay/artifact.go", "stdlib/std/time.hl", "go.sum"} {
+	for _, p := range []string{"lang/ast/ast.go", "replay/artifact/artifact.go", "replay/session.go", "compile.go", "stdlib/std/time.hl", "go.sum"} {
 		if _, err := toolchainSources.ReadFile(p); err != nil {
 			t.Errorf("toolchain sources miss %s: %v", p, err)
 		}

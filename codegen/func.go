@@ -45,7 +45,8 @@ func (c *compiler) function(index int, sf *sir.Func) error {
 		f.Locals = append(f.Locals, image.Local{Name: l.Name, Type: image.TypeRef(l.Type)})
 	}
 	g := &fnComp{c: c, f: f, top: sf.NumSlots, high: sf.NumSlots, boundAt: -1}
-	g.at = c.pos(sf.Pos)
+	f.Decl = c.pos(sf.Pos)
+	g.at = f.Decl
 	g.stmts(sf.Body)
 	g.setPos(sf.Pos)
 	g.emit(image.OpRetVoid, 0, 0, 0) // the end of a fn without a result, or unreachable

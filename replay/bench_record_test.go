@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/hale-lang/hale/replay"
+	"github.com/hale-lang/hale/replay/artifact"
 	"github.com/hale-lang/hale/vm/host"
 )
 
@@ -181,7 +182,7 @@ func benchCheckRun(res host.Result, err error) error {
 
 // benchPlainRun runs p unrecorded, as `hale run` does without LOTUS_OBS_RECORD.
 func benchPlainRun(p *program, kind host.EngineKind) error {
-	return benchCheckRun(host.Run(context.Background(), p.sir, p.img, host.Options{Engine: kind, Stdout: io.Discard}))
+	return benchCheckRun(host.Run(context.Background(), p.img, host.Options{Engine: kind, Stdout: io.Discard}))
 }
 
 // benchRecordedRun runs p recorded to path, wired as `hale run` does with
@@ -189,17 +190,17 @@ func benchPlainRun(p *program, kind host.EngineKind) error {
 // RecordingJournal installed as the run's Journal, closed after the run.
 func benchRecordedRun(p *program, kind host.EngineKind, path string) error {
 	info := identity
-	info.EnvPolicy = replay.EnvWithheld
-	h, err := replay.NewHeader(p.sir, info)
+	info.EnvPolicy = artifact.EnvWithheld
+	h, err := replay.NewHeader(p.img, info)
 	if err != nil {
 		return err
 	}
-	rec, err := replay.Create(path, h, replay.Options{})
+	rec, err := artifact.Create(path, h, artifact.Options{})
 	if err != nil {
 		return err
 	}
-	j := replay.NewRecordingJournal(rec, p.sir, replay.EnvWithheld)
-	runErr := benchCheckRun(host.Run(context.Background(), p.sir, p.img, host.Options{Engine: kind, Stdout: io.Discard, Journal: j}))
+	j := replay.NewRecordingJournal(rec, p.img, artifact.EnvWithheld)
+	runErr := benchCheckRun(host.Run(context.Background(), p.img, host.Options{Engine: kind, Stdout: io.Discard, Journal: j}))
 	if err := j.Close(); err != nil {
 		return err
 	}
@@ -216,25 +217,25 @@ func benchReplayFrom(p *program, kind host.EngineKind, path string, full bool) e
 	if err != nil {
 		return err
 	}
-	art, _, err := replay.Admit(data, replay.Identity{BuildDigest: identity.BuildDigest, ShapeHash: identity.ShapeHash}, false)
+	art, err := admitData(data, artifact.Identity{BuildDigest: identity.BuildDigest, ShapeHash: identity.ShapeHash})
 	if err != nil {
 		return err
 	}
-	ro := replay.ReplayOptions{Quiet: true}
+	ro := replay.Options{Quiet: true}
 	again := path + ".replayed"
 	if full {
-		h, err := replay.ReplayHeader(art, p.sir, identity)
+		h, err := replay.ReplayHeader(art, p.img, identity)
 		if err != nil {
 			return err
 		}
-		if ro.Record, err = replay.Create(again, h, replay.Options{}); err != nil {
+		if ro.Record, err = artifact.Create(again, h, artifact.Options{}); err != nil {
 			return err
 		}
 	}
-	r := replay.NewReplayer(art, p.sir, ro)
+	r := replay.NewReplayer(art, p.img, ro)
 	opts := host.Options{Engine: kind, Stdout: io.Discard}
 	r.Install(&opts)
-	runErr := benchCheckRun(host.Run(context.Background(), p.sir, p.img, opts))
+	runErr := benchCheckRun(host.Run(context.Background(), p.img, opts))
 	stats := r.Stats()
 	if full {
 		if err := r.Recording().Close(); err != nil {
@@ -244,11 +245,11 @@ func benchReplayFrom(p *program, kind host.EngineKind, path string, full bool) e
 		if err != nil {
 			return err
 		}
-		replayed, err := replay.Index(data) // as hale replay --diff reads it
+		replayed, err := artifact.Index(data) // as hale replay --diff reads it
 		if err != nil {
 			return err
 		}
-		rep := replay.Differ{Decode: replay.ProgramDecoder(p.sir)}.Diff(art, replayed)
+		rep := artifact.Differ{Decode: replay.ProgramDecoder(p.img)}.Diff(art, replayed)
 		stats.Apply(rep)
 		if rep.Diverged() {
 			return fmt.Errorf("replay diverged: %+v", rep.Divergences[0])
@@ -339,18 +340,18 @@ func reportArtifact(b *testing.B, path string) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	a, err := replay.Decode(data)
+	a, err := artifact.Decode(data)
 	if err != nil {
 		b.Fatal(err)
 	}
 	// Each entry's exact encoded size: re-encode it alone and count.
 	var cw benchCounter
-	w, err := replay.NewWriter(&cw, &a.Header)
+	w, err := artifact.NewWriter(&cw, &a.Header)
 	if err != nil {
 		b.Fatal(err)
 	}
 	type sum struct{ n, bytes, content int }
-	sums := map[replay.Kind]*sum{}
+	sums := map[artifact.Kind]*sum{}
 	for _, e := range a.Entries {
 		before := cw.n
 		if err := w.WriteEntry(e); err != nil {
@@ -370,7 +371,7 @@ func reportArtifact(b *testing.B, path string) {
 	}
 	b.ReportMetric(float64(len(data)), "artifact-bytes")
 	b.ReportMetric(float64(len(a.Entries)), "entries")
-	for _, k := range []replay.Kind{replay.KindDelivery, replay.KindPublish, replay.KindInvocation} {
+	for _, k := range []artifact.Kind{artifact.KindDelivery, artifact.KindPublish, artifact.KindInvocation} {
 		s := sums[k]
 		if s == nil {
 			continue
@@ -381,15 +382,15 @@ func reportArtifact(b *testing.B, path string) {
 }
 
 // benchEntryContent is the content of an entry's strings and byte strings.
-func benchEntryContent(body replay.Body) int {
+func benchEntryContent(body artifact.Body) int {
 	switch x := body.(type) {
-	case replay.Invocation:
+	case artifact.Invocation:
 		return len(x.Primitive) + len(x.Args) + len(x.Result) + len(x.Message)
-	case replay.Publish:
+	case artifact.Publish:
 		return len(x.Topic) + len(x.Payload)
-	case replay.Delivery:
+	case artifact.Delivery:
 		return len(x.Target) + len(x.Topic)
-	case replay.Output:
+	case artifact.Output:
 		return len(x.Channel) + len(x.Primitive) + len(x.Args) + len(x.Result) + len(x.Message)
 	}
 	return 0
@@ -408,14 +409,14 @@ func BenchmarkReplaySetup(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	id := replay.Identity{BuildDigest: identity.BuildDigest, ShapeHash: identity.ShapeHash}
-	art, _, err := replay.Admit(data, id, false)
+	id := artifact.Identity{BuildDigest: identity.BuildDigest, ShapeHash: identity.ShapeHash}
+	art, err := admitData(data, id)
 	if err != nil {
 		b.Fatal(err)
 	}
 	b.Run("admit", func(b *testing.B) {
 		for b.Loop() {
-			if _, _, err := replay.Admit(data, id, false); err != nil {
+			if _, err := admitData(data, id); err != nil {
 				b.Fatal(err)
 			}
 		}
@@ -430,7 +431,14 @@ func BenchmarkReplaySetup(b *testing.B) {
 	})
 	b.Run("replayer", func(b *testing.B) {
 		for b.Loop() {
-			replay.NewReplayer(art, p.sir, replay.ReplayOptions{Quiet: true})
+			replay.NewReplayer(art, p.img, replay.Options{Quiet: true})
 		}
 	})
+}
+
+// admitData is replay admission of the artifact bytes data.
+func admitData(data []byte, want artifact.Identity) (*artifact.Artifact, error) {
+	a, err := artifact.Index(data)
+	a, _, err = artifact.AdmitIndexed(a, err, want, false)
+	return a, err
 }

@@ -1,7 +1,6 @@
 package replay
 
 import (
-	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -9,100 +8,97 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/hale-lang/hale/sir"
+	"github.com/hale-lang/hale/codegen/image"
+	"github.com/hale-lang/hale/replay/artifact"
+	"github.com/hale-lang/hale/vm"
 	"github.com/hale-lang/hale/vm/value"
 )
 
-// HeaderInfo is what an artifact header needs beyond the program: the
-// toolchain's identity and the env policy, which only the caller knows
-// (package hale imports this one, so the version and digests are passed
-// in).
+// HeaderInfo is what an artifact header needs beyond the image: the
+// toolchain's and the program's identity, the user's files and the env
+// policy, which only the caller knows (the root package computes them and
+// imports nothing of replay).
 type HeaderInfo struct {
 	HaleVersion string
 	Created     time.Time // zero: now
 	BuildDigest [32]byte
 	ShapeHash   [32]byte
-	EnvPolicy   string // EnvWithheld or EnvFull; "" is EnvWithheld
+	EnvPolicy   string // artifact.EnvWithheld or EnvFull; "" is EnvWithheld
+	// Files are the logical paths of the user's files, entry first (the
+	// image's Files also name the standard library files its positions
+	// point into).
+	Files []string
 }
 
-// NewHeader builds the header of a recording of prog: the identity from
-// info, the logical paths of the user's files, the consumer table (ids,
-// kinds and names of sir.Program.Consumers, with the names of the
-// instances each one runs) and the type table of ProgramTypes.
-func NewHeader(prog *sir.Program, info HeaderInfo) (*Header, error) {
-	if prog == nil {
+// consumerKinds names the image's consumer kinds as the header does.
+var consumerKinds = [...]string{
+	image.ConsumerMain:    artifact.ConsumerMain,
+	image.ConsumerPool:    artifact.ConsumerPool,
+	image.ConsumerPinned:  artifact.ConsumerPinned,
+	image.ConsumerAsyncIO: artifact.ConsumerAsyncIO,
+	image.ConsumerIngress: artifact.ConsumerIngress,
+}
+
+// NewHeader builds the header of a recording of img: the identity and
+// files from info, the consumer table (ids, kinds and names of the
+// image's consumers, with the names of the instances each one runs) and
+// the type table (see artifact.TypeTable).
+func NewHeader(img *image.Image, info HeaderInfo) (*artifact.Header, error) {
+	if img == nil {
 		return nil, errors.New("recording: no program")
 	}
-	h := &Header{
+	h := &artifact.Header{
 		HaleVersion: info.HaleVersion,
 		BuildDigest: info.BuildDigest,
 		ShapeHash:   info.ShapeHash,
 		EnvPolicy:   info.EnvPolicy,
-		Files:       append([]string(nil), prog.Files...),
+		Files:       append([]string{}, info.Files...),
 	}
 	if h.EnvPolicy == "" {
-		h.EnvPolicy = EnvWithheld
+		h.EnvPolicy = artifact.EnvWithheld
 	}
 	created := info.Created
 	if created.IsZero() {
 		created = time.Now()
 	}
 	h.Created = created.UnixNano()
-	for id, c := range prog.Consumers {
-		hc := Consumer{ID: uint32(id), Kind: c.Kind.String(), Name: c.Name, Instances: []string{}}
+	for id, c := range img.Consumers {
+		if int(c.Kind) >= len(consumerKinds) {
+			return nil, fmt.Errorf("recording: consumer %d has kind %d", id, c.Kind)
+		}
+		hc := artifact.Consumer{ID: uint32(id), Kind: consumerKinds[c.Kind], Name: c.Name, Instances: []string{}}
 		for _, i := range c.Instances {
-			if i < 0 || i >= len(prog.Instances) {
+			if i < 0 || i >= len(img.Instances) {
 				return nil, fmt.Errorf("recording: consumer %d lists instance %d, which does not exist", id, i)
 			}
-			hc.Instances = append(hc.Instances, prog.Instances[i].Name)
+			hc.Instances = append(hc.Instances, img.Instances[i].Name)
 		}
 		h.Consumers = append(h.Consumers, hc)
 	}
-	types, err := ProgramTypes(prog)
+	pt, err := typesOfProgram(img)
+	if err == nil {
+		h.Types, err = pt.encode()
+	}
 	if err != nil {
 		return nil, fmt.Errorf("recording: %w", err)
 	}
-	h.Types = types
-	if err := h.check(); err != nil {
+	if err := h.Check(); err != nil {
 		return nil, fmt.Errorf("recording: %w", err)
 	}
 	return h, nil
 }
 
-// ReplayHeader builds the header of a replay's own recording: as
+// replayHeader builds the header of a replay's own recording: as
 // NewHeader, but with the env policy of the artifact being replayed,
 // whatever info says (docs/replay.md).
-func ReplayHeader(art *Artifact, prog *sir.Program, info HeaderInfo) (*Header, error) {
+func replayHeader(art *artifact.Artifact, img *image.Image, info HeaderInfo) (*artifact.Header, error) {
 	info.EnvPolicy = art.Header.EnvPolicy
-	return NewHeader(prog, info)
+	return NewHeader(img, info)
 }
 
-// The type table of a header (Header.Types) is what `hale trace dump`
-// needs to decode payloads, arguments and results without the program.
-// Its layout, version 1:
-//
-//	uvarint 2                       layout version
-//	uvarint T, T × str              topic names, in topic order
-//	T × (uvarint k, k × uvarint)    each topic's subscribers: instance indices
-//	                                (into the instance names), in main order
-//	uvarint I, I × str              instance names, in main order
-//	uvarint P, P × str              names of the primitives the program calls
-//	type table                      vm/value's canonical type table (EncodeTypes)
-//	                                with T + I + 2P roots:
-//	  T roots                       each topic's payload struct
-//	  I roots                       each instance's state: a struct named after
-//	                                its locus whose fields are the state
-//	                                variables in declaration order (the state
-//	                                tuple is that struct's encoding without its
-//	                                0x08 tag)
-//	  2P roots                      for each primitive, a struct of its
-//	                                parameters (fields "0", "1", …: the
-//	                                argument tuple is its encoding without the
-//	                                tag), then its result type (void for none)
-//
-// where str is uvarint(len) and the bytes. print, a builtin whose argument
-// is one canonical string rather than a tuple, needs no entry.
-const typesLayout = 2
+// The type table of a header (Header.Types) is laid out as
+// artifact.TypeTable describes: the names and subscriptions, then vm/value's
+// canonical type table, which this package writes and reads.
 
 // programTypes holds the value types of one program, indexed for the
 // recorder's decoder, the replayer and --at.
@@ -123,30 +119,20 @@ type primTypes struct {
 	result *value.Type
 }
 
-// ProgramTypes returns the type table of a header for prog (see the
-// layout above).
-func ProgramTypes(prog *sir.Program) ([]byte, error) {
-	pt, err := typesOfProgram(prog)
-	if err != nil {
+// typesOfProgram converts img's type table to value types (vm.Types).
+func typesOfProgram(img *image.Image) (*programTypes, error) {
+	if err := checkTypeRefs(img); err != nil {
 		return nil, err
 	}
-	return pt.encode()
-}
-
-// typesOfProgram converts prog's type table to value types.
-func typesOfProgram(prog *sir.Program) (*programTypes, error) {
-	ts, err := valueTypesOf(prog)
-	if err != nil {
-		return nil, err
-	}
-	at := func(r sir.TypeRef, what string) (*value.Type, error) {
+	ts := vm.Types(img)
+	at := func(r image.TypeRef, what string) (*value.Type, error) {
 		if r < 0 || int(r) >= len(ts) {
 			return nil, fmt.Errorf("%s has type %d, which is not in the type table", what, r)
 		}
 		return ts[r], nil
 	}
 	pt := &programTypes{byTopic: map[string]*value.Type{}, prims: map[string]primTypes{}}
-	for _, t := range prog.Topics {
+	for _, t := range img.Topics {
 		pt.subs = append(pt.subs, append([]int{}, t.Subscribers...))
 		vt, err := at(t.Type, "topic "+t.Name)
 		if err != nil {
@@ -156,8 +142,8 @@ func typesOfProgram(prog *sir.Program) (*programTypes, error) {
 		pt.topicName = append(pt.topicName, t.Name)
 		pt.byTopic[t.Name] = vt
 	}
-	loci := make([]*value.Type, len(prog.Loci))
-	for li, l := range prog.Loci {
+	loci := make([]*value.Type, len(img.Loci))
+	for li, l := range img.Loci {
 		st := &value.Type{Kind: value.KindStruct, Name: l.Name}
 		for _, v := range l.State {
 			vt, err := at(v.Type, "state variable "+l.Name+"."+v.Name)
@@ -168,14 +154,14 @@ func typesOfProgram(prog *sir.Program) (*programTypes, error) {
 		}
 		loci[li] = st
 	}
-	for _, in := range prog.Instances {
+	for _, in := range img.Instances {
 		if in.Locus < 0 || in.Locus >= len(loci) {
 			return nil, fmt.Errorf("instance %s has locus %d, which does not exist", in.Name, in.Locus)
 		}
 		pt.states = append(pt.states, loci[in.Locus])
 		pt.instName = append(pt.instName, in.Name)
 	}
-	for _, p := range prog.Prims {
+	for _, p := range img.Prims {
 		if _, dup := pt.prims[p.Name]; dup {
 			continue
 		}
@@ -187,6 +173,7 @@ func typesOfProgram(prog *sir.Program) (*programTypes, error) {
 			}
 			sig.params = append(sig.params, vt)
 		}
+		var err error
 		if sig.result, err = at(p.Result, "the result of "+p.Name); err != nil {
 			return nil, err
 		}
@@ -196,90 +183,37 @@ func typesOfProgram(prog *sir.Program) (*programTypes, error) {
 	return pt, nil
 }
 
-// valueTypesOf builds the value type of every entry of prog's type table,
-// indexed by sir.TypeRef (as vm.Types does for an image). Struct and enum
-// descriptors are built once, so recursive types point at themselves.
-func valueTypesOf(prog *sir.Program) ([]*value.Type, error) {
-	basic := [...]*value.Type{value.VoidType, value.IntType, value.FloatType, value.BoolType, value.StringType, value.BytesType}
-	ts := make([]*value.Type, len(prog.Types))
-	for i, t := range prog.Types {
-		switch {
-		case i < len(basic):
-			ts[i] = basic[i]
-		case t == nil:
-			return nil, fmt.Errorf("type %d is missing", i)
-		default:
-			ts[i] = &value.Type{Kind: value.Kind(t.Kind), Name: t.Name}
-		}
-	}
-	ref := func(r sir.TypeRef) (*value.Type, error) {
-		if r < 0 || int(r) >= len(ts) {
-			return nil, fmt.Errorf("type reference %d is out of range", r)
-		}
-		return ts[r], nil
-	}
-	fill := func(st *sir.Type, vt *value.Type) error {
-		var err error
-		switch st.Kind {
-		case sir.KindList:
-			vt.Elem, err = ref(st.Elem)
-		case sir.KindMap:
-			if vt.Key, err = ref(st.Key); err == nil {
-				vt.Elem, err = ref(st.Elem)
+// checkTypeRefs checks what vm.Types relies on: every reference within
+// the table.
+func checkTypeRefs(img *image.Image) error {
+	in := func(r image.TypeRef) bool { return r >= 0 && int(r) < len(img.Types) }
+	for i, t := range img.Types {
+		ok := true
+		switch t.Kind {
+		case image.KindList:
+			ok = in(t.Elem)
+		case image.KindMap:
+			ok = in(t.Key) && in(t.Elem)
+		case image.KindStruct:
+			for _, f := range t.Fields {
+				ok = ok && in(f.Type)
 			}
-		case sir.KindStruct:
-			vt.Fields = make([]value.Field, len(st.Fields))
-			for j, f := range st.Fields {
-				vt.Fields[j].Name = f.Name
-				if vt.Fields[j].Type, err = ref(f.Type); err != nil {
-					return err
-				}
-			}
-		case sir.KindEnum:
-			vt.Variants = make([]value.Variant, len(st.Variants))
-			for j, v := range st.Variants {
-				vt.Variants[j].Name = v.Name
+		case image.KindEnum:
+			for _, v := range t.Variants {
 				for _, f := range v.Fields {
-					ft, err := ref(f)
-					if err != nil {
-						return err
-					}
-					vt.Variants[j].Fields = append(vt.Variants[j].Fields, ft)
+					ok = ok && in(f)
 				}
 			}
 		}
-		return err
-	}
-	for i := len(basic); i < len(ts); i++ {
-		if err := fill(prog.Types[i], ts[i]); err != nil {
-			return nil, fmt.Errorf("type %d: %w", i, err)
+		if !ok {
+			return fmt.Errorf("type %d: a type reference is out of range", i)
 		}
 	}
-	return ts, nil
+	return nil
 }
 
 // encode writes the header's type table.
 func (pt *programTypes) encode() ([]byte, error) {
-	b := binary.AppendUvarint(nil, typesLayout)
-	names := func(ss []string) {
-		b = binary.AppendUvarint(b, uint64(len(ss)))
-		for _, s := range ss {
-			b = appendString(b, s)
-		}
-	}
-	names(pt.topicName)
-	for i := range pt.topicName {
-		var subs []int
-		if i < len(pt.subs) {
-			subs = pt.subs[i]
-		}
-		b = binary.AppendUvarint(b, uint64(len(subs)))
-		for _, inst := range subs {
-			b = binary.AppendUvarint(b, uint64(inst))
-		}
-	}
-	names(pt.instName)
-	names(pt.primOrder)
 	roots := make([]*value.Type, 0, len(pt.topics)+len(pt.states)+2*len(pt.primOrder))
 	roots = append(roots, pt.topics...)
 	roots = append(roots, pt.states...)
@@ -291,87 +225,33 @@ func (pt *programTypes) encode() ([]byte, error) {
 		}
 		roots = append(roots, args, sig.result)
 	}
-	return value.EncodeTypes(b, roots)
+	values, err := value.EncodeTypes(nil, roots)
+	if err != nil {
+		return nil, err
+	}
+	tt := artifact.TypeTable{Topics: pt.topicName, Subscribers: pt.subs, Instances: pt.instName, Prims: pt.primOrder, Values: values}
+	return tt.Encode(), nil
 }
 
-// decodeProgramTypes reads a header's type table (see the layout above).
+// decodeProgramTypes reads a header's type table (see artifact.TypeTable).
 func decodeProgramTypes(data []byte) (*programTypes, error) {
+	tt, err := artifact.DecodeTypeTable(data)
+	if err != nil {
+		return nil, err
+	}
 	bad := func(detail string) (*programTypes, error) {
 		return nil, fmt.Errorf("header type table: %s", detail)
 	}
-	if len(data) == 0 {
-		return bad("empty")
-	}
-	off := 0
-	uv := func() (uint64, bool) {
-		v, n := binary.Uvarint(data[off:])
-		if n <= 0 {
-			return 0, false
-		}
-		off += n
-		return v, true
-	}
-	names := func() ([]string, bool) {
-		n, ok := uv()
-		if !ok || n > uint64(len(data)-off) {
-			return nil, false
-		}
-		out := make([]string, 0, n)
-		for range n {
-			l, ok := uv()
-			if !ok || l > uint64(len(data)-off) {
-				return nil, false
-			}
-			out = append(out, string(data[off:off+int(l)]))
-			off += int(l)
-		}
-		return out, true
-	}
-	v, ok := uv()
-	switch {
-	case !ok:
-		return bad("bad layout version")
-	case v != typesLayout:
-		return bad("layout version " + strconv.FormatUint(v, 10) + " is not supported")
-	}
-	topics, ok1 := names()
-	subs := make([][]int, 0, len(topics))
-	for range topics {
-		n, ok := uv()
-		if !ok || n > uint64(len(data)-off) {
-			return bad("bad subscriber lists")
-		}
-		list := make([]int, 0, n)
-		for range n {
-			inst, ok := uv()
-			if !ok || inst > uint64(len(data)) {
-				return bad("bad subscriber lists")
-			}
-			list = append(list, int(inst))
-		}
-		subs = append(subs, list)
-	}
-	insts, ok2 := names()
-	prims, ok3 := names()
-	if !ok1 || !ok2 || !ok3 {
-		return bad("bad name lists")
-	}
-	roots, err := value.DecodeTypes(data[off:])
+	roots, err := value.DecodeTypes(tt.Values)
 	if err != nil {
 		return bad(err.Error())
 	}
+	topics, insts, prims := tt.Topics, tt.Instances, tt.Prims
 	if len(roots) != len(topics)+len(insts)+2*len(prims) {
 		return bad(fmt.Sprintf("%d types for %d topics, %d instances and %d primitives", len(roots), len(topics), len(insts), len(prims)))
 	}
 	pt := &programTypes{byTopic: map[string]*value.Type{}, prims: map[string]primTypes{},
-		topicName: topics, subs: subs, instName: insts, primOrder: prims}
-	for _, list := range subs {
-		for _, inst := range list {
-			if inst >= len(insts) {
-				return bad(fmt.Sprintf("a subscriber is instance %d of %d", inst, len(insts)))
-			}
-		}
-	}
+		topicName: topics, subs: tt.Subscribers, instName: insts, primOrder: prims}
 	pt.topics, roots = roots[:len(topics)], roots[len(topics):]
 	for i, name := range topics {
 		pt.byTopic[name] = pt.topics[i]
@@ -395,7 +275,7 @@ func decodeProgramTypes(data []byte) (*programTypes, error) {
 // for an artifact: it decodes payloads by topic name and the arguments
 // and results of the primitives the recorded program calls, with the
 // header's type table. It fails when the header has no usable table.
-func NewValueDecoder(h *Header) (ValueDecoder, error) {
+func NewValueDecoder(h *artifact.Header) (artifact.ValueDecoder, error) {
 	pt, err := decodeProgramTypes(h.Types)
 	if err != nil {
 		return nil, err
@@ -403,11 +283,11 @@ func NewValueDecoder(h *Header) (ValueDecoder, error) {
 	return pt.decode, nil
 }
 
-// ProgramDecoder returns a ValueDecoder with prog's types, for showing the
-// values of a replay of prog. It decodes nothing when prog's types cannot
-// be converted.
-func ProgramDecoder(prog *sir.Program) ValueDecoder {
-	pt, err := typesOfProgram(prog)
+// programDecoder returns a ValueDecoder with img's types, for showing
+// the values of a replay of img. It decodes nothing when img's types
+// cannot be converted.
+func programDecoder(img *image.Image) artifact.ValueDecoder {
+	pt, err := typesOfProgram(img)
 	if err != nil {
 		return func(string, string, []byte) (any, bool) { return nil, false }
 	}

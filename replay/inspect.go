@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/hale-lang/hale/replay/artifact"
 	"github.com/hale-lang/hale/vm/host"
 )
 
@@ -53,7 +54,7 @@ const (
 )
 
 // Inspection is a stop of the replay before a delivery's handler runs,
-// as given to ReplayOptions.Inspect. It is valid only during that call,
+// as given to Options.Inspect. It is valid only during that call,
 // which runs on the stopped consumer's goroutine (the other consumers go
 // on, within their recorded order); calls to Inspect are serialised.
 type Inspection struct {
@@ -64,16 +65,16 @@ type Inspection struct {
 }
 
 // Coordinate is the stop's coordinate.
-func (in *Inspection) Coordinate() Coordinate {
-	return Coordinate{Consumer: uint32(in.c), N: uint64(in.n)}
+func (in *Inspection) Coordinate() artifact.Coordinate {
+	return artifact.Coordinate{Consumer: uint32(in.c), N: uint64(in.n)}
 }
 
 // Instances lists the instances the stopped consumer runs, whose state
 // State can show.
 func (in *Inspection) Instances() []string {
 	var out []string
-	for _, i := range in.r.prog.Consumers[in.c].Instances {
-		out = append(out, in.r.prog.Instances[i].Name)
+	for _, i := range in.r.img.Consumers[in.c].Instances {
+		out = append(out, in.r.img.Instances[i].Name)
 	}
 	return out
 }
@@ -89,9 +90,9 @@ func (in *Inspection) State(instance string) (json.RawMessage, error) {
 	if !ok {
 		return nil, errors.New("no instance " + instance)
 	}
-	if in.r.prog.Instances[i].Consumer != in.c {
+	if in.r.img.Instances[i].Consumer != in.c {
 		return nil, errors.New("instance " + instance + " runs on consumer " +
-			strconv.Itoa(in.r.prog.Instances[i].Consumer) + ", not on the stopped consumer " + strconv.Itoa(in.c))
+			strconv.Itoa(in.r.img.Instances[i].Consumer) + ", not on the stopped consumer " + strconv.Itoa(in.c))
 	}
 	return in.r.stateOf(in.state, i)
 }
@@ -104,7 +105,7 @@ type stopPoint struct {
 	started  bool // the At stop has been set up
 }
 
-// At returns the view captured at ReplayOptions.At, or nil when the
+// At returns the view captured at Options.At, or nil when the
 // replay did not get there (or an inspector handled the stop).
 func (r *Replayer) At() *AtView {
 	r.mu.Lock()
@@ -176,7 +177,7 @@ func (r *Replayer) maybeStop(cs *replayConsumer, n int, d *host.Delivery, state 
 
 // view builds the AtView of consumer cs's delivery n.
 func (r *Replayer) view(cs *replayConsumer, n int, d *host.Delivery, state host.StateReader) *AtView {
-	v := &AtView{Coordinate: Coordinate{uint32(cs.id), uint64(n)}.String(), Recent: []HandledDelivery{}}
+	v := &AtView{Coordinate: artifact.Coordinate{Consumer: uint32(cs.id), N: uint64(n)}.String(), Recent: []HandledDelivery{}}
 	target, message, topic, payload := r.deliveryView(d)
 	v.Pending = PendingDelivery{Target: target, Message: message, Topic: topic, Payload: payload}
 	st, err := r.stateOf(state, d.Target)
@@ -187,7 +188,7 @@ func (r *Replayer) view(cs *replayConsumer, n int, d *host.Delivery, state host.
 	}
 	for _, h := range cs.recent {
 		target, message, topic, payload := r.deliveryView(&h.d)
-		v.Recent = append(v.Recent, HandledDelivery{Coordinate: Coordinate{uint32(cs.id), uint64(h.n)}.String(),
+		v.Recent = append(v.Recent, HandledDelivery{Coordinate: artifact.Coordinate{Consumer: uint32(cs.id), N: uint64(h.n)}.String(),
 			Target: target, Message: message, Topic: topic, Payload: payload})
 	}
 	return v
@@ -197,8 +198,8 @@ func (r *Replayer) view(cs *replayConsumer, n int, d *host.Delivery, state host.
 // canonical bytes as {"bytes": hex} when it cannot be).
 func (r *Replayer) deliveryView(d *host.Delivery) (target, message, topic string, payload json.RawMessage) {
 	target = "instance#" + strconv.Itoa(d.Target)
-	if d.Target >= 0 && d.Target < len(r.prog.Instances) {
-		target = r.prog.Instances[d.Target].Name
+	if d.Target >= 0 && d.Target < len(r.img.Instances) {
+		target = r.img.Instances[d.Target].Name
 	}
 	if d.IsStart() {
 		return target, "start", "", json.RawMessage("null")

@@ -5,7 +5,8 @@ import (
 	"fmt"
 	"sync"
 
-	"github.com/hale-lang/hale/sir"
+	"github.com/hale-lang/hale/codegen/image"
+	"github.com/hale-lang/hale/replay/artifact"
 	"github.com/hale-lang/hale/stdlib"
 	"github.com/hale-lang/hale/vm"
 	"github.com/hale-lang/hale/vm/host"
@@ -36,8 +37,8 @@ import (
 // returns it, which halts the run before the next handler, and Err and
 // Close report it; the CLI then exits with code 4.
 type RecordingJournal struct {
-	rec  *Recorder
-	prog *sir.Program
+	rec  *artifact.Recorder
+	img  *image.Image
 	full bool
 	// at is, per consumer, the number of the delivery being handled (-1
 	// before the first); each element is touched only from its
@@ -51,10 +52,10 @@ type RecordingJournal struct {
 	code    int
 }
 
-// NewRecordingJournal returns a journal that records a run of prog into
+// NewRecordingJournal returns a journal that records a run of img into
 // rec, withholding environment values unless envPolicy is EnvFull.
-func NewRecordingJournal(rec *Recorder, prog *sir.Program, envPolicy string) *RecordingJournal {
-	j := &RecordingJournal{rec: rec, prog: prog, full: envPolicy == EnvFull, at: make([]int, len(prog.Consumers))}
+func NewRecordingJournal(rec *artifact.Recorder, img *image.Image, envPolicy string) *RecordingJournal {
+	j := &RecordingJournal{rec: rec, img: img, full: envPolicy == artifact.EnvFull, at: make([]int, len(img.Consumers))}
 	for i := range j.at {
 		j.at[i] = -1
 	}
@@ -71,49 +72,49 @@ func (j *RecordingJournal) Invoke(c int, p stdlib.Primitive, args []byte, live f
 }
 
 // callEntry is the entry of one primitive call that returned res or err.
-func (j *RecordingJournal) callEntry(c int, p stdlib.Primitive, args, res []byte, err error) Body {
+func (j *RecordingJournal) callEntry(c int, p stdlib.Primitive, args, res []byte, err error) artifact.Body {
 	switch {
 	case p.Effect == stdlib.Exit:
 		code, pos := exitArgs(args)
-		return Exit{Code: code, Position: pos, At: j.coordinate(c)}
+		return artifact.Exit{Code: code, Position: pos, At: j.coordinate(c)}
 	case p.Journal == stdlib.Output:
-		out := Output{Channel: ioChannel(p), Primitive: p.Name, Args: args, Outcome: OK}
+		out := artifact.Output{Channel: ioChannel(p), Primitive: p.Name, Args: args, Outcome: artifact.OK}
 		if err != nil {
-			out.Outcome, out.Message = Trapped, err.Error()
+			out.Outcome, out.Message = artifact.Trapped, err.Error()
 		} else if text, terr := ioText(p, args); terr != nil {
-			out.Outcome, out.Message = Trapped, terr.Error()
+			out.Outcome, out.Message = artifact.Trapped, terr.Error()
 		} else {
 			out.Result = []byte(text + "\n")
 		}
 		return out
 	case p.Journal == stdlib.Virtual:
-		out := Output{Channel: string(p.Effect), Primitive: p.Name, Args: withheldArgs(p, args), Outcome: OK, Result: res}
+		out := artifact.Output{Channel: string(p.Effect), Primitive: p.Name, Args: withheldArgs(p, args), Outcome: artifact.OK, Result: res}
 		if err != nil {
-			out.Outcome, out.Result, out.Message = Trapped, nil, err.Error()
+			out.Outcome, out.Result, out.Message = artifact.Trapped, nil, err.Error()
 		}
 		return out
 	}
-	inv := Invocation{Primitive: p.Name, Args: args, Outcome: OK, Result: res}
+	inv := artifact.Invocation{Primitive: p.Name, Args: args, Outcome: artifact.OK, Result: res}
 	switch {
 	case err != nil:
-		inv.Outcome, inv.Result, inv.Message = Trapped, nil, err.Error()
+		inv.Outcome, inv.Result, inv.Message = artifact.Trapped, nil, err.Error()
 	case p.Effect == stdlib.Env && !j.full:
-		inv.Outcome, inv.Result, inv.Length = Withheld, nil, envLength(res)
+		inv.Outcome, inv.Result, inv.Length = artifact.Withheld, nil, envLength(res)
 	}
 	return inv
 }
 
 // coordinate is the delivery consumer c is handling, nil outside any.
-func (j *RecordingJournal) coordinate(c int) *Coordinate {
+func (j *RecordingJournal) coordinate(c int) *artifact.Coordinate {
 	if c < 0 || c >= len(j.at) || j.at[c] < 0 {
 		return nil
 	}
-	return &Coordinate{Consumer: uint32(c), N: uint64(j.at[c])}
+	return &artifact.Coordinate{Consumer: uint32(c), N: uint64(j.at[c])}
 }
 
 // Publish records a message.
 func (j *RecordingJournal) Publish(c int, msg host.MessageID, topic int, payload []byte) {
-	j.rec.Append(uint32(c), Publish{Topic: j.topicName(topic), Message: messageID(msg), Payload: payload})
+	j.rec.Append(uint32(c), artifact.Publish{Topic: j.topicName(topic), Message: messageID(msg), Payload: payload})
 }
 
 // Deliver records a handler about to run. Once recording has failed it
@@ -128,8 +129,8 @@ func (j *RecordingJournal) Deliver(c, n int, d *host.Delivery, _ host.StateReade
 	return nil
 }
 
-func (j *RecordingJournal) deliveryEntry(d *host.Delivery) Delivery {
-	e := Delivery{Target: j.instanceName(d.Target)}
+func (j *RecordingJournal) deliveryEntry(d *host.Delivery) artifact.Delivery {
+	e := artifact.Delivery{Target: j.instanceName(d.Target)}
 	if d.IsStart() {
 		e.Start = true
 	} else {
@@ -146,8 +147,8 @@ func (j *RecordingJournal) Trap(c, n int, t *vm.Trap, _ *host.Delivery) {
 
 // trapEntry is the entry of trap t on consumer c's delivery n (-1 at
 // start-up).
-func trapEntry(c, n int, t *vm.Trap) Trap {
-	e := Trap{Stack: []string{}}
+func trapEntry(c, n int, t *vm.Trap) artifact.Trap {
+	e := artifact.Trap{Stack: []string{}}
 	if t != nil {
 		e.Message = t.Message
 		if len(t.Stack) > 0 {
@@ -162,7 +163,7 @@ func trapEntry(c, n int, t *vm.Trap) Trap {
 		}
 	}
 	if n >= 0 {
-		e.At = &Coordinate{Consumer: uint32(c), N: uint64(n)}
+		e.At = &artifact.Coordinate{Consumer: uint32(c), N: uint64(n)}
 	}
 	return e
 }
@@ -193,7 +194,7 @@ func (j *RecordingJournal) Close() error {
 	j.mu.Unlock()
 	switch {
 	case closed:
-		return ErrClosed
+		return artifact.ErrClosed
 	case !ended:
 		j.rec.Abort()
 		return ErrRunNotEnded
@@ -202,29 +203,29 @@ func (j *RecordingJournal) Close() error {
 }
 
 func (j *RecordingJournal) topicName(t int) string {
-	if t >= 0 && t < len(j.prog.Topics) {
-		return j.prog.Topics[t].Name
+	if t >= 0 && t < len(j.img.Topics) {
+		return j.img.Topics[t].Name
 	}
 	return fmt.Sprintf("topic#%d", t)
 }
 
 func (j *RecordingJournal) instanceName(i int) string {
-	if i >= 0 && i < len(j.prog.Instances) {
-		return j.prog.Instances[i].Name
+	if i >= 0 && i < len(j.img.Instances) {
+		return j.img.Instances[i].Name
 	}
 	return fmt.Sprintf("instance#%d", i)
 }
 
-func messageID(m host.MessageID) MessageID {
-	return MessageID{Producer: uint32(m.Producer), Seq: m.Seq}
+func messageID(m host.MessageID) artifact.MessageID {
+	return artifact.MessageID{Producer: uint32(m.Producer), Seq: m.Seq}
 }
 
 // ioChannel is the output channel of an io primitive.
 func ioChannel(p stdlib.Primitive) string {
 	if p.Name == "std::io::eprintln" {
-		return ChannelStderr
+		return artifact.ChannelStderr
 	}
-	return ChannelStdout
+	return artifact.ChannelStdout
 }
 
 // ioText is the text an io primitive writes, without the newline: print's

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/hale-lang/hale/replay"
+	"github.com/hale-lang/hale/replay/artifact"
 	"github.com/hale-lang/hale/vm/host"
 )
 
@@ -34,7 +35,7 @@ main {
 
 func benchRun(b *testing.B, p *program, opts host.Options) host.Result {
 	opts.Engine = engine
-	res, err := host.Run(context.Background(), p.sir, p.img, opts)
+	res, err := host.Run(context.Background(), p.img, opts)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -50,24 +51,28 @@ func BenchmarkLive(b *testing.B) {
 
 func BenchmarkRecord(b *testing.B) {
 	p := compileProgram(b, benchSrc)
-	h, err := replay.NewHeader(p.sir, identity)
+	h, err := replay.NewHeader(p.img, identity)
 	if err != nil {
 		b.Fatal(err)
 	}
 	path := filepath.Join(b.TempDir(), "run.halerec")
 	var size int64
 	for b.Loop() {
-		rec, err := replay.Create(path, h, replay.Options{})
+		rec, err := artifact.Create(path, h, artifact.Options{})
 		if err != nil {
 			b.Fatal(err)
 		}
-		j := replay.NewRecordingJournal(rec, p.sir, replay.EnvWithheld)
+		j := replay.NewRecordingJournal(rec, p.img, artifact.EnvWithheld)
 		benchRun(b, p, host.Options{Journal: j})
 		if err := j.Close(); err != nil {
 			b.Fatal(err)
 		}
 	}
-	a, err := replay.ReadFile(path)
+	data, err := os.ReadFile(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	a, err := artifact.Decode(data)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -80,7 +85,7 @@ func BenchmarkRecord(b *testing.B) {
 
 func BenchmarkReplay(b *testing.B) {
 	p := compileProgram(b, benchSrc)
-	rec := record(b, p, host.Options{}, replay.EnvWithheld)
+	rec := record(b, p, host.Options{}, artifact.EnvWithheld)
 	b.ReportMetric(float64(len(rec.data)), "artifact-bytes")
 	for _, recordToo := range []bool{false, true} {
 		name := "plain"
@@ -89,13 +94,13 @@ func BenchmarkReplay(b *testing.B) {
 		}
 		b.Run(name, func(b *testing.B) {
 			for b.Loop() {
-				ro := replay.ReplayOptions{}
+				ro := replay.Options{}
 				var buf bytes.Buffer
 				if recordToo {
-					h, _ := replay.NewHeader(p.sir, identity)
-					ro.Record, _ = replay.New(&buf, h, replay.Options{})
+					h, _ := replay.NewHeader(p.img, identity)
+					ro.Record, _ = artifact.New(&buf, h, artifact.Options{})
 				}
-				r := replay.NewReplayer(rec.art, p.sir, ro)
+				r := replay.NewReplayer(rec.art, p.img, ro)
 				opts := host.Options{Stdout: io.Discard}
 				r.Install(&opts)
 				benchRun(b, p, opts)
@@ -112,8 +117,8 @@ func BenchmarkReplay(b *testing.B) {
 
 func BenchmarkNewReplayer(b *testing.B) {
 	p := compileProgram(b, benchSrc)
-	rec := record(b, p, host.Options{}, replay.EnvWithheld)
+	rec := record(b, p, host.Options{}, artifact.EnvWithheld)
 	for b.Loop() {
-		replay.NewReplayer(rec.art, p.sir, replay.ReplayOptions{})
+		replay.NewReplayer(rec.art, p.img, replay.Options{})
 	}
 }

@@ -11,42 +11,35 @@ import (
 	"testing/fstest"
 	"time"
 
-	"github.com/hale-lang/hale/codegen"
+	"github.com/hale-lang/hale"
 	"github.com/hale-lang/hale/codegen/image"
-	"github.com/hale-lang/hale/effects"
-	"github.com/hale-lang/hale/lang"
 	"github.com/hale-lang/hale/replay"
-	"github.com/hale-lang/hale/sir"
+	"github.com/hale-lang/hale/replay/artifact"
 	"github.com/hale-lang/hale/vm/host"
 )
 
 // program is a compiled test program.
 type program struct {
-	sir *sir.Program
-	img *image.Image
+	img   *image.Image
+	files []string
 }
 
 // compileProgram loads src as app.hl and compiles it to an image.
 func compileProgram(t testing.TB, src string) *program {
 	t.Helper()
 	fsys := fstest.MapFS{"app.hl": &fstest.MapFile{Data: []byte(src)}}
-	p, err := lang.LoadFS(fsys, "app.hl")
+	c, err := hale.Compile(fsys, "app.hl", hale.BuildOptions{})
 	if err != nil {
-		t.Fatalf("load: %v", err)
+		t.Fatalf("compile: %v", err)
 	}
-	fx, diags := effects.Analyze(p)
-	if len(diags) > 0 {
-		t.Fatalf("effects: %v", diags)
-	}
-	prog, err := sir.Lower(p, fx)
-	if err != nil {
-		t.Fatalf("lower: %v", err)
-	}
-	img, err := codegen.Compile(prog)
-	if err != nil {
-		t.Fatalf("codegen: %v", err)
-	}
-	return &program{sir: prog, img: img}
+	return &program{img: c.Image, files: c.Files}
+}
+
+// info is the header information of a recording of p.
+func (p *program) info() replay.HeaderInfo {
+	info := identity
+	info.Files = p.files
+	return info
 }
 
 // identity is the fake toolchain identity of the test recordings.
@@ -56,7 +49,7 @@ var identity = replay.HeaderInfo{HaleVersion: "test", BuildDigest: [32]byte{1}, 
 type recording struct {
 	path   string
 	data   []byte
-	art    *replay.Artifact
+	art    *artifact.Artifact
 	res    host.Result
 	stdout string
 	stderr string
@@ -71,22 +64,22 @@ func record(t testing.TB, p *program, opts host.Options, envPolicy string) *reco
 // recordCtx is record with a context: a run it cancels is recorded too.
 func recordCtx(t testing.TB, ctx context.Context, p *program, opts host.Options, envPolicy string) *recording {
 	t.Helper()
-	info := identity
+	info := p.info()
 	info.EnvPolicy = envPolicy
-	h, err := replay.NewHeader(p.sir, info)
+	h, err := replay.NewHeader(p.img, info)
 	if err != nil {
 		t.Fatal(err)
 	}
 	path := filepath.Join(t.TempDir(), "run.halerec")
-	rec, err := replay.Create(path, h, replay.Options{})
+	rec, err := artifact.Create(path, h, artifact.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	j := replay.NewRecordingJournal(rec, p.sir, envPolicy)
+	j := replay.NewRecordingJournal(rec, p.img, envPolicy)
 	var stdout, stderr bytes.Buffer
 	opts.Journal, opts.Stdout, opts.Stderr = j, &stdout, &stderr
 	opts.Engine = engine
-	res, err := host.Run(ctx, p.sir, p.img, opts)
+	res, err := host.Run(ctx, p.img, opts)
 	if err != nil && (ctx.Err() == nil || !errors.Is(err, ctx.Err())) {
 		t.Fatalf("run: %v", err)
 	}
@@ -97,7 +90,7 @@ func recordCtx(t testing.TB, ctx context.Context, p *program, opts host.Options,
 	if err != nil {
 		t.Fatal(err)
 	}
-	art, err := replay.Decode(data)
+	art, err := artifact.Decode(data)
 	if err != nil {
 		t.Fatalf("decode: %v", err)
 	}
@@ -116,10 +109,10 @@ var raceBuild = false
 
 // replayed is a replayed run.
 type replayed struct {
-	art    *replay.Artifact
+	art    *artifact.Artifact
 	res    host.Result
-	stats  replay.ReplayStats
-	report *replay.Report
+	stats  replay.Stats
+	report *artifact.Report
 	stdout string
 	stderr string
 	at     *replay.AtView
@@ -127,44 +120,44 @@ type replayed struct {
 
 // replayRun replays art with p, recording the replay in memory, and
 // compares the two artifacts.
-func replayRun(t testing.TB, art *replay.Artifact, p *program, ro replay.ReplayOptions) *replayed {
+func replayRun(t testing.TB, art *artifact.Artifact, p *program, ro replay.Options) *replayed {
 	t.Helper()
 	return replayWith(t, art, p, ro, host.Options{})
 }
 
 // replayWith is replayRun with host options (the folder of live effects,
 // say).
-func replayWith(t testing.TB, art *replay.Artifact, p *program, ro replay.ReplayOptions, opts host.Options) *replayed {
+func replayWith(t testing.TB, art *artifact.Artifact, p *program, ro replay.Options, opts host.Options) *replayed {
 	t.Helper()
-	h, err := replay.ReplayHeader(art, p.sir, identity)
+	h, err := replay.ReplayHeader(art, p.img, p.info())
 	if err != nil {
 		t.Fatal(err)
 	}
 	var buf bytes.Buffer
-	rec, err := replay.New(&buf, h, replay.Options{})
+	rec, err := artifact.New(&buf, h, artifact.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	ro.Record = rec
-	r := replay.NewReplayer(art, p.sir, ro)
+	r := replay.NewReplayer(art, p.img, ro)
 	var stdout, stderr bytes.Buffer
 	opts.Stdout, opts.Stderr, opts.Engine = &stdout, &stderr, engine
 	r.Install(&opts)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	res, err := host.Run(ctx, p.sir, p.img, opts)
+	res, err := host.Run(ctx, p.img, opts)
 	if err != nil {
 		t.Fatalf("replay run: %v", err)
 	}
 	if err := r.Recording().Close(); err != nil {
 		t.Fatalf("closing the replay's recording: %v", err)
 	}
-	again, err := replay.Decode(buf.Bytes())
+	again, err := artifact.Decode(buf.Bytes())
 	if err != nil {
 		t.Fatalf("decoding the replay's recording: %v", err)
 	}
 	stats := r.Stats()
-	rep := replay.Differ{Decode: replay.ProgramDecoder(p.sir)}.Diff(art, again)
+	rep := artifact.Differ{Decode: replay.ProgramDecoder(p.img)}.Diff(art, again)
 	stats.Apply(rep)
 	return &replayed{art: again, res: res, stats: stats, report: rep, stdout: stdout.String(), stderr: stderr.String(), at: r.At()}
 }
@@ -214,11 +207,11 @@ main {
 
 func TestReplayBasic(t *testing.T) {
 	p := compileProgram(t, basicSrc)
-	rec := record(t, p, host.Options{}, replay.EnvWithheld)
+	rec := record(t, p, host.Options{}, artifact.EnvWithheld)
 	if rec.res.Verdict != host.VerdictQuiescent {
 		t.Fatalf("recorded verdict %s", rec.res.Verdict)
 	}
-	rp := replayRun(t, rec.art, p, replay.ReplayOptions{})
+	rp := replayRun(t, rec.art, p, replay.Options{})
 	if rp.report.Diverged() || !rp.stats.Clean() {
 		t.Fatalf("replay diverged:\n%s", rp.explain())
 	}

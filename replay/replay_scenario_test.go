@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/hale-lang/hale/replay"
+	"github.com/hale-lang/hale/replay/artifact"
 	"github.com/hale-lang/hale/vm/host"
 )
 
@@ -73,9 +74,9 @@ func TestReplayRacingPublishers(t *testing.T) {
 	p := compileProgram(t, racingSrc)
 	outputs := map[string]bool{}
 	for i := range runs {
-		rec := record(t, p, host.Options{}, replay.EnvWithheld)
+		rec := record(t, p, host.Options{}, artifact.EnvWithheld)
 		outputs[rec.stdout] = true
-		rp := replayRun(t, rec.art, p, replay.ReplayOptions{})
+		rp := replayRun(t, rec.art, p, replay.Options{})
 		if rp.report.Diverged() || !rp.stats.Clean() {
 			t.Fatalf("run %d: replay diverged:\n%s", i, rp.explain())
 		}
@@ -116,11 +117,11 @@ main {
 func TestReplayTrapStopsEveryConsumerAtItsRecordedPoint(t *testing.T) {
 	p := compileProgram(t, trapSrc)
 	for i := range runs {
-		rec := record(t, p, host.Options{}, replay.EnvWithheld)
+		rec := record(t, p, host.Options{}, artifact.EnvWithheld)
 		if rec.res.Verdict != host.VerdictTrap {
 			t.Fatalf("recorded verdict %s", rec.res.Verdict)
 		}
-		rp := replayRun(t, rec.art, p, replay.ReplayOptions{})
+		rp := replayRun(t, rec.art, p, replay.Options{})
 		if rp.report.Diverged() || !rp.stats.Clean() {
 			t.Fatalf("run %d: replay diverged:\n%s", i, rp.explain())
 		}
@@ -152,11 +153,11 @@ main { spawn Source on pinned; spawn Quitter on pinned; spawn Counter as c1; spa
 func TestReplayExit(t *testing.T) {
 	p := compileProgram(t, exitSrc)
 	for i := range 10 {
-		rec := record(t, p, host.Options{}, replay.EnvWithheld)
+		rec := record(t, p, host.Options{}, artifact.EnvWithheld)
 		if rec.res.Verdict != host.VerdictExit || rec.res.Code != 5 {
 			t.Fatalf("recorded %s %d", rec.res.Verdict, rec.res.Code)
 		}
-		rp := replayRun(t, rec.art, p, replay.ReplayOptions{})
+		rp := replayRun(t, rec.art, p, replay.Options{})
 		if rp.report.Diverged() || !rp.stats.Clean() {
 			t.Fatalf("run %d: replay diverged:\n%s", i, rp.explain())
 		}
@@ -188,7 +189,7 @@ func TestReplayEnvWithheld(t *testing.T) {
 		}
 		return "", false
 	}
-	rec := record(t, p, host.Options{LookupEnv: lookup}, replay.EnvWithheld)
+	rec := record(t, p, host.Options{LookupEnv: lookup}, artifact.EnvWithheld)
 	if bytes.Contains(rec.data, []byte(secret)) {
 		t.Fatal("the withheld secret is in the artifact")
 	}
@@ -197,8 +198,8 @@ func TestReplayEnvWithheld(t *testing.T) {
 	}
 
 	// Not supplied: a named missing input, the program traps.
-	rp := replayRun(t, rec.art, p, replay.ReplayOptions{})
-	if d := rp.report.First(); d == nil || d.Kind != replay.MissingInput || rp.stats.MissingInputs != 1 {
+	rp := replayRun(t, rec.art, p, replay.Options{})
+	if d := rp.report.First(); d == nil || d.Kind != artifact.MissingInput || rp.stats.MissingInputs != 1 {
 		t.Fatalf("without --env:\n%s", rp.explain())
 	}
 	if !strings.Contains(rp.stderr, "trap: replay: missing input HIDDEN_SECRET") {
@@ -208,29 +209,29 @@ func TestReplayEnvWithheld(t *testing.T) {
 	// Supplied with the recorded length: identical, the value need not
 	// be the same. A variable that was unset is withheld too (its
 	// default's length), and needs supplying like any other.
-	rp = replayRun(t, rec.art, p, replay.ReplayOptions{Env: map[string]string{
+	rp = replayRun(t, rec.art, p, replay.Options{Env: map[string]string{
 		"HIDDEN_SECRET": strings.Repeat("x", len(secret)), "NOT_SET_ANYWHERE": "default"}})
 	if rp.report.Diverged() || !rp.stats.Clean() || rp.stdout != rec.stdout {
 		t.Fatalf("with --env:\n%s", rp.explain())
 	}
 
 	// Another length: a divergence.
-	rp = replayRun(t, rec.art, p, replay.ReplayOptions{Env: map[string]string{"HIDDEN_SECRET": "short", "NOT_SET_ANYWHERE": "default"}})
-	if d := rp.report.First(); d == nil || d.Kind != replay.MissingInput {
+	rp = replayRun(t, rec.art, p, replay.Options{Env: map[string]string{"HIDDEN_SECRET": "short", "NOT_SET_ANYWHERE": "default"}})
+	if d := rp.report.First(); d == nil || d.Kind != artifact.MissingInput {
 		t.Fatalf("with a wrong --env:\n%s", rp.explain())
 	}
 
 	// Recorded with values: the secret is in the artifact and the replay
 	// needs nothing.
-	full := record(t, p, host.Options{LookupEnv: lookup}, replay.EnvFull)
+	full := record(t, p, host.Options{LookupEnv: lookup}, artifact.EnvFull)
 	if !bytes.Contains(full.data, []byte(secret)) {
 		t.Fatal("the full recording lacks the value")
 	}
-	rp = replayRun(t, full.art, p, replay.ReplayOptions{})
+	rp = replayRun(t, full.art, p, replay.Options{})
 	if rp.report.Diverged() || !rp.stats.Clean() {
 		t.Fatalf("full policy:\n%s", rp.explain())
 	}
-	if rp.art.Header.EnvPolicy != replay.EnvFull {
+	if rp.art.Header.EnvPolicy != artifact.EnvFull {
 		t.Errorf("the replay was recorded with policy %s", rp.art.Header.EnvPolicy)
 	}
 }
@@ -251,11 +252,11 @@ main { spawn Splitter on pinned; spawn Counter; bind stdin to Line; }
 
 func TestReplayIngress(t *testing.T) {
 	p := compileProgram(t, ingressSrc)
-	rec := record(t, p, host.Options{Stdin: strings.NewReader("a b a\r\nc a\n\nlast b")}, replay.EnvWithheld)
+	rec := record(t, p, host.Options{Stdin: strings.NewReader("a b a\r\nc a\n\nlast b")}, artifact.EnvWithheld)
 	if rec.stdout != "a 1\nb 1\na 2\nc 1\na 3\n 1\nlast 1\nb 2\n" {
 		t.Fatalf("recorded %q", rec.stdout)
 	}
-	rp := replayRun(t, rec.art, p, replay.ReplayOptions{})
+	rp := replayRun(t, rec.art, p, replay.Options{})
 	if rp.report.Diverged() || !rp.stats.Clean() || rp.stdout != rec.stdout {
 		t.Fatalf("replay:\n%s\n%q", rp.explain(), rp.stdout)
 	}
@@ -270,15 +271,15 @@ locus A {
 }
 main { spawn A; }
 `
-	rec := record(t, compileProgram(t, v1), host.Options{}, replay.EnvWithheld)
+	rec := record(t, compileProgram(t, v1), host.Options{}, artifact.EnvWithheld)
 
 	// Another call in the second handler run: a journal miss there.
 	v2 := strings.Replace(v1, "let now = std::time::now_ms();", "let now = if_first(t.n);", 1) + `
 fn if_first(n: int) -> int { if n == 1 { return std::time::now_ms(); } return std::rand::next_int(10); }
 `
-	rp := replayRun(t, rec.art, compileProgram(t, v2), replay.ReplayOptions{})
+	rp := replayRun(t, rec.art, compileProgram(t, v2), replay.Options{})
 	d := rp.report.First()
-	if d == nil || d.Kind != replay.JournalMiss || d.At != (replay.Coordinate{Consumer: 0, N: 2}) {
+	if d == nil || d.Kind != artifact.JournalMiss || d.At != (artifact.Coordinate{Consumer: 0, N: 2}) {
 		t.Fatalf("first divergence:\n%s", rp.explain())
 	}
 	want := "trap: replay: journal miss: consumer 0 call #0 expected std::time::now_ms(), got std::rand::next_int(10)"
@@ -294,15 +295,15 @@ fn if_first(n: int) -> int { if n == 1 { return std::time::now_ms(); } return st
 
 	// Another payload: the first divergence is the publish.
 	v3 := strings.Replace(v1, "publish T { n: 2 }", "publish T { n: 3 }", 1)
-	rp = replayRun(t, rec.art, compileProgram(t, v3), replay.ReplayOptions{})
-	if d := rp.report.First(); d == nil || d.Kind != replay.ChangedPayload || d.At != (replay.Coordinate{Consumer: 0, N: 0}) {
+	rp = replayRun(t, rec.art, compileProgram(t, v3), replay.Options{})
+	if d := rp.report.First(); d == nil || d.Kind != artifact.ChangedPayload || d.At != (artifact.Coordinate{Consumer: 0, N: 0}) {
 		t.Fatalf("payload change:\n%s", rp.explain())
 	}
 
 	// Another output: compared, not trapped.
 	v4 := strings.Replace(v1, `"tick "`, `"tock "`, 1)
-	rp = replayRun(t, rec.art, compileProgram(t, v4), replay.ReplayOptions{Quiet: true})
-	if d := rp.report.First(); d == nil || d.Kind != replay.ChangedOutput || rp.res.Verdict != host.VerdictQuiescent || rp.stdout != "" {
+	rp = replayRun(t, rec.art, compileProgram(t, v4), replay.Options{Quiet: true})
+	if d := rp.report.First(); d == nil || d.Kind != artifact.ChangedOutput || rp.res.Verdict != host.VerdictQuiescent || rp.stdout != "" {
 		t.Fatalf("output change:\n%s", rp.explain())
 	}
 }
@@ -325,7 +326,7 @@ func TestReplayEffectsAreVirtual(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "in.txt"), []byte("hello"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	rec := record(t, p, host.Options{Dir: dir}, replay.EnvWithheld)
+	rec := record(t, p, host.Options{Dir: dir}, artifact.EnvWithheld)
 	if rec.stdout != "copied 5 bytes; exists true\n" {
 		t.Fatalf("recorded %q %q", rec.stdout, rec.stderr)
 	}
@@ -333,7 +334,7 @@ func TestReplayEffectsAreVirtual(t *testing.T) {
 	// The replay reads nothing, writes nothing and does not sleep.
 	empty := t.TempDir()
 	start := time.Now()
-	rp := replayWith(t, rec.art, p, replay.ReplayOptions{}, host.Options{Dir: empty})
+	rp := replayWith(t, rec.art, p, replay.Options{}, host.Options{Dir: empty})
 	if rp.report.Diverged() || !rp.stats.Clean() || rp.stdout != rec.stdout {
 		t.Fatalf("replay:\n%s", rp.explain())
 	}
@@ -345,7 +346,7 @@ func TestReplayEffectsAreVirtual(t *testing.T) {
 	}
 
 	// With live effects the write happens (and is compared).
-	rp = replayWith(t, rec.art, p, replay.ReplayOptions{AllowLiveEffects: true}, host.Options{Dir: empty})
+	rp = replayWith(t, rec.art, p, replay.Options{AllowLiveEffects: true}, host.Options{Dir: empty})
 	if rp.report.Diverged() || !rp.stats.Clean() {
 		t.Fatalf("live effects:\n%s", rp.explain())
 	}
@@ -356,8 +357,8 @@ func TestReplayEffectsAreVirtual(t *testing.T) {
 
 func TestReplayAt(t *testing.T) {
 	p := compileProgram(t, basicSrc)
-	rec := record(t, p, host.Options{}, replay.EnvWithheld)
-	rp := replayRun(t, rec.art, p, replay.ReplayOptions{At: &replay.Coordinate{Consumer: 1, N: 3}})
+	rec := record(t, p, host.Options{}, artifact.EnvWithheld)
+	rp := replayRun(t, rec.art, p, replay.Options{At: &artifact.Coordinate{Consumer: 1, N: 3}})
 	if rp.res.Verdict != host.VerdictHalted || rp.at == nil {
 		t.Fatalf("verdict %s, view %v", rp.res.Verdict, rp.at)
 	}
@@ -392,8 +393,8 @@ func TestReplayOnWasm(t *testing.T) {
 	defer func() { engine = saved }()
 	p := compileProgram(t, racingSrc)
 	for i := range 3 {
-		rec := record(t, p, host.Options{}, replay.EnvWithheld)
-		rp := replayRun(t, rec.art, p, replay.ReplayOptions{})
+		rec := record(t, p, host.Options{}, artifact.EnvWithheld)
+		rp := replayRun(t, rec.art, p, replay.Options{})
 		if rp.report.Diverged() || !rp.stats.Clean() || rp.stdout != rec.stdout {
 			t.Fatalf("run %d: replay diverged:\n%s", i, rp.explain())
 		}
@@ -427,11 +428,11 @@ locus P2 { on start { publish X { n: 2 }; } }
 locus B { on X(x) { print("got " + str(x.n)); } }
 main { spawn P1 on pinned; spawn P2 on pinned; spawn B on pinned; }
 `
-	rec := record(t, compileProgram(t, v1), host.Options{}, replay.EnvWithheld)
+	rec := record(t, compileProgram(t, v1), host.Options{}, artifact.EnvWithheld)
 	// P1's message becomes 1:1: B's recorded 1:0 never comes.
 	v2 := strings.Replace(v1, "publish X { n: 1 };", "publish Nobody { n: 0 }; publish X { n: 1 };", 1)
 	start := time.Now()
-	rp := replayRun(t, rec.art, compileProgram(t, v2), replay.ReplayOptions{HoldTimeout: 100 * time.Millisecond})
+	rp := replayRun(t, rec.art, compileProgram(t, v2), replay.Options{HoldTimeout: 100 * time.Millisecond})
 	if d := time.Since(start); d > 3*time.Second {
 		t.Errorf("the replay took %v", d)
 	}
@@ -456,16 +457,16 @@ func (w *failingWriter) Write(p []byte) (int, error) {
 
 func TestRecordingFailureHaltsTheRun(t *testing.T) {
 	p := compileProgram(t, benchSrc)
-	h, err := replay.NewHeader(p.sir, identity)
+	h, err := replay.NewHeader(p.img, identity)
 	if err != nil {
 		t.Fatal(err)
 	}
-	rec, err := replay.New(&failingWriter{n: 4096}, h, replay.Options{Buffer: 16})
+	rec, err := artifact.New(&failingWriter{n: 4096}, h, artifact.Options{Buffer: 16})
 	if err != nil {
 		t.Fatal(err)
 	}
-	j := replay.NewRecordingJournal(rec, p.sir, replay.EnvWithheld)
-	res, err := host.Run(context.Background(), p.sir, p.img, host.Options{Journal: j, Engine: engine})
+	j := replay.NewRecordingJournal(rec, p.img, artifact.EnvWithheld)
+	res, err := host.Run(context.Background(), p.img, host.Options{Journal: j, Engine: engine})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -500,11 +501,11 @@ main { spawn Echo; spawn Tally on pinned; bind stdin to Line; }
 		fmt.Fprintf(&in, "line %d\n", i)
 	}
 	for i := range runs {
-		rec := record(t, p, host.Options{Stdin: strings.NewReader(in.String())}, replay.EnvWithheld)
+		rec := record(t, p, host.Options{Stdin: strings.NewReader(in.String())}, artifact.EnvWithheld)
 		if rec.res.Verdict != host.VerdictTrap {
 			t.Fatalf("recorded %s", rec.res.Verdict)
 		}
-		rp := replayRun(t, rec.art, p, replay.ReplayOptions{})
+		rp := replayRun(t, rec.art, p, replay.Options{})
 		if rp.report.Diverged() || !rp.stats.Clean() || !equalInts(rp.res.Handled, rec.res.Handled) {
 			t.Fatalf("run %d: handled %v, recorded %v\n%s", i, rp.res.Handled, rec.res.Handled, rp.explain())
 		}
@@ -522,9 +523,9 @@ func TestReplayAcrossEngines(t *testing.T) {
 	defer func() { engine = saved }()
 	p := compileProgram(t, trapSrc)
 	engine = host.EngineNative
-	rec := record(t, p, host.Options{}, replay.EnvWithheld)
+	rec := record(t, p, host.Options{}, artifact.EnvWithheld)
 	engine = host.EngineWasm
-	rp := replayRun(t, rec.art, p, replay.ReplayOptions{})
+	rp := replayRun(t, rec.art, p, replay.Options{})
 	if rp.report.Diverged() || !rp.stats.Clean() || !equalInts(rp.res.Handled, rec.res.Handled) {
 		t.Fatalf("native recording replayed on wasm:\n%s", rp.explain())
 	}
@@ -536,11 +537,11 @@ locus A { var n: int = int("twelve"); on start { print("never"); } }
 main { spawn A; }
 `
 	p := compileProgram(t, src)
-	rec := record(t, p, host.Options{}, replay.EnvWithheld)
+	rec := record(t, p, host.Options{}, artifact.EnvWithheld)
 	if rec.res.Verdict != host.VerdictTrap || !strings.Contains(rec.stderr, "at start-up") {
 		t.Fatalf("recorded %s %q", rec.res.Verdict, rec.stderr)
 	}
-	rp := replayRun(t, rec.art, p, replay.ReplayOptions{})
+	rp := replayRun(t, rec.art, p, replay.Options{})
 	if rp.report.Diverged() || !rp.stats.Clean() || rp.stderr != rec.stderr {
 		t.Fatalf("replay:\n%s\n%q", rp.explain(), rp.stderr)
 	}
@@ -583,12 +584,12 @@ main { spawn M; }
 			p := compileProgram(t, c.src)
 			ctx, cancel := context.WithCancel(context.Background())
 			time.AfterFunc(150*time.Millisecond, cancel)
-			rec := recordCtx(t, ctx, p, host.Options{}, replay.EnvWithheld)
-			if rec.art.Trailer.Verdict != replay.VerdictCanceled || rec.art.Trailer.ExitCode != host.ExitCanceled {
+			rec := recordCtx(t, ctx, p, host.Options{}, artifact.EnvWithheld)
+			if rec.art.Trailer.Verdict != artifact.VerdictCanceled || rec.art.Trailer.ExitCode != host.ExitCanceled {
 				t.Fatalf("recorded %s (%d), want canceled (130)", rec.art.Trailer.Verdict, rec.art.Trailer.ExitCode)
 			}
 			done := make(chan *replayed, 1)
-			go func() { done <- replayRun(t, rec.art, p, replay.ReplayOptions{}) }()
+			go func() { done <- replayRun(t, rec.art, p, replay.Options{}) }()
 			select {
 			case rp := <-done:
 				if !rp.stats.Clean() || rp.report.Diverged() {

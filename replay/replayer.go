@@ -12,7 +12,8 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/hale-lang/hale/sir"
+	"github.com/hale-lang/hale/codegen/image"
+	"github.com/hale-lang/hale/replay/artifact"
 	"github.com/hale-lang/hale/stdlib"
 	"github.com/hale-lang/hale/vm"
 	"github.com/hale-lang/hale/vm/host"
@@ -61,11 +62,11 @@ const DefaultHoldTimeout = 2 * time.Second
 
 // OrderTimeout is the kind of a finding that a hold timed out. Diff never
 // reports it: only the replayer knows.
-const OrderTimeout DivergenceKind = "order_timeout"
+const OrderTimeout artifact.DivergenceKind = "order_timeout"
 
-// ReplayOptions configures a Replayer. The zero value replays as `hale
+// Options configures a Replayer. The zero value replays as `hale
 // replay` does by default.
-type ReplayOptions struct {
+type Options struct {
 	// HoldTimeout bounds how long a consumer holds early deliveries
 	// waiting for the recorded one (0: DefaultHoldTimeout).
 	HoldTimeout time.Duration
@@ -80,7 +81,7 @@ type ReplayOptions struct {
 	AllowLiveEffects bool
 	// At, when set, stops the replay just before the handler of that
 	// delivery runs (`--at`), capturing the view At returns afterwards.
-	At *Coordinate
+	At *artifact.Coordinate
 	// Inspect, when set, is called at At instead of stopping there (an
 	// interactive inspector); its answer says how to go on.
 	Inspect func(*Inspection) InspectAction
@@ -89,17 +90,18 @@ type ReplayOptions struct {
 	Recent int
 	// Record, when set, receives the replay's own recording, made with
 	// the env policy of the artifact being replayed (docs/replay.md).
-	// The caller creates it with a header from ReplayHeader and closes
-	// it through Recording().Close after the run.
-	Record *Recorder
+	// The caller creates it with the header of a replay's recording (the
+	// session's does) and closes it through Recording().Close after the
+	// run.
+	Record *artifact.Recorder
 }
 
 // Finding is a divergence the replayer saw while the run went on: the
 // sentence says what happened, At where (the delivery whose handler was
 // running, or the divergent delivery itself).
 type Finding struct {
-	Kind     DivergenceKind
-	At       Coordinate
+	Kind     artifact.DivergenceKind
+	At       artifact.Coordinate
 	Startup  bool // before the consumer's first delivery
 	Sentence string
 	// Recorded and Replayed show the two sides where the finding has
@@ -109,8 +111,8 @@ type Finding struct {
 	Position           string
 }
 
-// ReplayStats are the replayer's counts, for the report.
-type ReplayStats struct {
+// Stats are the replayer's counts, for the report.
+type Stats struct {
 	Consumers     int // consumers that handle deliveries
 	Deliveries    int // deliveries handled in the replay
 	JournalCalls  int // input calls served from the journal (as Diff counts them: outputs, effects and exit are compared, not counted)
@@ -142,36 +144,36 @@ type ReplayStats struct {
 
 // Clean reports whether the replay matched the recording: no finding at
 // all and the recorded verdict and exit code.
-func (s *ReplayStats) Clean() bool { return len(s.Findings) == 0 }
+func (s *Stats) Clean() bool { return len(s.Findings) == 0 }
 
 // maxFindings bounds the findings kept; counts go on.
 const maxFindings = 100
 
 // ErrStopped is the error of a run that the replayer halted at
-// ReplayOptions.At (host.Result.Halt).
+// Options.At (host.Result.Halt).
 var ErrStopped = errors.New("replay: stopped at the requested coordinate")
 
 // Replayer replays an artifact: it is the host.Journal, host.Order and
 // host.Input of the replayed run (see Install).
 type Replayer struct {
-	art   *Artifact
-	prog  *sir.Program
-	opts  ReplayOptions
+	art   *artifact.Artifact
+	img   *image.Image
+	opts  Options
 	hold  time.Duration
-	types *programTypes // of prog; nil when they cannot be built
+	types *programTypes // of img; nil when they cannot be built
 	old   *programTypes // of the recorded program, from the header; may be nil
 	rec   *RecordingJournal
 
-	cons   []*replayConsumer // by consumer id of prog
+	cons   []*replayConsumer // by consumer id of img
 	byName map[string]int    // instance name → index
 	// spans are the artifact's (Artifact.heads), and instOf maps the
 	// names they number to the program's instances, for key.
-	spans  []span
+	spans  []artifact.Span
 	instOf []int
 	// pubs maps a recorded message to its publish entry: by producer
 	// and seq for the program's consumers, in other for the rest.
 	pubs  [][]int
-	other map[MessageID]int
+	other map[artifact.MessageID]int
 	// stoppedRun is set when the recorded run ended by exit or trap (or
 	// anything but quiescence): deliveries of recorded messages that
 	// were never handled are then expected.
@@ -207,8 +209,8 @@ type replayConsumer struct {
 	callEntries []int
 	index       map[deliveryKey]int // delivery identity → index in deliveries; see lookup
 	indexOnce   sync.Once
-	pre         callRun      // calls before the first delivery
-	traps       map[int]Trap // recorded traps by delivery number (-1: start-up)
+	pre         callRun               // calls before the first delivery
+	traps       map[int]artifact.Trap // recorded traps by delivery number (-1: start-up)
 
 	// Touched only from the consumer's goroutine (and, before the
 	// consumers start, from the runner's).
@@ -230,7 +232,7 @@ type replayConsumer struct {
 	events     atomic.Uint64 // journal events, the progress the end waits on
 	// call holds the recorded call being matched, read from the
 	// artifact (see recorded).
-	call Entry
+	call artifact.Entry
 
 	// ingress is set for a stdin binding; published counts its replayed
 	// publishes and recPublishes its recorded ones, which the end of a
@@ -265,7 +267,7 @@ type recordedDelivery struct {
 type deliveryKey struct {
 	inst  int
 	start bool
-	msg   MessageID
+	msg   artifact.MessageID
 }
 
 // callRun is the recorded calls of one handler run, the entries
@@ -290,16 +292,16 @@ type recentDelivery struct {
 	d host.Delivery
 }
 
-// NewReplayer prepares the replay of art, an admitted artifact, by prog,
+// NewReplayer prepares the replay of art, an admitted artifact, by img,
 // the program as compiled now.
-func NewReplayer(art *Artifact, prog *sir.Program, opts ReplayOptions) *Replayer {
+func NewReplayer(art *artifact.Artifact, img *image.Image, opts Options) *Replayer {
 	r := &Replayer{
 		art:       art,
-		prog:      prog,
+		img:       img,
 		opts:      opts,
 		hold:      opts.HoldTimeout,
 		byName:    map[string]int{},
-		other:     map[MessageID]int{},
+		other:     map[artifact.MessageID]int{},
 		progressC: make(chan struct{}),
 	}
 	if r.hold <= 0 {
@@ -308,23 +310,23 @@ func NewReplayer(art *Artifact, prog *sir.Program, opts ReplayOptions) *Replayer
 	if r.opts.Recent <= 0 {
 		r.opts.Recent = 5
 	}
-	r.types, _ = typesOfProgram(prog)
+	r.types, _ = typesOfProgram(img)
 	r.old, _ = decodeProgramTypes(art.Header.Types)
 	if opts.Record != nil {
-		r.rec = NewRecordingJournal(opts.Record, prog, art.Header.EnvPolicy)
+		r.rec = NewRecordingJournal(opts.Record, img, art.Header.EnvPolicy)
 	}
-	r.stoppedRun = art.Trailer.Verdict != VerdictQuiescent
-	for i, in := range prog.Instances {
+	r.stoppedRun = art.Trailer.Verdict != artifact.VerdictQuiescent
+	for i, in := range img.Instances {
 		if _, dup := r.byName[in.Name]; !dup {
 			r.byName[in.Name] = i
 		}
 	}
-	r.cons = make([]*replayConsumer, len(prog.Consumers))
-	for id, c := range prog.Consumers {
-		r.cons[id] = &replayConsumer{id: id, name: c.Name, traps: map[int]Trap{},
+	r.cons = make([]*replayConsumer, len(img.Consumers))
+	for id, c := range img.Consumers {
+		r.cons[id] = &replayConsumer{id: id, name: c.Name, traps: map[int]artifact.Trap{},
 			n: -1, given: -1, countedPub: map[deliveryKey]bool{}}
 		r.cons[id].cur = &r.cons[id].pre
-		r.cons[id].ingress = c.Kind == sir.ConsumerIngress
+		r.cons[id].ingress = c.Kind == image.ConsumerIngress
 	}
 	r.load()
 	r.noDeliveries = true
@@ -347,15 +349,15 @@ func NewReplayer(art *Artifact, prog *sir.Program, opts ReplayOptions) *Replayer
 // when something asks for it (see lookup).
 func (r *Replayer) load() {
 	a := r.art
-	spans, names := a.heads()
+	spans, names := a.Heads()
 	r.spans = spans
-	r.instOf = make([]int, len(names.list))
-	for id, name := range names.list {
+	r.instOf = make([]int, len(names))
+	for id, name := range names {
 		r.instOf[id] = r.instanceOf(name)
 	}
 	ingress := -1 // the first ingress consumer: its publishes are the lines
-	for id, c := range r.prog.Consumers {
-		if c.Kind == sir.ConsumerIngress {
+	for id, c := range r.img.Consumers {
+		if c.Kind == image.ConsumerIngress {
 			ingress = id
 			break
 		}
@@ -369,15 +371,15 @@ func (r *Replayer) load() {
 	nCalls := make([]int, nc)
 	nPublishes := make([]int, nc)
 	for i := range spans {
-		g := group(spans[i].consumer)
+		g := group(spans[i].Consumer())
 		start[g+1]++
 		if g < nc {
-			switch Kind(spans[i].kind) {
-			case KindDelivery:
+			switch spans[i].Kind() {
+			case artifact.KindDelivery:
 				nDeliveries[g]++
-			case KindInvocation, KindOutput, KindExit:
+			case artifact.KindInvocation, artifact.KindOutput, artifact.KindExit:
 				nCalls[g]++
-			case KindPublish:
+			case artifact.KindPublish:
 				nPublishes[g]++
 			}
 		}
@@ -393,7 +395,7 @@ func (r *Replayer) load() {
 	flat := make([]int, len(spans))
 	fill := slices.Clone(start[:nc+1])
 	for i := range spans {
-		g := group(spans[i].consumer)
+		g := group(spans[i].Consumer())
 		flat[fill[g]] = i
 		fill[g]++
 	}
@@ -402,13 +404,13 @@ func (r *Replayer) load() {
 		idx := flat[start[g]:start[g+1]]
 		if g == nc { // consumers the program does not have
 			for _, i := range idx {
-				if sp := &spans[i]; Kind(sp.kind) == KindPublish {
-					r.addPublish(MessageID{sp.producer, sp.msgSeq}, i)
+				if sp := &spans[i]; sp.Kind() == artifact.KindPublish {
+					r.addPublish(sp.Message(), i)
 				}
 			}
 			continue
 		}
-		bySeq := func(i, j int) int { return cmp.Compare(spans[i].seq, spans[j].seq) }
+		bySeq := func(i, j int) int { return cmp.Compare(spans[i].Seq(), spans[j].Seq()) }
 		if !slices.IsSortedFunc(idx, bySeq) { // a recorder writes them in order
 			slices.SortStableFunc(idx, bySeq)
 		}
@@ -427,25 +429,25 @@ func (r *Replayer) load() {
 		}
 		for _, i := range idx {
 			sp := &spans[i]
-			switch Kind(sp.kind) {
-			case KindPublish:
-				r.addPublish(MessageID{sp.producer, sp.msgSeq}, i)
+			switch sp.Kind() {
+			case artifact.KindPublish:
+				r.addPublish(sp.Message(), i)
 				cs.recPublishes++
 				if g == ingress {
-					x, _ := a.publish(i)
+					x, _ := a.Publish(i)
 					line := ""
 					if v, err := value.Decode(x.Payload, lineType); err == nil {
 						line = v.AsStruct().Field(0).AsStr()
 					}
 					r.lines = append(r.lines, line)
 				}
-			case KindDelivery:
+			case artifact.KindDelivery:
 				closeRun()
 				cs.deliveries = append(cs.deliveries, recordedDelivery{entry: i})
-			case KindInvocation, KindOutput, KindExit:
+			case artifact.KindInvocation, artifact.KindOutput, artifact.KindExit:
 				calls = append(calls, i)
-			case KindTrap:
-				x, _ := a.Entry(i).Body.(Trap)
+			case artifact.KindTrap:
+				x, _ := a.Entry(i).Body.(artifact.Trap)
 				n := -1
 				if x.At != nil {
 					n = int(x.At.N)
@@ -463,10 +465,10 @@ func (r *Replayer) load() {
 // key is the identity of cs's recorded delivery i.
 func (r *Replayer) key(cs *replayConsumer, i int) deliveryKey {
 	sp := &r.spans[cs.deliveries[i].entry]
-	if sp.start {
-		return deliveryKey{inst: r.instOf[sp.name], start: true}
+	if sp.Start() {
+		return deliveryKey{inst: r.instOf[sp.Name()], start: true}
 	}
-	return deliveryKey{inst: r.instOf[sp.name], msg: MessageID{sp.producer, sp.msgSeq}}
+	return deliveryKey{inst: r.instOf[sp.Name()], msg: sp.Message()}
 }
 
 // lookup returns the index in cs.deliveries of the recorded delivery with
@@ -492,14 +494,14 @@ func (r *Replayer) lookup(cs *replayConsumer, key deliveryKey) (int, bool) {
 
 // recorded reads entry i into cs.call and returns it; the entry stays
 // valid until the next call, on cs's goroutine.
-func (cs *replayConsumer) recorded(a *Artifact, i int) *Entry {
+func (cs *replayConsumer) recorded(a *artifact.Artifact, i int) *artifact.Entry {
 	cs.call = a.Entry(i)
 	return &cs.call
 }
 
 // addPublish notes that entry i publishes message m (the first entry
 // wins if an artifact has two).
-func (r *Replayer) addPublish(m MessageID, i int) {
+func (r *Replayer) addPublish(m artifact.MessageID, i int) {
 	if int64(m.Producer) >= int64(len(r.cons)) || m.Seq > uint64(r.art.Len()) {
 		if _, dup := r.other[m]; !dup {
 			r.other[m] = i
@@ -517,7 +519,7 @@ func (r *Replayer) addPublish(m MessageID, i int) {
 }
 
 // publishEntry returns the entry that published message m.
-func (r *Replayer) publishEntry(m MessageID) (int, bool) {
+func (r *Replayer) publishEntry(m artifact.MessageID) (int, bool) {
 	if int64(m.Producer) < int64(len(r.pubs)) {
 		if seqs := r.pubs[m.Producer]; m.Seq < uint64(len(seqs)) && seqs[m.Seq] >= 0 {
 			return seqs[m.Seq], true
@@ -555,7 +557,7 @@ func (r *Replayer) Install(o *host.Options) {
 func (r *Replayer) Input() host.Input { return host.RecordedLines(r.lines) }
 
 // Recording returns the journal of the replay's own recording, or nil
-// when ReplayOptions.Record was not set. Close it after the run.
+// when Options.Record was not set. Close it after the run.
 func (r *Replayer) Recording() *RecordingJournal { return r.rec }
 
 var (
@@ -573,12 +575,12 @@ func (r *Replayer) consumer(c int) *replayConsumer {
 // ---- findings ----
 
 // finding records a divergence.
-func (r *Replayer) finding(kind DivergenceKind, cs *replayConsumer, format string, args ...any) {
+func (r *Replayer) finding(kind artifact.DivergenceKind, cs *replayConsumer, format string, args ...any) {
 	r.findingSides(kind, cs, "", "", format, args...)
 }
 
 // findingSides is finding with the recorded and replayed sides.
-func (r *Replayer) findingSides(kind DivergenceKind, cs *replayConsumer, recorded, replayed string, format string, args ...any) {
+func (r *Replayer) findingSides(kind artifact.DivergenceKind, cs *replayConsumer, recorded, replayed string, format string, args ...any) {
 	f := Finding{Kind: kind, Sentence: fmt.Sprintf(format, args...), Recorded: recorded, Replayed: replayed}
 	if cs != nil {
 		f.At.Consumer = uint32(cs.id)
@@ -638,7 +640,7 @@ func (r *Replayer) Invoke(c int, p stdlib.Primitive, args []byte, live func() ([
 // (Invoke and Poll answer host.ErrInterrupt), rather than running the
 // rest of a handler that the recorded run never finished.
 func (r *Replayer) cutShort(cs *replayConsumer) bool {
-	if r.art.Trailer.Verdict != VerdictCanceled || cs.cur.left() {
+	if r.art.Trailer.Verdict != artifact.VerdictCanceled || cs.cur.left() {
 		return false
 	}
 	if cs.n < 0 {
@@ -663,7 +665,7 @@ var _ host.Poller = (*Replayer)(nil)
 // serve matches one call against cs's current handler run.
 func (r *Replayer) serve(cs *replayConsumer, p stdlib.Primitive, args []byte, live func() ([]byte, error)) ([]byte, error) {
 	run := cs.cur
-	var next *Entry
+	var next *artifact.Entry
 	if i, ok := run.next(cs); ok {
 		next = cs.recorded(r.art, i)
 	}
@@ -694,7 +696,7 @@ func (r *Replayer) serve(cs *replayConsumer, p stdlib.Primitive, args []byte, li
 	// a reason to refuse the call.
 	for next != nil && isText(next) {
 		cs.outputs++
-		r.finding(ChangedOutput, cs, "%s, the recording printed %s here, the replay did not", cs.where(), r.entryText(next))
+		r.finding(artifact.ChangedOutput, cs, "%s, the recording printed %s here, the replay did not", cs.where(), r.entryText(next))
 		run.used++
 		next = nil
 		if i, ok := run.next(cs); ok {
@@ -705,29 +707,29 @@ func (r *Replayer) serve(cs *replayConsumer, p stdlib.Primitive, args []byte, li
 		cs.misses++
 		err := fmt.Errorf("replay: input past the journal: consumer %d %s %s: the recording has no more calls in this handler run",
 			cs.id, call, r.callText(p.Name, args))
-		r.finding(InputPastJournal, cs, "%s, %s %s is past the recorded calls", cs.where(), call, r.callText(p.Name, args))
+		r.finding(artifact.InputPastJournal, cs, "%s, %s %s is past the recorded calls", cs.where(), call, r.callText(p.Name, args))
 		return nil, err
 	}
 	var (
 		prim, channel    string
 		recArgs, result  []byte
-		outcome          Outcome
+		outcome          artifact.Outcome
 		length           uint64
 		message          string
 		isCall, isEffect bool
 	)
 	switch x := next.Body.(type) {
-	case Invocation:
+	case artifact.Invocation:
 		prim, recArgs, outcome, result, length, message, isCall = x.Primitive, x.Args, x.Outcome, x.Result, x.Length, x.Message, true
-	case Output:
+	case artifact.Output:
 		prim, channel, recArgs, outcome, result, length, message = x.Primitive, x.Channel, x.Args, x.Outcome, x.Result, x.Length, x.Message
-		isEffect = channel != ChannelStdout && channel != ChannelStderr
+		isEffect = channel != artifact.ChannelStdout && channel != artifact.ChannelStderr
 	}
 	if !(virtual && isEffect || !virtual && isCall) || prim != p.Name || !bytes.Equal(recArgs, args) {
 		cs.misses++
 		err := fmt.Errorf("replay: journal miss: consumer %d %s expected %s, got %s",
 			cs.id, call, r.entryText(next), r.callText(p.Name, args))
-		r.findingSides(JournalMiss, cs, call+" "+r.entryText(next), call+" "+r.callText(p.Name, args),
+		r.findingSides(artifact.JournalMiss, cs, call+" "+r.entryText(next), call+" "+r.callText(p.Name, args),
 			"%s, %s was %s in the recording, but %s in the replay",
 			cs.where(), call, r.entryText(next), r.callText(p.Name, args))
 		return nil, err
@@ -739,32 +741,32 @@ func (r *Replayer) serve(cs *replayConsumer, p stdlib.Primitive, args []byte, li
 		same := false
 		switch {
 		case err != nil:
-			same = outcome == Trapped && err.Error() == message
+			same = outcome == artifact.Trapped && err.Error() == message
 		default:
-			same = outcome == OK && bytes.Equal(res, result)
+			same = outcome == artifact.OK && bytes.Equal(res, result)
 		}
 		if !same {
 			cs.outputs++
-			r.finding(ChangedResult, cs, "%s, the live call %s gave another result than the recorded one", cs.where(), r.callText(p.Name, args))
+			r.finding(artifact.ChangedResult, cs, "%s, the live call %s gave another result than the recorded one", cs.where(), r.callText(p.Name, args))
 		}
 		return res, err
 	}
 	switch outcome {
-	case OK:
+	case artifact.OK:
 		return result, nil
-	case Trapped:
+	case artifact.Trapped:
 		return nil, recordedTrap(message)
 	}
 	return r.supply(cs, p, args, length)
 }
 
 // isText reports whether e is output on stdout or stderr.
-func isText(e *Entry) bool {
-	x, ok := e.Body.(Output)
-	return ok && (x.Channel == ChannelStdout || x.Channel == ChannelStderr)
+func isText(e *artifact.Entry) bool {
+	x, ok := e.Body.(artifact.Output)
+	return ok && (x.Channel == artifact.ChannelStdout || x.Channel == artifact.ChannelStderr)
 }
 
-// supply serves a withheld value from ReplayOptions.Env.
+// supply serves a withheld value from Options.Env.
 func (r *Replayer) supply(cs *replayConsumer, p stdlib.Primitive, args []byte, length uint64) ([]byte, error) {
 	name := p.Name
 	if p.Effect == stdlib.Env {
@@ -775,12 +777,12 @@ func (r *Replayer) supply(cs *replayConsumer, p stdlib.Primitive, args []byte, l
 	v, ok := r.opts.Env[name]
 	if !ok {
 		cs.missingIn++
-		r.finding(MissingInput, cs, "%s, the value of %s was withheld from the recording and not supplied (--env %s=…)", cs.where(), name, name)
+		r.finding(artifact.MissingInput, cs, "%s, the value of %s was withheld from the recording and not supplied (--env %s=…)", cs.where(), name, name)
 		return nil, fmt.Errorf("replay: missing input %s", name)
 	}
 	if uint64(len(v)) != length {
 		cs.missingIn++
-		r.finding(MissingInput, cs, "%s, the value supplied for %s has %s, the recorded one had %s",
+		r.finding(artifact.MissingInput, cs, "%s, the value supplied for %s has %s, the recorded one had %s",
 			cs.where(), name, plural(uint64(len(v)), "byte", "bytes"), plural(length, "byte", "bytes"))
 		return nil, fmt.Errorf("replay: missing input %s: the value supplied has %s, the recorded one had %s",
 			name, plural(uint64(len(v)), "byte", "bytes"), plural(length, "byte", "bytes"))
@@ -790,26 +792,26 @@ func (r *Replayer) supply(cs *replayConsumer, p stdlib.Primitive, args []byte, l
 
 // serveOutput compares io output with the recording and prints it again
 // unless quiet. A differing output never traps.
-func (r *Replayer) serveOutput(cs *replayConsumer, run *callRun, next *Entry, p stdlib.Primitive, args []byte, live func() ([]byte, error)) ([]byte, error) {
+func (r *Replayer) serveOutput(cs *replayConsumer, run *callRun, next *artifact.Entry, p stdlib.Primitive, args []byte, live func() ([]byte, error)) ([]byte, error) {
 	text, terr := ioText(p, args)
 	if terr != nil {
 		return nil, terr
 	}
 	shown := func() string { return fmt.Sprintf("%s(%q)", p.Name, text) }
-	var x Output
+	var x artifact.Output
 	ok := next != nil && isText(next)
 	if ok {
-		x = next.Body.(Output)
+		x = next.Body.(artifact.Output)
 	}
 	switch {
 	case !ok:
 		cs.outputs++
-		r.finding(ChangedOutput, cs, "%s, %s printed what the recording does not have", cs.where(), shown())
+		r.finding(artifact.ChangedOutput, cs, "%s, %s printed what the recording does not have", cs.where(), shown())
 	default:
 		run.used++
-		if x.Primitive != p.Name || x.Outcome != OK || string(x.Result) != text+"\n" {
+		if x.Primitive != p.Name || x.Outcome != artifact.OK || string(x.Result) != text+"\n" {
 			cs.outputs++
-			r.findingSides(ChangedOutput, cs, r.entryText(next), shown(), "%s, the output was %s in the recording, but %s in the replay", cs.where(), r.entryText(next), shown())
+			r.findingSides(artifact.ChangedOutput, cs, r.entryText(next), shown(), "%s, the output was %s in the recording, but %s in the replay", cs.where(), r.entryText(next), shown())
 		}
 	}
 	if r.opts.Quiet {
@@ -821,21 +823,21 @@ func (r *Replayer) serveOutput(cs *replayConsumer, run *callRun, next *Entry, p 
 // serveExit compares an exit with the recording and performs it; the
 // recorded exit first waits for the other consumers to reach their
 // recorded ends.
-func (r *Replayer) serveExit(cs *replayConsumer, run *callRun, next *Entry, args []byte, live func() ([]byte, error)) ([]byte, error) {
+func (r *Replayer) serveExit(cs *replayConsumer, run *callRun, next *artifact.Entry, args []byte, live func() ([]byte, error)) ([]byte, error) {
 	code, _ := exitArgs(args)
-	x, ok := Exit{}, false
+	x, ok := artifact.Exit{}, false
 	if next != nil {
-		x, ok = next.Body.(Exit)
+		x, ok = next.Body.(artifact.Exit)
 	}
 	switch {
 	case !ok:
 		cs.outputs++
-		r.finding(ChangedExit, cs, "%s, the program exits with code %d where the recording has %s", cs.where(), code, r.entryTextOr(next, "no more calls"))
+		r.finding(artifact.ChangedExit, cs, "%s, the program exits with code %d where the recording has %s", cs.where(), code, r.entryTextOr(next, "no more calls"))
 	default:
 		run.used++
 		if x.Code != code {
 			cs.outputs++
-			r.finding(ChangedExit, cs, "%s, the exit had code %d in the recording, but code %d in the replay", cs.where(), x.Code, code)
+			r.finding(artifact.ChangedExit, cs, "%s, the exit had code %d in the recording, but code %d in the replay", cs.where(), x.Code, code)
 		} else {
 			r.awaitRecordedEnd(cs)
 		}
@@ -872,22 +874,22 @@ func (r *Replayer) callText(prim string, args []byte) string {
 }
 
 // entryText shows a recorded call.
-func (r *Replayer) entryText(e *Entry) string {
+func (r *Replayer) entryText(e *artifact.Entry) string {
 	switch x := e.Body.(type) {
-	case Invocation:
+	case artifact.Invocation:
 		return r.callText(x.Primitive, x.Args)
-	case Output:
-		if x.Channel == ChannelStdout || x.Channel == ChannelStderr {
+	case artifact.Output:
+		if x.Channel == artifact.ChannelStdout || x.Channel == artifact.ChannelStderr {
 			return fmt.Sprintf("%s(%q)", x.Primitive, strings.TrimSuffix(string(x.Result), "\n"))
 		}
 		return r.callText(x.Primitive, x.Args)
-	case Exit:
+	case artifact.Exit:
 		return fmt.Sprintf("std::process::exit(%d)", x.Code)
 	}
 	return e.Body.Kind().String()
 }
 
-func (r *Replayer) entryTextOr(e *Entry, none string) string {
+func (r *Replayer) entryTextOr(e *artifact.Entry, none string) string {
 	if e == nil {
 		return none
 	}
@@ -913,28 +915,28 @@ func (r *Replayer) Publish(c int, msg host.MessageID, topic int, payload []byte)
 		if cs != nil {
 			cs.pubMiss++
 		}
-		r.finding(ExtraPublish, cs, "consumer %d: published message %s on topic %s, which the recording does not have", c, id, name)
+		r.finding(artifact.ExtraPublish, cs, "consumer %d: published message %s on topic %s, which the recording does not have", c, id, name)
 	default:
-		x, _ := r.art.publish(i)
+		x, _ := r.art.Publish(i)
 		if x.Topic != name || !bytes.Equal(x.Payload, payload) {
 			if cs != nil {
 				cs.pubMiss++
 			}
-			r.finding(ChangedPayload, cs, "consumer %d: message %s was published on topic %s with other payload bytes than in the recording", c, id, name)
+			r.finding(artifact.ChangedPayload, cs, "consumer %d: message %s was published on topic %s with other payload bytes than in the recording", c, id, name)
 		}
 	}
-	if topic >= 0 && topic < len(r.prog.Topics) {
+	if topic >= 0 && topic < len(r.img.Topics) {
 		expected := false
 		if recorded && r.stoppedRun {
-			x, _ := r.art.publish(i)
+			x, _ := r.art.Publish(i)
 			expected = x.Topic == name
 		}
 		locked := false
-		for _, s := range r.prog.Topics[topic].Subscribers {
-			if s < 0 || s >= len(r.prog.Instances) {
+		for _, s := range r.img.Topics[topic].Subscribers {
+			if s < 0 || s >= len(r.img.Instances) {
 				continue
 			}
-			to := r.consumer(r.prog.Instances[s].Consumer)
+			to := r.consumer(r.img.Instances[s].Consumer)
 			if to == nil || !to.done.Load() {
 				continue // Next or Deliver accounts for it
 			}
@@ -964,7 +966,7 @@ func (r *Replayer) Publish(c int, msg host.MessageID, topic int, payload []byte)
 func (r *Replayer) lateFinding(cs *replayConsumer, key deliveryKey, topic string) {
 	r.nFindings++
 	if len(r.findings) < maxFindings {
-		r.findings = append(r.findings, Finding{Kind: UnexpectedDelivery, At: Coordinate{uint32(cs.id), uint64(cs.pos)},
+		r.findings = append(r.findings, Finding{Kind: artifact.UnexpectedDelivery, At: artifact.Coordinate{Consumer: uint32(cs.id), N: uint64(cs.pos)},
 			Sentence: fmt.Sprintf("consumer %d: delivery #%d %s is not in the recording, which has %s on this consumer",
 				cs.id, cs.pos, r.deliveryText(key, topic), plural(uint64(len(cs.deliveries)), "delivery", "deliveries"))})
 	}
@@ -990,11 +992,11 @@ func (r *Replayer) Deliver(c, n int, d *host.Delivery, state host.StateReader) e
 	case !ok:
 		cs.cur = &callRun{}
 		cs.unexpected++
-		r.finding(UnexpectedDelivery, cs, "consumer %d: delivery #%d %s is not in the recording", c, n, r.deliveryText(key, r.topicName(d.Topic)))
+		r.finding(artifact.UnexpectedDelivery, cs, "consumer %d: delivery #%d %s is not in the recording", c, n, r.deliveryText(key, r.topicName(d.Topic)))
 	default:
 		cs.cur = &cs.deliveries[i].calls
 		if i != n {
-			r.finding(ReorderedDelivery, cs, "consumer %d: delivery #%d %s is delivery #%d in the recording", c, n, r.deliveryText(key, r.topicName(d.Topic)), i)
+			r.finding(artifact.ReorderedDelivery, cs, "consumer %d: delivery #%d %s is delivery #%d in the recording", c, n, r.deliveryText(key, r.topicName(d.Topic)), i)
 		}
 	}
 	if r.opts.At != nil || r.opts.Inspect != nil {
@@ -1018,12 +1020,12 @@ func (r *Replayer) Deliver(c, n int, d *host.Delivery, state host.StateReader) e
 func (r *Replayer) leaveRun(cs *replayConsumer) {
 	if i, ok := cs.cur.next(cs); ok {
 		e := cs.recorded(r.art, i)
-		kind := UnusedInput
+		kind := artifact.UnusedInput
 		switch e.Body.(type) {
-		case Output:
-			kind = ChangedOutput
-		case Exit:
-			kind = ChangedExit
+		case artifact.Output:
+			kind = artifact.ChangedOutput
+		case artifact.Exit:
+			kind = artifact.ChangedExit
 		}
 		r.finding(kind, cs, "%s, the handler run ended before %s, which the recording has next", cs.where(), r.entryText(e))
 	}
@@ -1051,9 +1053,9 @@ func (r *Replayer) Trap(c, n int, t *vm.Trap, d *host.Delivery) {
 			r.placeFinding(cs, t.Stack[0].Pos+" in "+t.Stack[0].Func)
 		}
 	case ok:
-		r.finding(ChangedTrap, cs, "%s, the trap was %q in the recording, but %q in the replay", cs.where(), rt.Message, t.Message)
+		r.finding(artifact.ChangedTrap, cs, "%s, the trap was %q in the recording, but %q in the replay", cs.where(), rt.Message, t.Message)
 	default:
-		r.finding(ChangedTrap, cs, "%s, the program trapped (%q) where the recording did not", cs.where(), t.Message)
+		r.finding(artifact.ChangedTrap, cs, "%s, the program trapped (%q) where the recording did not", cs.where(), t.Message)
 	}
 }
 
@@ -1189,10 +1191,10 @@ func (r *Replayer) Next(c int, pending []host.Delivery) (int, time.Duration) {
 		}
 		cs.timeouts++
 		cs.abandoned = true
-		rd, _ := r.art.delivery(cs.deliveries[cs.pos].entry)
+		rd, _ := r.art.Delivery(cs.deliveries[cs.pos].entry)
 		r.nFindings++
 		if len(r.findings) < maxFindings {
-			r.findings = append(r.findings, Finding{Kind: OrderTimeout, At: Coordinate{uint32(c), uint64(cs.pos)},
+			r.findings = append(r.findings, Finding{Kind: OrderTimeout, At: artifact.Coordinate{Consumer: uint32(c), N: uint64(cs.pos)},
 				Sentence: fmt.Sprintf("consumer %d: delivery #%d (target %s, message %s) did not arrive within %s; released %s and took the rest in arrival order",
 					c, cs.pos, rd.Target, recordedMessage(rd), r.hold, r.deliveryText(keyOf(&pending[0]), r.topicName(pending[0].Topic)))})
 		}
@@ -1226,11 +1228,11 @@ func (r *Replayer) expectedAtEnd(d *host.Delivery) bool {
 	if !ok {
 		return false
 	}
-	x, _ := r.art.publish(i)
+	x, _ := r.art.Publish(i)
 	return x.Topic == r.topicName(d.Topic)
 }
 
-func recordedMessage(d Delivery) string {
+func recordedMessage(d artifact.Delivery) string {
 	if d.Start {
 		return "start"
 	}
@@ -1240,8 +1242,8 @@ func recordedMessage(d Delivery) string {
 // deliveryText shows a delivery as "(target Ledger, message 3:20, topic T)".
 func (r *Replayer) deliveryText(k deliveryKey, topic string) string {
 	target := fmt.Sprintf("instance#%d", k.inst)
-	if k.inst >= 0 && k.inst < len(r.prog.Instances) {
-		target = r.prog.Instances[k.inst].Name
+	if k.inst >= 0 && k.inst < len(r.img.Instances) {
+		target = r.img.Instances[k.inst].Name
 	}
 	if k.start {
 		return "(target " + target + ", message start)"
@@ -1250,8 +1252,8 @@ func (r *Replayer) deliveryText(k deliveryKey, topic string) string {
 }
 
 func (r *Replayer) topicName(t int) string {
-	if t >= 0 && t < len(r.prog.Topics) {
-		return r.prog.Topics[t].Name
+	if t >= 0 && t < len(r.img.Topics) {
+		return r.img.Topics[t].Name
 	}
 	return ""
 }
@@ -1259,12 +1261,12 @@ func (r *Replayer) topicName(t int) string {
 // ---- results ----
 
 // Stats returns the replay's counts and findings. Call it after the run.
-func (r *Replayer) Stats() ReplayStats {
+func (r *Replayer) Stats() Stats {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	s := ReplayStats{Verdict: r.verdict, ExitCode: r.code}
+	s := Stats{Verdict: r.verdict, ExitCode: r.code}
 	for id, cs := range r.cons {
-		if r.prog.Consumers[id].Kind != sir.ConsumerIngress {
+		if r.img.Consumers[id].Kind != image.ConsumerIngress {
 			s.Consumers++
 		}
 		s.Deliveries += cs.handled
@@ -1284,13 +1286,13 @@ func (r *Replayer) Stats() ReplayStats {
 		missing := max(0, len(cs.deliveries)-cs.pos)
 		s.MissingDeliveries += missing
 		if missing > 0 && len(s.Findings) < maxFindings {
-			s.Findings = append(s.Findings, Finding{Kind: MissingDelivery, At: Coordinate{uint32(cs.id), uint64(cs.pos)},
+			s.Findings = append(s.Findings, Finding{Kind: artifact.MissingDelivery, At: artifact.Coordinate{Consumer: uint32(cs.id), N: uint64(cs.pos)},
 				Sentence: fmt.Sprintf("consumer %d: the replay ended after %s, the recording has %s",
 					cs.id, plural(uint64(cs.pos), "delivery", "deliveries"), plural(uint64(len(cs.deliveries)), "delivery", "deliveries"))})
 		}
 		unused := func(run *callRun) {
 			for _, i := range cs.callEntries[min(run.from+run.used, run.to):run.to] {
-				if _, _, kind := r.art.head(i); kind == KindInvocation {
+				if r.spans[i].Kind() == artifact.KindInvocation {
 					s.Unconsumed++
 				} else {
 					s.OutputMismatches++
@@ -1302,19 +1304,19 @@ func (r *Replayer) Stats() ReplayStats {
 			unused(&cs.deliveries[i].calls)
 		}
 	}
-	if s.Unconsumed > 0 && len(s.Findings) < maxFindings && !hasKind(s.Findings, UnusedInput) {
-		s.Findings = append(s.Findings, Finding{Kind: UnusedInput,
+	if s.Unconsumed > 0 && len(s.Findings) < maxFindings && !hasKind(s.Findings, artifact.UnusedInput) {
+		s.Findings = append(s.Findings, Finding{Kind: artifact.UnusedInput,
 			Sentence: fmt.Sprintf("%s of the recording never read in the replay", plural(uint64(s.Unconsumed), "input was", "inputs were"))})
 	}
-	if !sameEnding(r.art.Trailer, Trailer{Verdict: r.verdict, ExitCode: int64(r.code)}) {
-		s.Findings = append(s.Findings, Finding{Kind: ChangedVerdict,
+	if !artifact.SameEnding(r.art.Trailer, artifact.Trailer{Verdict: r.verdict, ExitCode: int64(r.code)}) {
+		s.Findings = append(s.Findings, Finding{Kind: artifact.ChangedVerdict,
 			Sentence: fmt.Sprintf("the run ended with %s in the recording, but %s in the replay",
-				verdictText(r.art.Trailer), verdictText(Trailer{Verdict: r.verdict, ExitCode: int64(r.code)}))})
+				r.art.Trailer.VerdictText(), artifact.Trailer{Verdict: r.verdict, ExitCode: int64(r.code)}.VerdictText())})
 	}
 	return s
 }
 
-func hasKind(fs []Finding, k DivergenceKind) bool {
+func hasKind(fs []Finding, k artifact.DivergenceKind) bool {
 	for _, f := range fs {
 		if f.Kind == k {
 			return true
@@ -1327,14 +1329,14 @@ func hasKind(fs []Finding, k DivergenceKind) bool {
 // timeouts, and, when the two artifacts compare equal but the replayer
 // saw a divergence (an order timeout whose release happened to keep the
 // recorded order, say), that divergence, so the verdict is diverged.
-func (s *ReplayStats) Apply(rep *Report) {
+func (s *Stats) Apply(rep *artifact.Report) {
 	rep.OrderTimeouts = s.OrderTimeouts
 	// Some events leave no entry in the replay's own recording: a
 	// delivery that the replay dropped as not in the recording, a call
 	// refused as past the journal. The replayer counted them.
 	rep.Unexpected = max(rep.Unexpected, s.Unexpected)
 	rep.JournalMisses = max(rep.JournalMisses, s.JournalMisses)
-	if rep.Verdict != ReportIdentical || len(s.Findings) == 0 {
+	if rep.Verdict != artifact.ReportIdentical || len(s.Findings) == 0 {
 		return
 	}
 	f := s.Findings[0]
@@ -1344,8 +1346,16 @@ func (s *ReplayStats) Apply(rep *Report) {
 			break
 		}
 	}
-	rep.Verdict = ReportDiverged
-	rep.Divergences = append(rep.Divergences, &Divergence{Kind: f.Kind, At: f.At, Startup: f.Startup,
-		End: f.Kind == ChangedVerdict, RecordedEntry: -1, ReplayedEntry: -1, Sentence: f.Sentence,
+	rep.Verdict = artifact.ReportDiverged
+	rep.Divergences = append(rep.Divergences, &artifact.Divergence{Kind: f.Kind, At: f.At, Startup: f.Startup,
+		End: f.Kind == artifact.ChangedVerdict, RecordedEntry: -1, ReplayedEntry: -1, Sentence: f.Sentence,
 		Recorded: f.Recorded, Replayed: f.Replayed, Position: f.Position})
+}
+
+// plural returns "1 one" or "n many".
+func plural(n uint64, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return strconv.FormatUint(n, 10) + " " + many
 }

@@ -9,7 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hale-lang/hale/sir"
+	"github.com/hale-lang/hale/codegen/image"
+	"github.com/hale-lang/hale/replay/artifact"
 	"github.com/hale-lang/hale/stdlib"
 	"github.com/hale-lang/hale/vm"
 	"github.com/hale-lang/hale/vm/host"
@@ -19,41 +20,40 @@ import (
 // rjProgram is a hand-built topology: consumer 0 (main) runs Main,
 // consumers 1 and 2 (pinned) run W and L, both subscribed to Job { n };
 // consumer 3 is a stdin binding of Line { text }.
-func rjProgram() *sir.Program {
-	basic := []*sir.Type{{Kind: sir.KindVoid}, {Kind: sir.KindInt}, {Kind: sir.KindFloat}, {Kind: sir.KindBool}, {Kind: sir.KindString}, {Kind: sir.KindBytes}}
-	types := append(basic,
-		&sir.Type{Kind: sir.KindStruct, Name: "Job", Topic: true, Fields: []sir.Field{{Name: "n", Type: sir.TInt}}},
-		&sir.Type{Kind: sir.KindStruct, Name: "Line", Topic: true, Fields: []sir.Field{{Name: "text", Type: sir.TString}}},
-		&sir.Type{Kind: sir.KindList, Elem: sir.TString},
-	)
-	return &sir.Program{
+func rjProgram() *image.Image {
+	types := []image.Type{{Kind: image.KindVoid}, {Kind: image.KindInt}, {Kind: image.KindFloat}, {Kind: image.KindBool}, {Kind: image.KindString}, {Kind: image.KindBytes},
+		{Kind: image.KindStruct, Name: "Job", Topic: true, Fields: []image.Field{{Name: "n", Type: image.TInt}}},
+		{Kind: image.KindStruct, Name: "Line", Topic: true, Fields: []image.Field{{Name: "text", Type: image.TString}}},
+		{Kind: image.KindList, Elem: image.TString},
+	}
+	return &image.Image{
 		Entry: "app.hl",
 		Files: []string{"app.hl"},
 		Types: types,
-		Loci: []*sir.Locus{
-			{Name: "Main", Start: 0, State: []sir.Var{{Name: "count", Type: sir.TInt}, {Name: "names", Type: 8}}},
-			{Name: "Worker", Start: -1, State: []sir.Var{{Name: "done", Type: sir.TInt}}},
+		Loci: []image.Locus{
+			{Name: "Main", Start: 0, State: []image.Var{{Name: "count", Type: image.TInt}, {Name: "names", Type: 8}}},
+			{Name: "Worker", Start: -1, State: []image.Var{{Name: "done", Type: image.TInt}}},
 		},
-		Instances: []*sir.Instance{
+		Instances: []image.Instance{
 			{Name: "Main", Locus: 0, Consumer: 0},
 			{Name: "W", Locus: 1, Consumer: 1},
 			{Name: "L", Locus: 1, Consumer: 2},
 		},
-		Topics: []*sir.Topic{
+		Topics: []image.Topic{
 			{Name: "Job", Type: 6, Subscribers: []int{1, 2}},
 			{Name: "Line", Type: 7, Subscribers: []int{0}},
 		},
-		Ingress: []*sir.Ingress{{Topic: 1, Consumer: 3}},
-		Prims: []*sir.Prim{
-			{Name: "std::os::env", Params: []sir.TypeRef{sir.TString, sir.TString}, Result: sir.TString},
-			{Name: "std::rand::next_int", Params: []sir.TypeRef{sir.TInt}, Result: sir.TInt},
-			{Name: "std::time::now_ms", Result: sir.TInt},
+		Ingress: []image.Ingress{{Topic: 1, Consumer: 3}},
+		Prims: []image.Prim{
+			{Name: "std::os::env", Params: []image.TypeRef{image.TString, image.TString}, Result: image.TString},
+			{Name: "std::rand::next_int", Params: []image.TypeRef{image.TInt}, Result: image.TInt},
+			{Name: "std::time::now_ms", Result: image.TInt},
 		},
-		Consumers: []*sir.Consumer{
-			{Kind: sir.ConsumerMain, Name: "main", Instances: []int{0}},
-			{Kind: sir.ConsumerPinned, Name: "W", Instances: []int{1}},
-			{Kind: sir.ConsumerPinned, Name: "L", Instances: []int{2}},
-			{Kind: sir.ConsumerIngress, Name: "stdin:Line"},
+		Consumers: []image.Consumer{
+			{Kind: image.ConsumerMain, Name: "main", Instances: []int{0}},
+			{Kind: image.ConsumerPinned, Name: "W", Instances: []int{1}},
+			{Kind: image.ConsumerPinned, Name: "L", Instances: []int{2}},
+			{Kind: image.ConsumerIngress, Name: "stdin:Line"},
 		},
 	}
 }
@@ -89,9 +89,9 @@ func rjJob(n int64) []byte {
 
 // rjArtifact numbers the entries of each consumer and closes the run
 // with verdict.
-func rjArtifact(verdict string, code int64, entries ...Entry) *Artifact {
-	h, _ := NewHeader(rjProgram(), HeaderInfo{HaleVersion: "test"})
-	a := &Artifact{Version: FormatVersion, Header: *h, Trailer: Trailer{Verdict: verdict, ExitCode: code}, Complete: true}
+func rjArtifact(verdict string, code int64, entries ...artifact.Entry) *artifact.Artifact {
+	h, _ := NewHeader(rjProgram(), HeaderInfo{HaleVersion: "test", Files: []string{"app.hl"}})
+	a := &artifact.Artifact{Version: artifact.FormatVersion, Header: *h, Trailer: artifact.Trailer{Verdict: verdict, ExitCode: code}, Complete: true}
 	seq := map[uint32]uint64{}
 	for _, e := range entries {
 		e.Seq = seq[e.Consumer]
@@ -101,16 +101,16 @@ func rjArtifact(verdict string, code int64, entries ...Entry) *Artifact {
 	return a
 }
 
-func rjE(c uint32, b Body) Entry { return Entry{Consumer: c, Body: b} }
+func rjE(c uint32, b artifact.Body) artifact.Entry { return artifact.Entry{Consumer: c, Body: b} }
 
-func rjStart(target string) Delivery { return Delivery{Target: target, Start: true} }
+func rjStart(target string) artifact.Delivery { return artifact.Delivery{Target: target, Start: true} }
 
-func rjDeliver(target string, p uint32, s uint64) Delivery {
-	return Delivery{Target: target, Message: MessageID{p, s}, Topic: "Job"}
+func rjDeliver(target string, p uint32, s uint64) artifact.Delivery {
+	return artifact.Delivery{Target: target, Message: artifact.MessageID{Producer: p, Seq: s}, Topic: "Job"}
 }
 
-func rjCall(prim string, args, result []byte) Invocation {
-	return Invocation{Primitive: prim, Args: args, Outcome: OK, Result: result}
+func rjCall(prim string, args, result []byte) artifact.Invocation {
+	return artifact.Invocation{Primitive: prim, Args: args, Outcome: artifact.OK, Result: result}
 }
 
 // noLive fails the test when a call goes live that should have been served.
@@ -134,13 +134,13 @@ func startMain(t *testing.T, r *Replayer) {
 }
 
 func TestReplayerServesInputs(t *testing.T) {
-	a := rjArtifact(VerdictQuiescent, 0,
+	a := rjArtifact(artifact.VerdictQuiescent, 0,
 		rjE(0, rjStart("Main")),
 		rjE(0, rjCall("std::time::now_ms", rjArgs(), rjEnc(value.Int(17)))),
-		rjE(0, Invocation{Primitive: "std::rand::next_int", Args: rjArgs(value.Int(0)), Outcome: Trapped, Message: "std::rand::next_int: n must be positive, got 0"}),
+		rjE(0, artifact.Invocation{Primitive: "std::rand::next_int", Args: rjArgs(value.Int(0)), Outcome: artifact.Trapped, Message: "std::rand::next_int: n must be positive, got 0"}),
 		rjE(0, rjCall("std::time::sleep_ms", rjArgs(value.Int(5000)), nil)),
 	)
-	r := NewReplayer(a, rjProgram(), ReplayOptions{})
+	r := NewReplayer(a, rjProgram(), Options{})
 	startMain(t, r)
 	res, err := r.Invoke(0, rjPrim(t, "std::time::now_ms"), rjArgs(), noLive(t))
 	if err != nil || !bytes.Equal(res, rjEnc(value.Int(17))) {
@@ -157,7 +157,7 @@ func TestReplayerServesInputs(t *testing.T) {
 	if d := time.Since(start); d > time.Second {
 		t.Errorf("sleep took %v", d)
 	}
-	r.End(VerdictQuiescent, 0)
+	r.End(artifact.VerdictQuiescent, 0)
 	s := r.Stats()
 	if !s.Clean() || s.JournalCalls != 3 || s.Deliveries != 1 {
 		t.Errorf("stats %+v", s)
@@ -165,14 +165,14 @@ func TestReplayerServesInputs(t *testing.T) {
 }
 
 func TestReplayerJournalMiss(t *testing.T) {
-	a := rjArtifact(VerdictQuiescent, 0,
+	a := rjArtifact(artifact.VerdictQuiescent, 0,
 		rjE(0, rjStart("Main")),
 		rjE(0, rjCall("std::time::now_ms", rjArgs(), rjEnc(value.Int(1)))),
 		rjE(0, rjCall("std::time::now_ms", rjArgs(), rjEnc(value.Int(2)))),
 		rjE(0, rjCall("std::time::now_ms", rjArgs(), rjEnc(value.Int(3)))),
 		rjE(0, rjCall("std::time::now_ms", rjArgs(), rjEnc(value.Int(4)))),
 	)
-	r := NewReplayer(a, rjProgram(), ReplayOptions{})
+	r := NewReplayer(a, rjProgram(), Options{})
 	startMain(t, r)
 	for range 3 {
 		if _, err := r.Invoke(0, rjPrim(t, "std::time::now_ms"), rjArgs(), noLive(t)); err != nil {
@@ -185,11 +185,11 @@ func TestReplayerJournalMiss(t *testing.T) {
 		t.Fatalf("got %v\nwant %s", err, want)
 	}
 	// Same primitive, other arguments: a miss too.
-	a = rjArtifact(VerdictQuiescent, 0,
+	a = rjArtifact(artifact.VerdictQuiescent, 0,
 		rjE(0, rjStart("Main")),
 		rjE(0, rjCall("std::os::env", rjArgs(value.Str("HOME"), value.Str("")), rjEnc(value.Str("/root")))),
 	)
-	r = NewReplayer(a, rjProgram(), ReplayOptions{})
+	r = NewReplayer(a, rjProgram(), Options{})
 	startMain(t, r)
 	_, err = r.Invoke(0, rjPrim(t, "std::os::env"), rjArgs(value.Str("USER"), value.Str("")), noLive(t))
 	want = `replay: journal miss: consumer 0 call #0 expected std::os::env("HOME", ""), got std::os::env("USER", "")`
@@ -197,22 +197,22 @@ func TestReplayerJournalMiss(t *testing.T) {
 		t.Fatalf("got %v\nwant %s", err, want)
 	}
 	r.Trap(0, 0, &vm.Trap{Message: err.Error()}, nil)
-	r.End(VerdictTrap, 3)
+	r.End(artifact.VerdictTrap, 3)
 	s := r.Stats()
 	if s.JournalMisses != 1 || s.Unconsumed != 1 || s.Clean() {
 		t.Errorf("stats %+v", s)
 	}
-	if s.Findings[0].Kind != JournalMiss || s.Findings[0].At != (Coordinate{0, 0}) {
+	if s.Findings[0].Kind != artifact.JournalMiss || s.Findings[0].At != (artifact.Coordinate{Consumer: 0, N: 0}) {
 		t.Errorf("first finding %+v", s.Findings[0])
 	}
 }
 
 func TestReplayerPastTheJournal(t *testing.T) {
-	a := rjArtifact(VerdictQuiescent, 0,
+	a := rjArtifact(artifact.VerdictQuiescent, 0,
 		rjE(0, rjStart("Main")),
 		rjE(0, rjCall("std::time::now_ms", rjArgs(), rjEnc(value.Int(1)))),
 	)
-	r := NewReplayer(a, rjProgram(), ReplayOptions{})
+	r := NewReplayer(a, rjProgram(), Options{})
 	startMain(t, r)
 	if _, err := r.Invoke(0, rjPrim(t, "std::time::now_ms"), rjArgs(), noLive(t)); err != nil {
 		t.Fatal(err)
@@ -221,15 +221,15 @@ func TestReplayerPastTheJournal(t *testing.T) {
 	if err == nil || !strings.HasPrefix(err.Error(), "replay: input past the journal: consumer 0 call #1 std::time::now_ms()") {
 		t.Fatalf("got %v", err)
 	}
-	if s := r.Stats(); s.JournalMisses != 1 || s.Findings[0].Kind != InputPastJournal {
+	if s := r.Stats(); s.JournalMisses != 1 || s.Findings[0].Kind != artifact.InputPastJournal {
 		t.Errorf("stats %+v", s)
 	}
 }
 
 func TestReplayerWithheldEnv(t *testing.T) {
-	a := rjArtifact(VerdictQuiescent, 0,
+	a := rjArtifact(artifact.VerdictQuiescent, 0,
 		rjE(0, rjStart("Main")),
-		rjE(0, Invocation{Primitive: "std::os::env", Args: rjArgs(value.Str("HIDDEN_SECRET"), value.Str("")), Outcome: Withheld, Length: 7}),
+		rjE(0, artifact.Invocation{Primitive: "std::os::env", Args: rjArgs(value.Str("HIDDEN_SECRET"), value.Str("")), Outcome: artifact.Withheld, Length: 7}),
 	)
 	env := rjPrim(t, "std::os::env")
 	args := rjArgs(value.Str("HIDDEN_SECRET"), value.Str(""))
@@ -243,7 +243,7 @@ func TestReplayerWithheldEnv(t *testing.T) {
 		{"wrong length", map[string]string{"HIDDEN_SECRET": "hunter22"}, "replay: missing input HIDDEN_SECRET: the value supplied has 8 bytes, the recorded one had 7 bytes"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			r := NewReplayer(a, rjProgram(), ReplayOptions{Env: tc.env})
+			r := NewReplayer(a, rjProgram(), Options{Env: tc.env})
 			startMain(t, r)
 			res, err := r.Invoke(0, env, args, noLive(t))
 			switch {
@@ -252,7 +252,7 @@ func TestReplayerWithheldEnv(t *testing.T) {
 			case tc.want != "" && (err == nil || err.Error() != tc.want):
 				t.Fatalf("got %v, want %s", err, tc.want)
 			}
-			r.End(VerdictQuiescent, 0)
+			r.End(artifact.VerdictQuiescent, 0)
 			s := r.Stats()
 			if got := s.MissingInputs > 0; got != (tc.want != "") || s.Clean() == got {
 				t.Errorf("stats %+v", s)
@@ -270,14 +270,14 @@ func (l *liveRecorder) live() ([]byte, error) { l.calls++; return nil, nil }
 
 func TestReplayerOutput(t *testing.T) {
 	println := rjPrim(t, "std::io::println")
-	a := rjArtifact(VerdictQuiescent, 0,
+	a := rjArtifact(artifact.VerdictQuiescent, 0,
 		rjE(0, rjStart("Main")),
-		rjE(0, Output{Channel: ChannelStdout, Primitive: "std::io::println", Args: rjArgs(value.Str("hello")), Outcome: OK, Result: []byte("hello\n")}),
-		rjE(0, Output{Channel: ChannelStdout, Primitive: "std::io::println", Args: rjArgs(value.Str("world")), Outcome: OK, Result: []byte("world\n")}),
+		rjE(0, artifact.Output{Channel: artifact.ChannelStdout, Primitive: "std::io::println", Args: rjArgs(value.Str("hello")), Outcome: artifact.OK, Result: []byte("hello\n")}),
+		rjE(0, artifact.Output{Channel: artifact.ChannelStdout, Primitive: "std::io::println", Args: rjArgs(value.Str("world")), Outcome: artifact.OK, Result: []byte("world\n")}),
 		rjE(0, rjCall("std::time::now_ms", rjArgs(), rjEnc(value.Int(5)))),
 	)
 	for _, quiet := range []bool{false, true} {
-		r := NewReplayer(a, rjProgram(), ReplayOptions{Quiet: quiet})
+		r := NewReplayer(a, rjProgram(), Options{Quiet: quiet})
 		startMain(t, r)
 		var l liveRecorder
 		if _, err := r.Invoke(0, println, rjArgs(value.Str("hello")), l.live); err != nil {
@@ -297,9 +297,9 @@ func TestReplayerOutput(t *testing.T) {
 		if want := map[bool]int{false: 3, true: 0}[quiet]; l.calls != want {
 			t.Errorf("quiet %v: %d live prints, want %d", quiet, l.calls, want)
 		}
-		r.End(VerdictQuiescent, 0)
+		r.End(artifact.VerdictQuiescent, 0)
 		s := r.Stats()
-		if s.OutputMismatches != 2 || s.JournalMisses != 0 || len(s.Findings) != 2 || s.Findings[0].Kind != ChangedOutput {
+		if s.OutputMismatches != 2 || s.JournalMisses != 0 || len(s.Findings) != 2 || s.Findings[0].Kind != artifact.ChangedOutput {
 			t.Errorf("stats %+v", s)
 		}
 	}
@@ -308,25 +308,25 @@ func TestReplayerOutput(t *testing.T) {
 func TestReplayerVirtualEffects(t *testing.T) {
 	write := rjPrim(t, "std::fs::write_text")
 	args := rjArgs(value.Str("out.txt"), value.Str("data"))
-	a := rjArtifact(VerdictQuiescent, 0,
+	a := rjArtifact(artifact.VerdictQuiescent, 0,
 		rjE(0, rjStart("Main")),
-		rjE(0, Output{Channel: ChannelFSWrite, Primitive: "std::fs::write_text", Args: args, Outcome: Trapped, Message: `cannot write "out.txt": permission denied`}),
+		rjE(0, artifact.Output{Channel: artifact.ChannelFSWrite, Primitive: "std::fs::write_text", Args: args, Outcome: artifact.Trapped, Message: `cannot write "out.txt": permission denied`}),
 	)
-	r := NewReplayer(a, rjProgram(), ReplayOptions{})
+	r := NewReplayer(a, rjProgram(), Options{})
 	startMain(t, r)
 	_, err := r.Invoke(0, write, args, noLive(t))
 	if err == nil || err.Error() != `cannot write "out.txt": permission denied` {
 		t.Fatalf("virtual write: %v", err)
 	}
 	// With live effects the call is made, and compared.
-	r = NewReplayer(a, rjProgram(), ReplayOptions{AllowLiveEffects: true})
+	r = NewReplayer(a, rjProgram(), Options{AllowLiveEffects: true})
 	startMain(t, r)
 	var l liveRecorder
 	if _, err := r.Invoke(0, write, args, l.live); err != nil || l.calls != 1 {
 		t.Fatalf("live write: %v, %d calls", err, l.calls)
 	}
-	r.End(VerdictQuiescent, 0)
-	if s := r.Stats(); s.OutputMismatches != 1 || s.Findings[0].Kind != ChangedResult {
+	r.End(artifact.VerdictQuiescent, 0)
+	if s := r.Stats(); s.OutputMismatches != 1 || s.Findings[0].Kind != artifact.ChangedResult {
 		t.Errorf("stats %+v", s)
 	}
 }
@@ -340,17 +340,17 @@ func job(target, p int, s uint64) host.Delivery {
 
 func TestReplayerOrderHoldsAndReleases(t *testing.T) {
 	// W handled 0:1 before 0:0 in the recording.
-	a := rjArtifact(VerdictQuiescent, 0,
+	a := rjArtifact(artifact.VerdictQuiescent, 0,
 		rjE(0, rjStart("Main")),
-		rjE(0, Publish{Topic: "Job", Message: MessageID{0, 0}, Payload: rjJob(0)}),
-		rjE(0, Publish{Topic: "Job", Message: MessageID{0, 1}, Payload: rjJob(1)}),
-		rjE(0, Publish{Topic: "Job", Message: MessageID{0, 2}, Payload: rjJob(2)}),
+		rjE(0, artifact.Publish{Topic: "Job", Message: artifact.MessageID{Producer: 0, Seq: 0}, Payload: rjJob(0)}),
+		rjE(0, artifact.Publish{Topic: "Job", Message: artifact.MessageID{Producer: 0, Seq: 1}, Payload: rjJob(1)}),
+		rjE(0, artifact.Publish{Topic: "Job", Message: artifact.MessageID{Producer: 0, Seq: 2}, Payload: rjJob(2)}),
 		rjE(1, rjDeliver("W", 0, 1)),
 		rjE(1, rjDeliver("W", 0, 0)),
 		rjE(1, rjDeliver("W", 0, 2)),
 	)
 	const hold = 50 * time.Millisecond
-	r := NewReplayer(a, rjProgram(), ReplayOptions{HoldTimeout: hold})
+	r := NewReplayer(a, rjProgram(), Options{HoldTimeout: hold})
 	// 0:0 arrives first: held, with a wait of at most the hold timeout.
 	pick, wait := r.Next(1, pending(job(1, 0, 0)))
 	if pick != host.Hold || wait <= 0 || wait > hold {
@@ -376,12 +376,12 @@ func TestReplayerOrderHoldsAndReleases(t *testing.T) {
 	if pick, _ := r.Next(1, pending(job(1, 0, 4))); pick != host.Retire {
 		t.Fatalf("after the recorded end: %d", pick)
 	}
-	r.End(VerdictQuiescent, 0)
+	r.End(artifact.VerdictQuiescent, 0)
 	s := r.Stats()
 	if s.OrderTimeouts != 1 || s.Unexpected != 1 {
 		t.Errorf("stats %+v", s)
 	}
-	if f := s.Findings[0]; f.Kind != OrderTimeout || f.At != (Coordinate{1, 2}) ||
+	if f := s.Findings[0]; f.Kind != OrderTimeout || f.At != (artifact.Coordinate{Consumer: 1, N: 2}) ||
 		!strings.Contains(f.Sentence, "delivery #2 (target W, message 0:2) did not arrive within 50ms") {
 		t.Errorf("finding %+v", f)
 	}
@@ -391,16 +391,16 @@ func TestReplayerRetiresAfterRecordedEnd(t *testing.T) {
 	// The run stopped (trap on L) with W having handled one message and
 	// two more queued: W retires after one, the queued ones are not
 	// unexpected (the recording had them queued too).
-	a := rjArtifact(VerdictTrap, 3,
+	a := rjArtifact(artifact.VerdictTrap, 3,
 		rjE(0, rjStart("Main")),
-		rjE(0, Publish{Topic: "Job", Message: MessageID{0, 0}, Payload: rjJob(0)}),
-		rjE(0, Publish{Topic: "Job", Message: MessageID{0, 1}, Payload: rjJob(1)}),
-		rjE(0, Publish{Topic: "Job", Message: MessageID{0, 2}, Payload: rjJob(2)}),
+		rjE(0, artifact.Publish{Topic: "Job", Message: artifact.MessageID{Producer: 0, Seq: 0}, Payload: rjJob(0)}),
+		rjE(0, artifact.Publish{Topic: "Job", Message: artifact.MessageID{Producer: 0, Seq: 1}, Payload: rjJob(1)}),
+		rjE(0, artifact.Publish{Topic: "Job", Message: artifact.MessageID{Producer: 0, Seq: 2}, Payload: rjJob(2)}),
 		rjE(2, rjDeliver("L", 0, 0)),
 		rjE(1, rjDeliver("W", 0, 0)),
-		rjE(2, Trap{Message: "division by zero", Position: "app.hl:9:5", At: &Coordinate{2, 0}}),
+		rjE(2, artifact.Trap{Message: "division by zero", Position: "app.hl:9:5", At: &artifact.Coordinate{Consumer: 2, N: 0}}),
 	)
-	r := NewReplayer(a, rjProgram(), ReplayOptions{HoldTimeout: time.Second})
+	r := NewReplayer(a, rjProgram(), Options{HoldTimeout: time.Second})
 	if pick, _ := r.Next(1, pending(job(1, 0, 0), job(1, 0, 1))); pick != 0 {
 		t.Fatalf("W first: %d", pick)
 	}
@@ -411,32 +411,32 @@ func TestReplayerRetiresAfterRecordedEnd(t *testing.T) {
 		t.Errorf("unexpected %d", s.Unexpected)
 	}
 	// In a quiescent recording the same queued deliveries are unexpected.
-	a.Trailer = Trailer{Verdict: VerdictQuiescent}
+	a.Trailer = artifact.Trailer{Verdict: artifact.VerdictQuiescent}
 	a.Entries = a.Entries[:6]
-	r = NewReplayer(a, rjProgram(), ReplayOptions{HoldTimeout: time.Second})
+	r = NewReplayer(a, rjProgram(), Options{HoldTimeout: time.Second})
 	r.Next(1, pending(job(1, 0, 0)))
 	if pick, _ := r.Next(1, pending(job(1, 0, 1), job(1, 0, 2))); pick != host.Retire {
 		t.Fatalf("W second: %d", pick)
 	}
-	if s := r.Stats(); s.Unexpected != 2 || s.Findings[0].Kind != UnexpectedDelivery {
+	if s := r.Stats(); s.Unexpected != 2 || s.Findings[0].Kind != artifact.UnexpectedDelivery {
 		t.Errorf("stats %+v", s)
 	}
 }
 
 func TestReplayerTrapWaitsForTheRecordedEnd(t *testing.T) {
 	// L traps on its first delivery; by then W had handled three.
-	a := rjArtifact(VerdictTrap, 3,
+	a := rjArtifact(artifact.VerdictTrap, 3,
 		rjE(0, rjStart("Main")),
-		rjE(0, Publish{Topic: "Job", Message: MessageID{0, 0}, Payload: rjJob(0)}),
-		rjE(0, Publish{Topic: "Job", Message: MessageID{0, 1}, Payload: rjJob(1)}),
-		rjE(0, Publish{Topic: "Job", Message: MessageID{0, 2}, Payload: rjJob(2)}),
+		rjE(0, artifact.Publish{Topic: "Job", Message: artifact.MessageID{Producer: 0, Seq: 0}, Payload: rjJob(0)}),
+		rjE(0, artifact.Publish{Topic: "Job", Message: artifact.MessageID{Producer: 0, Seq: 1}, Payload: rjJob(1)}),
+		rjE(0, artifact.Publish{Topic: "Job", Message: artifact.MessageID{Producer: 0, Seq: 2}, Payload: rjJob(2)}),
 		rjE(1, rjDeliver("W", 0, 0)),
 		rjE(1, rjDeliver("W", 0, 1)),
 		rjE(2, rjDeliver("L", 0, 0)),
 		rjE(1, rjDeliver("W", 0, 2)),
-		rjE(2, Trap{Message: "division by zero", Position: "app.hl:9:5", At: &Coordinate{2, 0}}),
+		rjE(2, artifact.Trap{Message: "division by zero", Position: "app.hl:9:5", At: &artifact.Coordinate{Consumer: 2, N: 0}}),
 	)
-	r := NewReplayer(a, rjProgram(), ReplayOptions{HoldTimeout: 5 * time.Second})
+	r := NewReplayer(a, rjProgram(), Options{HoldTimeout: 5 * time.Second})
 	startMain(t, r)
 	all := pending(job(1, 0, 0), job(1, 0, 1), job(1, 0, 2))
 	if pick, _ := r.Next(1, all); pick != 0 {
@@ -482,22 +482,22 @@ func TestReplayerTrapWaitsForTheRecordedEnd(t *testing.T) {
 func TestReplayerTrapWaitGivesUp(t *testing.T) {
 	// W never gets its recorded delivery: the trap stops waiting once
 	// nothing has happened for twice the hold timeout.
-	a := rjArtifact(VerdictTrap, 3,
+	a := rjArtifact(artifact.VerdictTrap, 3,
 		rjE(0, rjStart("Main")),
-		rjE(0, Publish{Topic: "Job", Message: MessageID{0, 0}, Payload: rjJob(0)}),
+		rjE(0, artifact.Publish{Topic: "Job", Message: artifact.MessageID{Producer: 0, Seq: 0}, Payload: rjJob(0)}),
 		rjE(1, rjDeliver("W", 0, 0)),
 		rjE(2, rjDeliver("L", 0, 0)),
-		rjE(2, Trap{Message: "boom", At: &Coordinate{2, 0}}),
+		rjE(2, artifact.Trap{Message: "boom", At: &artifact.Coordinate{Consumer: 2, N: 0}}),
 	)
 	const hold = 30 * time.Millisecond
-	r := NewReplayer(a, rjProgram(), ReplayOptions{HoldTimeout: hold})
+	r := NewReplayer(a, rjProgram(), Options{HoldTimeout: hold})
 	r.Next(2, pending(job(2, 0, 0)))
 	start := time.Now()
 	r.Trap(2, 0, &vm.Trap{Message: "boom"}, nil)
 	if d := time.Since(start); d < 2*hold || d > 2*time.Second {
 		t.Errorf("gave up after %v", d)
 	}
-	r.End(VerdictTrap, 3)
+	r.End(artifact.VerdictTrap, 3)
 	if s := r.Stats(); s.MissingDeliveries != 2 { // Main's start and W's message
 		t.Errorf("stats %+v", s)
 	}
@@ -505,13 +505,13 @@ func TestReplayerTrapWaitGivesUp(t *testing.T) {
 
 func TestReplayerPublishAndIngress(t *testing.T) {
 	line := []byte{byte(value.KindStruct), 1, byte(value.KindString), 2, 'h', 'i'}
-	a := rjArtifact(VerdictQuiescent, 0,
-		rjE(3, Publish{Topic: "Line", Message: MessageID{3, 0}, Payload: line}),
-		rjE(3, Publish{Topic: "Line", Message: MessageID{3, 1}, Payload: []byte{byte(value.KindStruct), 1, byte(value.KindString), 0}}),
+	a := rjArtifact(artifact.VerdictQuiescent, 0,
+		rjE(3, artifact.Publish{Topic: "Line", Message: artifact.MessageID{Producer: 3, Seq: 0}, Payload: line}),
+		rjE(3, artifact.Publish{Topic: "Line", Message: artifact.MessageID{Producer: 3, Seq: 1}, Payload: []byte{byte(value.KindStruct), 1, byte(value.KindString), 0}}),
 		rjE(0, rjStart("Main")),
-		rjE(0, Publish{Topic: "Job", Message: MessageID{0, 0}, Payload: rjJob(0)}),
+		rjE(0, artifact.Publish{Topic: "Job", Message: artifact.MessageID{Producer: 0, Seq: 0}, Payload: rjJob(0)}),
 	)
-	r := NewReplayer(a, rjProgram(), ReplayOptions{})
+	r := NewReplayer(a, rjProgram(), Options{})
 	in := r.Input()
 	var lines []string
 	for {
@@ -528,7 +528,7 @@ func TestReplayerPublishAndIngress(t *testing.T) {
 	r.Publish(0, host.MessageID{Producer: 0, Seq: 0}, 0, rjJob(1))
 	r.Publish(0, host.MessageID{Producer: 0, Seq: 1}, 0, rjJob(1))
 	s := r.Stats()
-	if s.PublishMismatches != 2 || s.Findings[0].Kind != ChangedPayload || s.Findings[3].Kind != ExtraPublish {
+	if s.PublishMismatches != 2 || s.Findings[0].Kind != artifact.ChangedPayload || s.Findings[3].Kind != artifact.ExtraPublish {
 		t.Errorf("stats %+v", s)
 	}
 	// Both subscribers have had all their (zero) recorded deliveries.
@@ -548,15 +548,15 @@ func (s rjState) State(inst int) ([]byte, error) {
 }
 
 func TestReplayerAt(t *testing.T) {
-	a := rjArtifact(VerdictQuiescent, 0,
+	a := rjArtifact(artifact.VerdictQuiescent, 0,
 		rjE(0, rjStart("Main")),
-		rjE(0, Publish{Topic: "Job", Message: MessageID{0, 0}, Payload: rjJob(0)}),
-		rjE(0, Publish{Topic: "Job", Message: MessageID{0, 1}, Payload: rjJob(1)}),
+		rjE(0, artifact.Publish{Topic: "Job", Message: artifact.MessageID{Producer: 0, Seq: 0}, Payload: rjJob(0)}),
+		rjE(0, artifact.Publish{Topic: "Job", Message: artifact.MessageID{Producer: 0, Seq: 1}, Payload: rjJob(1)}),
 		rjE(1, rjDeliver("W", 0, 0)),
 		rjE(1, rjDeliver("W", 0, 1)),
 	)
 	state := rjState{1: rjArgs(value.Int(1))}
-	r := NewReplayer(a, rjProgram(), ReplayOptions{At: &Coordinate{1, 1}})
+	r := NewReplayer(a, rjProgram(), Options{At: &artifact.Coordinate{Consumer: 1, N: 1}})
 	if err := r.Deliver(1, 0, &host.Delivery{Target: 1, Topic: 0, Message: host.MessageID{Producer: 0, Seq: 0}, Payload: rjJob(0)}, state); err != nil {
 		t.Fatal(err)
 	}
@@ -577,7 +577,7 @@ func TestReplayerAt(t *testing.T) {
 	// An inspector instead: it reads the state, steps to the consumer's
 	// next delivery, then continues.
 	var stops []string
-	r = NewReplayer(a, rjProgram(), ReplayOptions{At: &Coordinate{1, 0}, Inspect: func(in *Inspection) InspectAction {
+	r = NewReplayer(a, rjProgram(), Options{At: &artifact.Coordinate{Consumer: 1, N: 0}, Inspect: func(in *Inspection) InspectAction {
 		st, err := in.State("")
 		if err != nil {
 			t.Error(err)
@@ -603,13 +603,13 @@ func TestReplayerAt(t *testing.T) {
 
 func TestReplayerExitWaits(t *testing.T) {
 	exit := rjPrim(t, "std::process::exit")
-	a := rjArtifact(VerdictExit, 7,
+	a := rjArtifact(artifact.VerdictExit, 7,
 		rjE(0, rjStart("Main")),
-		rjE(0, Publish{Topic: "Job", Message: MessageID{0, 0}, Payload: rjJob(0)}),
+		rjE(0, artifact.Publish{Topic: "Job", Message: artifact.MessageID{Producer: 0, Seq: 0}, Payload: rjJob(0)}),
 		rjE(1, rjDeliver("W", 0, 0)),
-		rjE(0, Exit{Code: 7, At: &Coordinate{0, 0}}),
+		rjE(0, artifact.Exit{Code: 7, At: &artifact.Coordinate{Consumer: 0, N: 0}}),
 	)
-	r := NewReplayer(a, rjProgram(), ReplayOptions{HoldTimeout: 5 * time.Second})
+	r := NewReplayer(a, rjProgram(), Options{HoldTimeout: 5 * time.Second})
 	startMain(t, r)
 	var mu sync.Mutex
 	exited := false
@@ -642,13 +642,13 @@ func TestReplayerExitWaits(t *testing.T) {
 // the entries it wrote.
 func TestRecordingJournalEntries(t *testing.T) {
 	prog := rjProgram()
-	for _, policy := range []string{EnvWithheld, EnvFull} {
-		h, err := NewHeader(prog, HeaderInfo{HaleVersion: "test", EnvPolicy: policy})
+	for _, policy := range []string{artifact.EnvWithheld, artifact.EnvFull} {
+		h, err := NewHeader(prog, HeaderInfo{HaleVersion: "test", Files: []string{"app.hl"}, EnvPolicy: policy})
 		if err != nil {
 			t.Fatal(err)
 		}
 		var buf bytes.Buffer
-		rec, err := New(&buf, h, Options{})
+		rec, err := artifact.New(&buf, h, artifact.Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -662,22 +662,22 @@ func TestRecordingJournalEntries(t *testing.T) {
 		j.Publish(0, host.MessageID{Producer: 0, Seq: 0}, 0, rjJob(3))
 		j.Invoke(0, rjPrim(t, "std::process::exit"), rjArgs(value.Int(2), value.Str("app.hl:4:9")), func() ([]byte, error) { return nil, nil })
 		j.Trap(0, 0, &vm.Trap{Message: "boom", Stack: []vm.Frame{{Func: "Main.on start", Pos: "app.hl:3:4"}, {Func: "helper"}}}, nil)
-		j.End(VerdictExit, 2)
+		j.End(artifact.VerdictExit, 2)
 		if err := j.Close(); err != nil {
 			t.Fatal(err)
 		}
-		a, err := Decode(buf.Bytes())
+		a, err := artifact.Decode(buf.Bytes())
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := bytes.Contains(buf.Bytes(), []byte("s3cr3t-value")); got != (policy == EnvFull) {
+		if got := bytes.Contains(buf.Bytes(), []byte("s3cr3t-value")); got != (policy == artifact.EnvFull) {
 			t.Errorf("policy %s: secret in the artifact: %v", policy, got)
 		}
 		got := rjJSON(t, a.Entries)
 		want := `[{"Consumer":0,"Seq":0,"Body":{"Target":"Main","Start":true,"Message":{"Producer":0,"Seq":0},"Topic":""}},` +
 			`{"Consumer":0,"Seq":1,"Body":` + map[string]string{
-			EnvWithheld: `{"Primitive":"std::os::env","Args":"AgQFVE9LRU4EAA==","Outcome":1,"Result":null,"Length":12,"Message":""}},`,
-			EnvFull:     `{"Primitive":"std::os::env","Args":"AgQFVE9LRU4EAA==","Outcome":0,"Result":"BAxzM2NyM3QtdmFsdWU=","Length":0,"Message":""}},`,
+			artifact.EnvWithheld: `{"Primitive":"std::os::env","Args":"AgQFVE9LRU4EAA==","Outcome":1,"Result":null,"Length":12,"Message":""}},`,
+			artifact.EnvFull:     `{"Primitive":"std::os::env","Args":"AgQFVE9LRU4EAA==","Outcome":0,"Result":"BAxzM2NyM3QtdmFsdWU=","Length":0,"Message":""}},`,
 		}[policy] +
 			`{"Consumer":0,"Seq":2,"Body":{"Channel":"stdout","Primitive":"print","Args":"BAJoaQ==","Outcome":0,"Result":"aGkK","Length":0,"Message":""}},` +
 			`{"Consumer":0,"Seq":3,"Body":{"Channel":"stderr","Primitive":"std::io::eprintln","Args":"AQQEb29wcw==","Outcome":0,"Result":"b29wcwo=","Length":0,"Message":""}},` +
@@ -688,7 +688,7 @@ func TestRecordingJournalEntries(t *testing.T) {
 		if got != want {
 			t.Errorf("policy %s: entries\n got %s\nwant %s", policy, got, want)
 		}
-		if a.Trailer.Verdict != VerdictExit || a.Trailer.ExitCode != 2 {
+		if a.Trailer.Verdict != artifact.VerdictExit || a.Trailer.ExitCode != 2 {
 			t.Errorf("trailer %+v", a.Trailer)
 		}
 	}
@@ -709,12 +709,12 @@ func (w *failAfter) Write(p []byte) (int, error) {
 
 func TestRecordingJournalFailureHalts(t *testing.T) {
 	prog := rjProgram()
-	h, _ := NewHeader(prog, HeaderInfo{HaleVersion: "test"})
-	rec, err := New(&failAfter{n: 2000}, h, Options{})
+	h, _ := NewHeader(prog, HeaderInfo{HaleVersion: "test", Files: []string{"app.hl"}})
+	rec, err := artifact.New(&failAfter{n: 2000}, h, artifact.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	j := NewRecordingJournal(rec, prog, EnvWithheld)
+	j := NewRecordingJournal(rec, prog, artifact.EnvWithheld)
 	var derr error
 	for n := 0; n < 1000 && derr == nil; n++ {
 		derr = j.Deliver(0, n, &host.Delivery{Target: 0, Topic: host.StartTopic}, nil)
@@ -734,11 +734,11 @@ func TestRecordingJournalFailureHalts(t *testing.T) {
 
 func TestProgramTypesRoundTrip(t *testing.T) {
 	prog := rjProgram()
-	blob, err := ProgramTypes(prog)
+	blob, err := programTypesOf(prog)
 	if err != nil {
 		t.Fatal(err)
 	}
-	dec, err := NewValueDecoder(&Header{Types: blob})
+	dec, err := NewValueDecoder(&artifact.Header{Types: blob})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -777,7 +777,7 @@ func TestProgramTypesRoundTrip(t *testing.T) {
 	for i := range len(blob) {
 		decodeProgramTypes(blob[:i])
 	}
-	if _, err := NewValueDecoder(&Header{}); err == nil {
+	if _, err := NewValueDecoder(&artifact.Header{}); err == nil {
 		t.Error("an empty type table was accepted")
 	}
 }
@@ -795,22 +795,22 @@ func rjJSON(t testing.TB, v any) string {
 // FuzzReplayer feeds the replayer artifacts that decode but need not make
 // sense, and drives a few calls through it: it must never panic.
 func FuzzReplayer(f *testing.F) {
-	seeds := []*Artifact{
-		rjArtifact(VerdictTrap, 3,
-			rjE(3, Publish{Topic: "Line", Message: MessageID{3, 0}, Payload: []byte{8, 1, 4, 1, 'x'}}),
+	seeds := []*artifact.Artifact{
+		rjArtifact(artifact.VerdictTrap, 3,
+			rjE(3, artifact.Publish{Topic: "Line", Message: artifact.MessageID{Producer: 3, Seq: 0}, Payload: []byte{8, 1, 4, 1, 'x'}}),
 			rjE(0, rjStart("Main")),
 			rjE(0, rjCall("std::time::now_ms", rjArgs(), rjEnc(value.Int(17)))),
-			rjE(0, Invocation{Primitive: "std::os::env", Args: rjArgs(value.Str("A"), value.Str("")), Outcome: Withheld, Length: 3}),
-			rjE(0, Publish{Topic: "Job", Message: MessageID{0, 0}, Payload: rjJob(0)}),
+			rjE(0, artifact.Invocation{Primitive: "std::os::env", Args: rjArgs(value.Str("A"), value.Str("")), Outcome: artifact.Withheld, Length: 3}),
+			rjE(0, artifact.Publish{Topic: "Job", Message: artifact.MessageID{Producer: 0, Seq: 0}, Payload: rjJob(0)}),
 			rjE(1, rjDeliver("W", 0, 0)),
-			rjE(1, Output{Channel: ChannelStdout, Primitive: "print", Args: rjEnc(value.Str("hi")), Result: []byte("hi\n")}),
+			rjE(1, artifact.Output{Channel: artifact.ChannelStdout, Primitive: "print", Args: rjEnc(value.Str("hi")), Result: []byte("hi\n")}),
 			rjE(2, rjDeliver("L", 0, 0)),
-			rjE(2, Trap{Message: "boom", At: &Coordinate{2, 0}}),
-			rjE(0, Exit{Code: 1, At: &Coordinate{0, 0}}),
+			rjE(2, artifact.Trap{Message: "boom", At: &artifact.Coordinate{Consumer: 2, N: 0}}),
+			rjE(0, artifact.Exit{Code: 1, At: &artifact.Coordinate{Consumer: 0, N: 0}}),
 		),
 	}
 	for _, a := range seeds {
-		b, err := Encode(a)
+		b, err := artifact.Encode(a)
 		if err != nil {
 			f.Fatal(err)
 		}
@@ -822,11 +822,11 @@ func FuzzReplayer(f *testing.F) {
 	env, _ = stdlib.Lookup("std::os::env")
 	print, _ = stdlib.Lookup("print")
 	f.Fuzz(func(t *testing.T, data []byte) {
-		a, err := Decode(data)
+		a, err := artifact.Decode(data)
 		if err != nil {
 			return
 		}
-		r := NewReplayer(a, prog, ReplayOptions{HoldTimeout: time.Millisecond, Quiet: true, At: &Coordinate{1, 1}})
+		r := NewReplayer(a, prog, Options{HoldTimeout: time.Millisecond, Quiet: true, At: &artifact.Coordinate{Consumer: 1, N: 1}})
 		live := func() ([]byte, error) { return nil, nil }
 		for c := range 4 {
 			start := host.Delivery{Target: min(c, 2), Topic: host.StartTopic}
@@ -840,7 +840,7 @@ func FuzzReplayer(f *testing.F) {
 			r.Deliver(c, 1, &msg, rjState{})
 		}
 		r.Trap(2, 0, &vm.Trap{Message: "boom"}, nil)
-		r.End(VerdictTrap, 3)
+		r.End(artifact.VerdictTrap, 3)
 		r.Stats()
 		r.Input().Line()
 		NewValueDecoder(&a.Header)
@@ -849,7 +849,7 @@ func FuzzReplayer(f *testing.F) {
 
 // FuzzProgramTypes: a header's type table never makes the decoder panic.
 func FuzzProgramTypes(f *testing.F) {
-	blob, err := ProgramTypes(rjProgram())
+	blob, err := programTypesOf(rjProgram())
 	if err != nil {
 		f.Fatal(err)
 	}
@@ -873,19 +873,19 @@ func FuzzProgramTypes(f *testing.F) {
 }
 
 func TestReplayerSkipsUnprintedOutput(t *testing.T) {
-	a := rjArtifact(VerdictQuiescent, 0,
+	a := rjArtifact(artifact.VerdictQuiescent, 0,
 		rjE(0, rjStart("Main")),
-		rjE(0, Output{Channel: ChannelStdout, Primitive: "print", Args: rjEnc(value.Str("log")), Outcome: OK, Result: []byte("log\n")}),
+		rjE(0, artifact.Output{Channel: artifact.ChannelStdout, Primitive: "print", Args: rjEnc(value.Str("log")), Outcome: artifact.OK, Result: []byte("log\n")}),
 		rjE(0, rjCall("std::time::now_ms", rjArgs(), rjEnc(value.Int(5)))),
 	)
-	r := NewReplayer(a, rjProgram(), ReplayOptions{})
+	r := NewReplayer(a, rjProgram(), Options{})
 	startMain(t, r)
 	res, err := r.Invoke(0, rjPrim(t, "std::time::now_ms"), rjArgs(), noLive(t))
 	if err != nil || !bytes.Equal(res, rjEnc(value.Int(5))) {
 		t.Fatalf("now_ms after a print the replay left out: %x, %v", res, err)
 	}
-	r.End(VerdictQuiescent, 0)
-	if s := r.Stats(); s.OutputMismatches != 1 || s.JournalMisses != 0 || s.Findings[0].Kind != ChangedOutput ||
+	r.End(artifact.VerdictQuiescent, 0)
+	if s := r.Stats(); s.OutputMismatches != 1 || s.JournalMisses != 0 || s.Findings[0].Kind != artifact.ChangedOutput ||
 		s.Findings[0].Sentence != `consumer 0: in delivery #0, the recording printed print("log") here, the replay did not` {
 		t.Errorf("stats %+v", s)
 	}

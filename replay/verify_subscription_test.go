@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/hale-lang/hale/replay"
+	"github.com/hale-lang/hale/replay/artifact"
 	"github.com/hale-lang/hale/vm/host"
 )
 
@@ -19,13 +19,13 @@ locus Sink { on Ping(p) { } }
 locus Deaf { var n: int = 0; }
 main { spawn Src; spawn Sink; spawn Deaf; }
 `)
-	rec := record(t, p, host.Options{}, replay.EnvWithheld)
+	rec := record(t, p, host.Options{}, artifact.EnvWithheld)
 	art := rec.art
 	if err := art.Verify(); err != nil {
 		t.Fatalf("a real recording: %v", err)
 	}
 	for i, e := range art.Entries {
-		if d, ok := e.Body.(replay.Delivery); ok && !d.Start {
+		if d, ok := e.Body.(artifact.Delivery); ok && !d.Start {
 			d.Target = "Deaf" // on the same consumer, but not subscribed
 			art.Entries[i].Body = d
 		}

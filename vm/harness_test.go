@@ -7,12 +7,8 @@ import (
 	"testing"
 	"testing/fstest"
 
-	"github.com/hale-lang/hale/codegen"
+	"github.com/hale-lang/hale"
 	"github.com/hale-lang/hale/codegen/image"
-	"github.com/hale-lang/hale/effects"
-	"github.com/hale-lang/hale/lang"
-	"github.com/hale-lang/hale/lang/diag"
-	"github.com/hale-lang/hale/sir"
 	"github.com/hale-lang/hale/vm"
 	"github.com/hale-lang/hale/vm/value"
 )
@@ -24,19 +20,11 @@ func compileFiles(files map[string]string) (*image.Image, error) {
 	for name, src := range files {
 		fsys[name] = &fstest.MapFile{Data: []byte(src)}
 	}
-	lp, err := lang.LoadFS(fsys, "app.hl")
+	c, err := hale.Compile(fsys, "app.hl", hale.BuildOptions{})
 	if err != nil {
 		return nil, err
 	}
-	fx, errs := effects.Analyze(lp)
-	if len(errs) > 0 {
-		return nil, diag.List(errs)
-	}
-	p, err := sir.Lower(lp, fx)
-	if err != nil {
-		return nil, err
-	}
-	return codegen.Compile(p)
+	return c.Image, nil
 }
 
 func compile(t testing.TB, src string) *image.Image {

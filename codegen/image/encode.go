@@ -174,6 +174,9 @@ func (e *encoder) fn(f *Func) {
 		e.int(int64(in.B))
 		e.int(int64(in.C))
 	}
+	e.uint(uint64(f.Decl.File))
+	e.uint(uint64(f.Decl.Line))
+	e.uint(uint64(f.Decl.Col))
 	e.uint(uint64(len(f.Pos)))
 	prev := int32(0)
 	for _, p := range f.Pos {
@@ -548,6 +551,9 @@ func (d *decoder) fn(f *Func) {
 			in.C = d.i32()
 		}
 	}
+	f.Decl.File = int32(d.index())
+	f.Decl.Line = int32(d.index())
+	f.Decl.Col = int32(d.index())
 	if n := d.count(4); n > 0 {
 		f.Pos = make([]PosEntry, n)
 		pc := int64(0)

@@ -17,8 +17,9 @@
 //
 // The indices of types, functions, topics, loci, instances, ingress
 // bindings and consumers are those of the SIR program the image was
-// compiled from, so a host that reads the topology from SIR and a machine
-// that runs the image agree. The code generator appends one synthetic
+// compiled from. Below the compiler the image is the one form of the
+// program: the runtime (vm/host) and replay read its topology, names,
+// types and declaration positions from it, never from SIR. The code generator appends one synthetic
 // function per instance (Kind FuncSpawn) after SIR's functions: it
 // evaluates the instance's spawn arguments into its parameter slots.
 //
@@ -34,7 +35,7 @@ package image
 // change of the encoding or of the opcode table bumps Version.
 const (
 	Magic   = "hale\x00img"
-	Version = 1
+	Version = 2
 )
 
 // Image is one compiled program.
@@ -181,6 +182,9 @@ type Func struct {
 	Result    TypeRef
 	Locals    []Local // one per SIR slot, for disassembly and debugging
 	Code      []Instr
+	// Decl is the position of the function's declaration (a handler's
+	// `on`), which names the handler in replay reports.
+	Decl Pos
 	// Pos maps pcs to source positions: entry i covers the pcs from
 	// Pos[i].PC up to the next entry's PC. Entries are sorted by PC and the
 	// first has PC 0 (when Code is not empty).

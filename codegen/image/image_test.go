@@ -11,11 +11,8 @@ import (
 	"testing"
 	"testing/fstest"
 
-	"github.com/hale-lang/hale/codegen"
+	"github.com/hale-lang/hale"
 	"github.com/hale-lang/hale/codegen/image"
-	"github.com/hale-lang/hale/effects"
-	"github.com/hale-lang/hale/lang"
-	"github.com/hale-lang/hale/sir"
 )
 
 // sample builds a small image by hand: a recursive struct type, an enum,
@@ -58,7 +55,8 @@ func sample() *image.Image {
 					{Op: image.OpAddIntK, A: 1, B: 0, C: 1},
 					{Op: image.OpRet, A: 1},
 				},
-				Pos: []image.PosEntry{{PC: 0, Pos: image.Pos{File: 0, Line: 1, Col: 1}}, {PC: 2, Pos: image.Pos{File: 0, Line: 2, Col: 5}}}},
+				Decl: image.Pos{File: 0, Line: 1, Col: 1},
+				Pos:  []image.PosEntry{{PC: 0, Pos: image.Pos{File: 0, Line: 1, Col: 1}}, {PC: 2, Pos: image.Pos{File: 0, Line: 2, Col: 5}}}},
 			{Name: "L.init", Kind: image.FuncInit, Locus: 0, Topic: -1, FrameSize: 1, Result: image.TVoid,
 				Code: []image.Instr{{Op: image.OpLoadK, A: 0, B: 0}, {Op: image.OpStoreState, A: 1, B: 0}, {Op: image.OpRetVoid}}},
 			{Name: "L.on Msg", Kind: image.FuncHandler, Locus: 0, Topic: 0, NumParams: 1, NumSlots: 1, FrameSize: 3, Result: image.TVoid,
@@ -144,9 +142,9 @@ func TestUnmarshalErrors(t *testing.T) {
 	}{
 		{"empty", nil, "not a Hale program image"},
 		{"bad magic", append([]byte("hale\x00imx"), data[8:]...), "not a Hale program image"},
-		{"other version", append(append([]byte(image.Magic), 2), data[9:]...), "unsupported image version 2"},
+		{"other version", append(append([]byte(image.Magic), image.Version+1), data[9:]...), "unsupported image version 3"},
 		{"trailing bytes", append(append([]byte(nil), data...), 0), "trailing bytes"},
-		{"huge count", append(append([]byte(image.Magic), 1, 0), 0xff, 0xff, 0xff, 0xff, 0x0f), "exceeds the input"},
+		{"huge count", append(append([]byte(image.Magic), image.Version, 0), 0xff, 0xff, 0xff, 0xff, 0x0f), "exceeds the input"},
 	} {
 		_, err := image.Unmarshal(c.data)
 		if err == nil || !strings.Contains(err.Error(), c.want) {
@@ -202,6 +200,7 @@ func TestValidate(t *testing.T) {
 		{"handler without payload", func(img *image.Image) { img.Funcs[2].NumParams = 0 }, "bad handler"},
 		{"positions out of order", func(img *image.Image) { img.Funcs[0].Pos[1].PC = 0 }, "bad position table"},
 		{"position file", func(img *image.Image) { img.Funcs[0].Pos[0].File = 9 }, "bad position"},
+		{"declaration file", func(img *image.Image) { img.Funcs[0].Decl.File = 9 }, "bad declaration position"},
 		{"list of itself", func(img *image.Image) { img.Types[7].Elem = 7 }, "bad list element type"},
 		{"void element", func(img *image.Image) { img.Types[7].Elem = image.TVoid }, "bad list element type"},
 		{"map key", func(img *image.Image) { img.Types[9].Key = image.TFloat }, "map key"},
@@ -274,20 +273,11 @@ func programImages(t testing.TB) [][]byte {
 		if err != nil {
 			t.Fatal(err)
 		}
-		lp, err := lang.LoadFS(fstest.MapFS{"app.hl": {Data: src}}, "app.hl")
+		c, err := hale.Compile(fstest.MapFS{"app.hl": {Data: src}}, "app.hl", hale.BuildOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}
-		fx, _ := effects.Analyze(lp)
-		p, err := sir.Lower(lp, fx)
-		if err != nil {
-			t.Fatal(err)
-		}
-		img, err := codegen.Compile(p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		out = append(out, marshal(t, img))
+		out = append(out, marshal(t, c.Image))
 	}
 	return out
 }

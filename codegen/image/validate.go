@@ -298,6 +298,10 @@ func (v *validator) fn(i int, f *Func) {
 			return
 		}
 	}
+	if d := f.Decl; !v.in(int(d.File), len(img.Files)) && !(d.File == 0 && d.Line == 0) || d.Line < 0 || d.Col < 0 {
+		v.fail(w, "bad declaration position")
+		return
+	}
 	for j, p := range f.Pos {
 		if (j == 0 && p.PC != 0) || (j > 0 && p.PC <= f.Pos[j-1].PC) || int(p.PC) >= len(f.Code) {
 			v.fail(w, "bad position table")

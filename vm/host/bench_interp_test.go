@@ -78,7 +78,7 @@ func BenchmarkEngineInterp(b *testing.B) {
 					src := fmt.Sprintf("const N: int = %d;\n%s\n"+
 						"locus Main { on start { for i in 0..N { work(); } } }\n"+
 						"main { spawn Main; }\n", b.N, w.fns)
-					prog, img := compileAll(b, src)
+					img := compileAll(b, src)
 					if kind == EngineWasm {
 						if _, err := defaultWasm(); err != nil { // compile outside the timing
 							b.Fatal(err)
@@ -86,7 +86,7 @@ func BenchmarkEngineInterp(b *testing.B) {
 					}
 					b.ResetTimer()
 					cpu := benchCPUTime()
-					res, err := Run(context.Background(), prog, img, Options{Engine: kind})
+					res, err := Run(context.Background(), img, Options{Engine: kind})
 					cpu = benchCPUTime() - cpu
 					b.StopTimer()
 					if err != nil || res.Code != 0 {

@@ -7,14 +7,13 @@ import (
 	"time"
 
 	"github.com/hale-lang/hale/codegen/image"
-	"github.com/hale-lang/hale/sir"
 )
 
 // benchRun runs a program compiled with its constant N set to b.N and
 // reports messages per second (msgs per iteration: messages handled per
 // unit of N).
 func benchRun(b *testing.B, src string, kind EngineKind, msgs int) {
-	prog, img := compileAll(b, fmt.Sprintf(src, b.N))
+	img := compileAll(b, fmt.Sprintf(src, b.N))
 	opts := Options{Engine: kind}
 	if kind == EngineWasm {
 		if _, err := defaultWasm(); err != nil { // compile outside the timing
@@ -24,7 +23,7 @@ func benchRun(b *testing.B, src string, kind EngineKind, msgs int) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	start := time.Now()
-	res, err := Run(context.Background(), prog, img, opts)
+	res, err := Run(context.Background(), img, opts)
 	elapsed := time.Since(start)
 	b.StopTimer()
 	if err != nil || res.Code != 0 {
@@ -103,7 +102,7 @@ func BenchmarkCrossConsumerPingPong(b *testing.B) {
 }
 
 // benchProgram is a small program for start-up measurements.
-func benchProgram(b *testing.B) (*sir.Program, *image.Image) {
+func benchProgram(b *testing.B) *image.Image {
 	return compileAll(b, fmt.Sprintf(chainSrc, 1))
 }
 
@@ -111,7 +110,7 @@ func benchProgram(b *testing.B) (*sir.Program, *image.Image) {
 // empty compilation cache: compiling the guest, instantiating it and
 // loading the image.
 func BenchmarkStartupCold(b *testing.B) {
-	_, img := benchProgram(b)
+	img := benchProgram(b)
 	data, _ := img.MarshalBinary()
 	ctx := context.Background()
 	for b.Loop() {
@@ -131,7 +130,7 @@ func BenchmarkStartupCold(b *testing.B) {
 // BenchmarkStartupWarm is BenchmarkStartupCold with the compilation
 // cache filled by an earlier process.
 func BenchmarkStartupWarm(b *testing.B) {
-	_, img := benchProgram(b)
+	img := benchProgram(b)
 	data, _ := img.MarshalBinary()
 	ctx := context.Background()
 	dir := b.TempDir()
@@ -157,7 +156,7 @@ func BenchmarkStartupWarm(b *testing.B) {
 // BenchmarkEngineInstance measures one more engine from the shared
 // compiled module (every consumer after the first).
 func BenchmarkEngineInstance(b *testing.B) {
-	_, img := benchProgram(b)
+	img := benchProgram(b)
 	data, _ := img.MarshalBinary()
 	ctx := context.Background()
 	w, err := defaultWasm()
@@ -176,14 +175,14 @@ func BenchmarkEngineInstance(b *testing.B) {
 // BenchmarkRunHello measures a whole small run on each engine, start-up
 // included, with the process's compiled module.
 func BenchmarkRunHello(b *testing.B) {
-	prog, img := compileAll(b, `locus L { on start { print("hello"); } } main { spawn L; }`)
+	img := compileAll(b, `locus L { on start { print("hello"); } } main { spawn L; }`)
 	for _, kind := range realEngines {
 		b.Run(kind.String(), func(b *testing.B) {
 			if kind == EngineWasm {
 				defaultWasm()
 			}
 			for b.Loop() {
-				if _, err := Run(context.Background(), prog, img, Options{Engine: kind}); err != nil {
+				if _, err := Run(context.Background(), img, Options{Engine: kind}); err != nil {
 					b.Fatal(err)
 				}
 			}

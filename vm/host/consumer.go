@@ -7,7 +7,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/hale-lang/hale/sir"
 	"github.com/hale-lang/hale/vm"
 )
 
@@ -17,7 +16,7 @@ import (
 type consumer struct {
 	r      *runner
 	id     int
-	kind   sir.ConsumerKind
+	kind   uint8 // image.ConsumerMain …
 	engine Engine
 	topic  int // ingress: the bound topic
 
@@ -105,7 +104,7 @@ func (c *consumer) failed(n int, d *Delivery, inst int, err error) {
 	}
 	var t *vm.Trap
 	if !errors.As(err, &t) {
-		r.fail(fmt.Errorf("consumer %d (%s): %w", c.id, r.prog.Consumers[c.id].Name, err))
+		r.fail(fmt.Errorf("consumer %d (%s): %w", c.id, r.img.Consumers[c.id].Name, err))
 		return
 	}
 	if j := r.journal; j != nil {

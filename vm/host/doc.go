@@ -16,7 +16,7 @@
 //
 // Run is the entry point:
 //
-//	res, err := host.Run(ctx, prog, img, host.Options{Stdout: os.Stdout, Stderr: os.Stderr, Stdin: os.Stdin, Args: args})
+//	res, err := host.Run(ctx, img, host.Options{Stdout: os.Stdout, Stderr: os.Stderr, Stdin: os.Stdin, Args: args})
 //	os.Exit(res.Code)
 //
 // Record and replay plug in through the Journal, Order and Input seams

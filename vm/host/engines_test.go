@@ -12,14 +12,14 @@ var realEngines = []EngineKind{EngineNative, EngineWasm}
 func TestScenariosEngines(t *testing.T) {
 	for _, sc := range scenarios {
 		t.Run(sc.name, func(t *testing.T) {
-			prog, img := compileAll(t, sc.src)
+			img := compileAll(t, sc.src)
 			for _, kind := range realEngines {
 				t.Run(kind.String(), func(t *testing.T) {
-					j := newLogJournal(prog)
+					j := newLogJournal(img)
 					opts := sc.options()
 					opts.Engine = kind
 					opts.Journal = j
-					sc.check(t, runWith(t, prog, img, opts))
+					sc.check(t, runWith(t, img, opts))
 					j.check(t)
 				})
 			}

@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hale-lang/hale/sir"
+	"github.com/hale-lang/hale/codegen/image"
 )
 
 // TestEnginesAgreeOnExamples runs the example programs on both engines
@@ -51,7 +51,7 @@ func TestEnginesAgreeOnExamples(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			prog, img := compileAll(t, string(src))
+			img := compileAll(t, string(src))
 			in := inputs[name]
 			type run struct {
 				o outcome
@@ -59,8 +59,8 @@ func TestEnginesAgreeOnExamples(t *testing.T) {
 			}
 			var runs []run
 			for _, kind := range realEngines {
-				j := newLogJournal(prog)
-				o := runWith(t, prog, img, Options{
+				j := newLogJournal(img)
+				o := runWith(t, img, Options{
 					Engine:  kind,
 					Args:    in.args,
 					Stdin:   strings.NewReader(in.stdin),
@@ -75,7 +75,7 @@ func TestEnginesAgreeOnExamples(t *testing.T) {
 				runs = append(runs, run{o, j})
 			}
 			a, b := runs[0], runs[1]
-			racing := racingConsumers(prog)
+			racing := racingConsumers(img)
 			if racing && in.racy && (a.o.res.Verdict != b.o.res.Verdict || a.o.res.Verdict == VerdictTrap) {
 				// Whether and where it traps depends on the interleaving,
 				// so how far each consumer got does too; package replay
@@ -104,7 +104,7 @@ func TestEnginesAgreeOnExamples(t *testing.T) {
 			if a.o.stdout == "" {
 				t.Errorf("no output")
 			}
-			for c := range prog.Consumers {
+			for c := range img.Consumers {
 				ea, eb := a.j.events(c), b.j.events(c)
 				if racing {
 					// Deliveries interleave differently; what a
@@ -120,17 +120,17 @@ func TestEnginesAgreeOnExamples(t *testing.T) {
 					t.Errorf("consumer %d journals differ:\nnative:\n%s\nwasm:\n%s", c, strings.Join(ea, "\n"), strings.Join(eb, "\n"))
 				}
 			}
-			t.Logf("%d consumers, deliveries %v, output %d bytes", len(prog.Consumers), a.o.res.Handled, len(a.o.stdout))
+			t.Logf("%d consumers, deliveries %v, output %d bytes", len(img.Consumers), a.o.res.Handled, len(a.o.stdout))
 		})
 	}
 }
 
 // racingConsumers reports whether more than one consumer handles
 // deliveries, so that their interleaving may differ between runs.
-func racingConsumers(prog *sir.Program) bool {
+func racingConsumers(prog *image.Image) bool {
 	n := 0
 	for _, c := range prog.Consumers {
-		if c.Kind != sir.ConsumerIngress && len(c.Instances) > 0 {
+		if c.Kind != image.ConsumerIngress && len(c.Instances) > 0 {
 			n++
 		}
 	}

@@ -186,11 +186,11 @@ locus L {
 }
 main { spawn L; }
 `
-	prog, img := compileAll(t, src)
+	img := compileAll(t, src)
 	for _, kind := range realEngines {
 		t.Run(kind.String(), func(t *testing.T) {
-			j := newLogJournal(prog)
-			o := runWith(t, prog, img, Options{Engine: kind, Dir: dir, Journal: j})
+			j := newLogJournal(img)
+			o := runWith(t, img, Options{Engine: kind, Dir: dir, Journal: j})
 			if o.err != nil || o.res.Code != ExitTrap {
 				t.Fatalf("run: %v %+v", o.err, o.res)
 			}
@@ -218,7 +218,7 @@ main { spawn L; }
 // TestWasmEngineDirect drives a wasm engine without the scheduler: state
 // reads, bad instance indices, and a closed engine.
 func TestWasmEngineDirect(t *testing.T) {
-	prog, img := compileAll(t, `
+	img := compileAll(t, `
 topic T { n: int }
 locus L {
     var total: int = 40;
@@ -226,7 +226,6 @@ locus L {
 }
 main { spawn L; }
 `)
-	_ = prog
 	for _, kind := range realEngines {
 		t.Run(kind.String(), func(t *testing.T) {
 			e, err := NewEngine(context.Background(), kind, img, hostFunc(func(id uint16, args []byte) ([]byte, error) {

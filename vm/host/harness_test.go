@@ -12,63 +12,37 @@ import (
 	"testing/fstest"
 	"time"
 
-	"github.com/hale-lang/hale/codegen"
+	"github.com/hale-lang/hale"
 	"github.com/hale-lang/hale/codegen/image"
-	"github.com/hale-lang/hale/effects"
-	"github.com/hale-lang/hale/lang"
-	"github.com/hale-lang/hale/sir"
 	"github.com/hale-lang/hale/stdlib"
 	"github.com/hale-lang/hale/vm"
 	"github.com/hale-lang/hale/vm/value"
 )
 
-// compileSIR loads src as app.hl, checks it and lowers it to SIR.
-func compileSIR(t testing.TB, src string) *sir.Program {
+// compileSIR compiles src, loaded as app.hl, to its image (hale.Compile).
+func compileSIR(t testing.TB, src string) *image.Image {
 	t.Helper()
-	prog, err := lowerSrc(src)
+	img, err := lowerSrc(src)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return prog
+	return img
 }
 
 // lowerSrc is compileSIR for a program that may not compile.
-func lowerSrc(src string) (*sir.Program, error) {
+func lowerSrc(src string) (*image.Image, error) {
 	fsys := fstest.MapFS{"app.hl": &fstest.MapFile{Data: []byte(src)}}
-	p, err := lang.LoadFS(fsys, "app.hl")
+	c, err := hale.Compile(fsys, "app.hl", hale.BuildOptions{})
 	if err != nil {
-		return nil, fmt.Errorf("load: %v", err)
+		return nil, err
 	}
-	fx, diags := effects.Analyze(p)
-	if len(diags) > 0 {
-		return nil, fmt.Errorf("effects: %v", diags)
-	}
-	prog, err := sir.Lower(p, fx)
-	if err != nil {
-		return nil, fmt.Errorf("lower: %v", err)
-	}
-	return prog, nil
+	return c.Image, nil
 }
 
 // compileAll compiles src down to an image.
-func compileAll(t testing.TB, src string) (*sir.Program, *image.Image) {
+func compileAll(t testing.TB, src string) *image.Image {
 	t.Helper()
-	prog := compileSIR(t, src)
-	img, err := codegen.Compile(prog)
-	if err != nil {
-		t.Fatalf("codegen: %v", err)
-	}
-	return prog, img
-}
-
-// fakeImage is an image with prog's topology counts: enough for Run when
-// a fake engine runs the handlers.
-func fakeImage(prog *sir.Program) *image.Image {
-	return &image.Image{
-		Instances: make([]image.Instance, len(prog.Instances)),
-		Topics:    make([]image.Topic, len(prog.Topics)),
-		Consumers: make([]image.Consumer, len(prog.Consumers)),
-	}
+	return compileSIR(t, src)
 }
 
 // behaviour maps SIR function names ("Worker.on Job", "Boss.on start",
@@ -79,13 +53,13 @@ type behaviour map[string]func(x *call) error
 // engine it is used from one goroutine at a time; it counts handler runs
 // per instance as its "state".
 type fakeEngine struct {
-	prog *sir.Program
+	prog *image.Image
 	host vm.Host
 	b    behaviour
 	runs map[int]int64
 }
 
-func fakeEngines(prog *sir.Program, b behaviour) func(vm.Host) (Engine, error) {
+func fakeEngines(prog *image.Image, b behaviour) func(vm.Host) (Engine, error) {
 	return func(h vm.Host) (Engine, error) {
 		return &fakeEngine{prog: prog, host: h, b: b, runs: map[int]int64{}}, nil
 	}
@@ -150,17 +124,17 @@ func (x *call) int(i int) int64 { return x.field(i).AsInt() }
 
 func (x *call) str(i int) string { return x.field(i).AsStr() }
 
-func basicType(t sir.TypeRef) *value.Type {
+func basicType(t image.TypeRef) *value.Type {
 	switch t {
-	case sir.TInt:
+	case image.TInt:
 		return value.IntType
-	case sir.TFloat:
+	case image.TFloat:
 		return value.FloatType
-	case sir.TBool:
+	case image.TBool:
 		return value.BoolType
-	case sir.TString:
+	case image.TString:
 		return value.StringType
-	case sir.TBytes:
+	case image.TBytes:
 		return value.BytesType
 	}
 	panic("fake: not a basic type")
@@ -213,13 +187,13 @@ type outcome struct {
 }
 
 // runFake runs prog with the fake engine.
-func runFake(t testing.TB, prog *sir.Program, b behaviour, opts Options) outcome {
+func runFake(t testing.TB, prog *image.Image, b behaviour, opts Options) outcome {
 	t.Helper()
 	opts.engine = fakeEngines(prog, b)
-	return runWith(t, prog, fakeImage(prog), opts)
+	return runWith(t, prog, opts)
 }
 
-func runWith(t testing.TB, prog *sir.Program, img *image.Image, opts Options) outcome {
+func runWith(t testing.TB, img *image.Image, opts Options) outcome {
 	t.Helper()
 	var stdout, stderr bytes.Buffer
 	if opts.Stdout == nil {
@@ -233,7 +207,7 @@ func runWith(t testing.TB, prog *sir.Program, img *image.Image, opts Options) ou
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	res, err := Run(ctx, prog, img, opts)
+	res, err := Run(ctx, img, opts)
 	return outcome{res: res, err: err, stdout: stdout.String(), stderr: stderr.String()}
 }
 
@@ -242,7 +216,7 @@ func runWith(t testing.TB, prog *sir.Program, img *image.Image, opts Options) ou
 // logJournal records every event, per consumer and in one global order,
 // and checks the ordering promises of Journal as it goes.
 type logJournal struct {
-	prog *sir.Program
+	prog *image.Image
 
 	mu        sync.Mutex
 	all       []string         // every event, in the order the journal saw them
@@ -260,7 +234,7 @@ type logJournal struct {
 	deliverHook func(c, n int, d *Delivery, st StateReader) error
 }
 
-func newLogJournal(prog *sir.Program) *logJournal {
+func newLogJournal(prog *image.Image) *logJournal {
 	return &logJournal{prog: prog, per: map[int][]string{}, published: map[MessageID]int{},
 		delivered: map[string]bool{}, nextN: map[int]int{}, nextS: map[int]uint64{}}
 }

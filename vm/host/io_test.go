@@ -66,11 +66,11 @@ locus Web {
 }
 main { spawn Files; spawn Web; }
 `
-	prog, img := compileAll(t, src)
+	img := compileAll(t, src)
 	for _, kind := range realEngines {
 		t.Run(kind.String(), func(t *testing.T) {
 			dir := t.TempDir()
-			o := runWith(t, prog, img, Options{Engine: kind, Dir: dir})
+			o := runWith(t, img, Options{Engine: kind, Dir: dir})
 			if o.err != nil || o.res.Code != ExitTrap {
 				t.Fatalf("run: %v %+v\n%s", o.err, o.res, o.stderr)
 			}

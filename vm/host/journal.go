@@ -22,7 +22,7 @@ import (
 //
 // Numbering, which every implementation can rely on:
 //
-//   - Consumer ids are those of sir.Program.Consumers (docs/language.md).
+//   - Consumer ids are those of image.Image.Consumers (docs/language.md).
 //   - A message's identity is (producer consumer, producer sequence), P:S,
 //     where S counts that consumer's publishes from 0 (ingress bindings
 //     publish too, as their own consumers).
@@ -51,8 +51,8 @@ const StartTopic = vm.HandlerStart
 // Delivery is one handler run, pending or running: a message, or an
 // instance's start, reaching one target instance.
 type Delivery struct {
-	Target  int       // instance index (sir.Program.Instances)
-	Topic   int       // topic index (sir.Program.Topics), or StartTopic
+	Target  int       // instance index (image.Image.Instances)
+	Topic   int       // topic index (image.Image.Topics), or StartTopic
 	Message MessageID // the message's identity; zero for a start delivery
 	// Payload is the message's canonical payload (nil for a start
 	// delivery). All deliveries of one message share it: never modify it.
@@ -101,7 +101,7 @@ type Journal interface {
 	Invoke(c int, p stdlib.Primitive, args []byte, live func() ([]byte, error)) ([]byte, error)
 
 	// Publish is called when consumer c publishes message msg on topic
-	// (an index into sir.Program.Topics), before the message reaches any
+	// (an index into image.Image.Topics), before the message reaches any
 	// queue, also when nobody subscribes. payload is the canonical
 	// payload; it may be kept but not modified.
 	Publish(c int, msg MessageID, topic int, payload []byte)

@@ -29,7 +29,7 @@ func gateway(t *testing.T, opts Options) *consumer {
 	if opts.LookupEnv == nil {
 		opts.LookupEnv = func(string) (string, bool) { return "", false }
 	}
-	r, err := newRunner(context.Background(), prog, fakeImage(prog), opts)
+	r, err := newRunner(context.Background(), prog, opts)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,7 +13,6 @@ import (
 	"time"
 
 	"github.com/hale-lang/hale/codegen/image"
-	"github.com/hale-lang/hale/sir"
 	"github.com/hale-lang/hale/vm"
 	"github.com/hale-lang/hale/vm/value"
 )
@@ -120,11 +119,11 @@ type Result struct {
 	Handled []int
 }
 
-// Run runs a program: prog gives the topology (instances, placement,
-// consumers, topics and their subscribers, ingress) and img, compiled from
-// prog, the code. It follows docs/language.md:
+// Run runs a program image: its topology (instances, placement,
+// consumers, topics and their subscribers, ingress) and its code. It
+// follows docs/language.md:
 //
-//   - One consumer per row of prog.Consumers: the main bus, each pool,
+//   - One consumer per row of img.Consumers: the main bus, each pool,
 //     each pinned and each async_io instance get an engine and a
 //     goroutine that handles their queue; ingress bindings only publish.
 //   - Start-up: every instance is initialised in main order on its
@@ -143,8 +142,8 @@ type Result struct {
 // could not start (a bad program, an engine that cannot be made), when an
 // engine failed (a crashed guest), or when ctx was canceled; Result then
 // says how far the run got.
-func Run(ctx context.Context, prog *sir.Program, img *image.Image, opts Options) (Result, error) {
-	r, err := newRunner(ctx, prog, img, opts)
+func Run(ctx context.Context, img *image.Image, opts Options) (Result, error) {
+	r, err := newRunner(ctx, img, opts)
 	if err != nil {
 		return Result{Verdict: VerdictError, Code: 1}, err
 	}
@@ -154,7 +153,7 @@ func Run(ctx context.Context, prog *sir.Program, img *image.Image, opts Options)
 // runner is one run.
 type runner struct {
 	ctx     context.Context
-	prog    *sir.Program
+	img     *image.Image
 	wasm    *wasmProgram // the program prepared for the wasm engines
 	opts    Options
 	journal Journal
@@ -201,16 +200,16 @@ type runner struct {
 	}
 }
 
-func newRunner(ctx context.Context, prog *sir.Program, img *image.Image, opts Options) (*runner, error) {
-	if prog == nil || img == nil {
+func newRunner(ctx context.Context, img *image.Image, opts Options) (*runner, error) {
+	if img == nil {
 		return nil, errors.New("run: no program")
 	}
-	if err := checkTopology(prog, img); err != nil {
+	if err := checkTopology(img); err != nil {
 		return nil, err
 	}
 	r := &runner{
 		ctx:       ctx,
-		prog:      prog,
+		img:       img,
 		opts:      opts,
 		journal:   opts.Journal,
 		order:     opts.Order,
@@ -236,27 +235,27 @@ func newRunner(ctx context.Context, prog *sir.Program, img *image.Image, opts Op
 	}
 	r.epoch = r.clock.Now()
 
-	r.consumers = make([]*consumer, len(prog.Consumers))
-	for id, sc := range prog.Consumers {
-		c := &consumer{r: r, id: id, kind: sc.Kind, wake: make(chan struct{}, 1)}
+	r.consumers = make([]*consumer, len(img.Consumers))
+	for id, ic := range img.Consumers {
+		c := &consumer{r: r, id: id, kind: ic.Kind, wake: make(chan struct{}, 1)}
 		r.consumers[id] = c
 		switch {
-		case sc.Kind == sir.ConsumerIngress:
+		case ic.Kind == image.ConsumerIngress:
 			r.ingress = append(r.ingress, c)
-		case len(sc.Instances) > 0:
+		case len(ic.Instances) > 0:
 			r.execs = append(r.execs, c)
 		}
 	}
-	r.instCons = make([]*consumer, len(prog.Instances))
-	for i, in := range prog.Instances {
+	r.instCons = make([]*consumer, len(img.Instances))
+	for i, in := range img.Instances {
 		r.instCons[i] = r.consumers[in.Consumer]
 	}
-	r.subs = make([][]int, len(prog.Topics))
-	for t, tp := range prog.Topics {
+	r.subs = make([][]int, len(img.Topics))
+	for t, tp := range img.Topics {
 		r.subs[t] = tp.Subscribers
 	}
 	for i, c := range r.ingress {
-		c.topic = prog.Ingress[i].Topic
+		c.topic = img.Ingress[i].Topic
 	}
 	if err := r.startEngines(img); err != nil {
 		return nil, err
@@ -264,58 +263,55 @@ func newRunner(ctx context.Context, prog *sir.Program, img *image.Image, opts Op
 	return r, nil
 }
 
-// checkTopology rejects a program whose tables disagree with each other or
-// with the image, so that the scheduler can index them freely.
-func checkTopology(prog *sir.Program, img *image.Image) error {
+// checkTopology rejects an image whose topology tables disagree with each
+// other, so that the scheduler can index them freely.
+func checkTopology(img *image.Image) error {
 	bad := func(format string, args ...any) error {
 		return fmt.Errorf("run: inconsistent program: "+format, args...)
 	}
-	if len(img.Instances) != len(prog.Instances) || len(img.Topics) != len(prog.Topics) || len(img.Consumers) != len(prog.Consumers) {
-		return bad("the image does not match the program")
-	}
-	if len(prog.Consumers) == 0 || prog.Consumers[0].Kind != sir.ConsumerMain {
+	if len(img.Consumers) == 0 || img.Consumers[0].Kind != image.ConsumerMain {
 		return bad("consumer 0 is not the main bus")
 	}
-	for i, in := range prog.Instances {
-		if in.Consumer < 0 || in.Consumer >= len(prog.Consumers) || prog.Consumers[in.Consumer].Kind == sir.ConsumerIngress {
+	for i, in := range img.Instances {
+		if in.Consumer < 0 || in.Consumer >= len(img.Consumers) || img.Consumers[in.Consumer].Kind == image.ConsumerIngress {
 			return bad("instance %s has consumer %d", in.Name, in.Consumer)
 		}
-		if in.Locus < 0 || in.Locus >= len(prog.Loci) {
+		if in.Locus < 0 || in.Locus >= len(img.Loci) {
 			return bad("instance %s has locus %d", in.Name, in.Locus)
 		}
 		found := false
-		for _, j := range prog.Consumers[in.Consumer].Instances {
+		for _, j := range img.Consumers[in.Consumer].Instances {
 			found = found || j == i
 		}
 		if !found {
 			return bad("consumer %d does not list instance %s", in.Consumer, in.Name)
 		}
 	}
-	for _, t := range prog.Topics {
+	for _, t := range img.Topics {
 		for _, s := range t.Subscribers {
-			if s < 0 || s >= len(prog.Instances) {
+			if s < 0 || s >= len(img.Instances) {
 				return bad("topic %s has subscriber %d", t.Name, s)
 			}
 		}
 	}
 	ingress := 0
-	for id, c := range prog.Consumers {
-		if c.Kind == sir.ConsumerIngress {
-			if ingress >= len(prog.Ingress) || prog.Ingress[ingress].Consumer != id {
+	for id, c := range img.Consumers {
+		if c.Kind == image.ConsumerIngress {
+			if ingress >= len(img.Ingress) || img.Ingress[ingress].Consumer != id {
 				return bad("ingress consumer %d has no binding", id)
 			}
 			ingress++
 		}
 	}
-	if ingress != len(prog.Ingress) {
-		return bad("%d ingress bindings, %d ingress consumers", len(prog.Ingress), ingress)
+	if ingress != len(img.Ingress) {
+		return bad("%d ingress bindings, %d ingress consumers", len(img.Ingress), ingress)
 	}
-	for _, in := range prog.Ingress {
-		if in.Topic < 0 || in.Topic >= len(prog.Topics) {
+	for _, in := range img.Ingress {
+		if in.Topic < 0 || in.Topic >= len(img.Topics) {
 			return bad("ingress topic %d", in.Topic)
 		}
-		if !lineTopic(prog, in.Topic) {
-			return bad("ingress topic %s does not have one string field", prog.Topics[in.Topic].Name)
+		if !lineTopic(img, in.Topic) {
+			return bad("ingress topic %s does not have one string field", img.Topics[in.Topic].Name)
 		}
 	}
 	return nil
@@ -323,13 +319,13 @@ func checkTopology(prog *sir.Program, img *image.Image) error {
 
 // lineTopic reports whether topic's payload is a struct of one string
 // field, as a `bind stdin` topic must be.
-func lineTopic(prog *sir.Program, topic int) bool {
-	t := prog.Topics[topic].Type
-	if int(t) < 0 || int(t) >= len(prog.Types) {
+func lineTopic(img *image.Image, topic int) bool {
+	t := img.Topics[topic].Type
+	if int(t) < 0 || int(t) >= len(img.Types) {
 		return false
 	}
-	ty := prog.Types[t]
-	return ty.Kind == sir.KindStruct && len(ty.Fields) == 1 && ty.Fields[0].Type == sir.TString
+	ty := img.Types[t]
+	return ty.Kind == image.KindStruct && len(ty.Fields) == 1 && ty.Fields[0].Type == image.TString
 }
 
 // startEngines makes one engine per consumer that hosts instances,
@@ -432,7 +428,7 @@ func (r *runner) run() (Result, error) {
 // startUp initialises every instance in main order and queues the start
 // deliveries; it reports false when an initialiser trapped or failed.
 func (r *runner) startUp() bool {
-	for i := range r.prog.Instances {
+	for i := range r.img.Instances {
 		c := r.instCons[i]
 		if err := c.engine.Init(i); err != nil {
 			c.failed(-1, nil, i, err)
@@ -446,8 +442,8 @@ func (r *runner) startUp() bool {
 			return false
 		}
 	}
-	for i, in := range r.prog.Instances {
-		if r.prog.Loci[in.Locus].Start >= 0 {
+	for i, in := range r.img.Instances {
+		if r.img.Loci[in.Locus].Start >= 0 {
 			r.instCons[i].enqueue(Delivery{Target: i, Topic: StartTopic})
 		}
 	}
@@ -578,10 +574,10 @@ func (r *runner) canceled() bool {
 func (r *runner) fail(err error) { r.stop(VerdictError, 1, nil, nil, err) }
 
 // instanceName returns the name of instance i.
-func (r *runner) instanceName(i int) string { return r.prog.Instances[i].Name }
+func (r *runner) instanceName(i int) string { return r.img.Instances[i].Name }
 
 // topicName returns the name of topic t.
-func (r *runner) topicName(t int) string { return r.prog.Topics[t].Name }
+func (r *runner) topicName(t int) string { return r.img.Topics[t].Name }
 
 // compile-time check that a consumer serves its engine's primitive calls.
 var _ vm.Host = (*consumer)(nil)

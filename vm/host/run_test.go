@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hale-lang/hale/sir"
+	"github.com/hale-lang/hale/codegen/image"
 	"github.com/hale-lang/hale/vm"
 )
 
@@ -40,17 +40,17 @@ main {
 func TestConsumerTable(t *testing.T) {
 	prog := compileSIR(t, topologySrc)
 	type row struct {
-		kind      sir.ConsumerKind
+		kind      uint8
 		name      string
 		instances []string
 	}
 	want := []row{
-		{sir.ConsumerMain, "main", []string{"a1", "b3"}},
-		{sir.ConsumerPool, "zeta", []string{"a2", "a4"}},
-		{sir.ConsumerPool, "alpha", []string{"a3"}},
-		{sir.ConsumerPinned, "b1", []string{"b1"}},
-		{sir.ConsumerAsyncIO, "b2", []string{"b2"}},
-		{sir.ConsumerIngress, "stdin:Line", nil},
+		{image.ConsumerMain, "main", []string{"a1", "b3"}},
+		{image.ConsumerPool, "zeta", []string{"a2", "a4"}},
+		{image.ConsumerPool, "alpha", []string{"a3"}},
+		{image.ConsumerPinned, "b1", []string{"b1"}},
+		{image.ConsumerAsyncIO, "b2", []string{"b2"}},
+		{image.ConsumerIngress, "stdin:Line", nil},
 	}
 	var got []row
 	for _, c := range prog.Consumers {
@@ -144,7 +144,7 @@ main { spawn P; spawn Q; spawn R; }
 		j := newLogJournal(prog)
 		check(t, runFake(t, prog, b, Options{Journal: j}), j)
 	})
-	_, img := compileAll(t, `
+	img := compileAll(t, `
 topic T { n: int }
 locus P {
     on start { print("p"); publish T { n: 1 }; publish T { n: 2 }; }
@@ -156,8 +156,8 @@ main { spawn P; spawn Q; spawn R; }
 `)
 	for _, kind := range realEngines {
 		t.Run(kind.String(), func(t *testing.T) {
-			j := newLogJournal(prog)
-			check(t, runWith(t, prog, img, Options{Engine: kind, Journal: j}), j)
+			j := newLogJournal(img)
+			check(t, runWith(t, img, Options{Engine: kind, Journal: j}), j)
 		})
 	}
 }
@@ -402,7 +402,7 @@ main { spawn L; }
 			return x.publish("T", v(x.int(0)+1))
 		},
 	}
-	res, err := Run(ctx, prog, fakeImage(prog), Options{engine: fakeEngines(prog, b)})
+	res, err := Run(ctx, prog, Options{engine: fakeEngines(prog, b)})
 	if !errors.Is(err, context.Canceled) || res.Verdict != VerdictCanceled {
 		t.Fatalf("run: %v %+v", err, res)
 	}
@@ -425,7 +425,7 @@ func (failingEngine) Close() error { return nil }
 // an error rather than a trap report.
 func TestEngineFailure(t *testing.T) {
 	prog := compileSIR(t, `locus L { on start { } } main { spawn L; }`)
-	res, err := Run(context.Background(), prog, fakeImage(prog), Options{
+	res, err := Run(context.Background(), prog, Options{
 		engine: func(h vm.Host) (Engine, error) { return failingEngine{}, nil },
 	})
 	if err == nil || !strings.Contains(err.Error(), "the guest crashed") || res.Verdict != VerdictError {
@@ -451,16 +451,15 @@ func TestNothingToDo(t *testing.T) {
 // TestRunRejectsBadInput checks the errors of a run that cannot start.
 func TestRunRejectsBadInput(t *testing.T) {
 	prog := compileSIR(t, `locus L { on start { } } main { spawn L; }`)
-	if _, err := Run(context.Background(), nil, nil, Options{}); err == nil {
+	if _, err := Run(context.Background(), nil, Options{}); err == nil {
 		t.Error("no program: no error")
 	}
-	img := fakeImage(prog)
-	img.Topics = append(img.Topics, img.Topics...)
-	img.Instances = append(img.Instances, img.Instances...)
-	if _, err := Run(context.Background(), prog, img, Options{}); err == nil {
-		t.Error("mismatched image: no error")
+	bad := *prog // instances that no consumer runs
+	bad.Instances = append(bad.Instances, bad.Instances...)
+	if _, err := Run(context.Background(), &bad, Options{}); err == nil || !strings.Contains(err.Error(), "does not list instance") {
+		t.Errorf("inconsistent image: %v", err)
 	}
-	_, err := Run(context.Background(), prog, fakeImage(prog), Options{
+	_, err := Run(context.Background(), prog, Options{
 		engine: func(vm.Host) (Engine, error) { return nil, errors.New("no engine today") },
 	})
 	if err == nil || !strings.Contains(err.Error(), "no engine today") {
@@ -555,7 +554,7 @@ main { spawn Echo; bind stdin to Line; }
 // interpreter polls the host between slices of steps, so the run ends,
 // canceled, on both engines.
 func TestCancelEndlessHandler(t *testing.T) {
-	prog, img := compileAll(t, `
+	img := compileAll(t, `
 locus M { on start { print("spinning"); var i = 0; while true { i += 1; } } }
 main { spawn M; }
 `)
@@ -564,7 +563,7 @@ main { spawn M; }
 			ctx, cancel := context.WithCancel(context.Background())
 			time.AfterFunc(200*time.Millisecond, cancel)
 			var out strings.Builder
-			res, err := Run(ctx, prog, img, Options{Engine: kind, Stdout: &out})
+			res, err := Run(ctx, img, Options{Engine: kind, Stdout: &out})
 			if !errors.Is(err, context.Canceled) || res.Verdict != VerdictCanceled || res.Code != ExitCanceled {
 				t.Fatalf("run: %v %+v", err, res)
 			}
@@ -579,7 +578,7 @@ main { spawn M; }
 // the run ends canceled without initialising the rest or running any
 // handler.
 func TestCancelDuringStartUp(t *testing.T) {
-	prog, img := compileAll(t, `
+	img := compileAll(t, `
 fn nap() -> int { std::time::sleep_ms(5000); return 1; }
 locus L { var x: int = nap(); on start { print("started"); } }
 main { spawn L as first; spawn L as other; }
@@ -588,7 +587,7 @@ main { spawn L as first; spawn L as other; }
 	time.AfterFunc(100*time.Millisecond, cancel)
 	var out strings.Builder
 	start := time.Now()
-	res, err := Run(ctx, prog, img, Options{Engine: EngineNative, Stdout: &out})
+	res, err := Run(ctx, img, Options{Engine: EngineNative, Stdout: &out})
 	if !errors.Is(err, context.Canceled) || res.Verdict != VerdictCanceled || res.Code != ExitCanceled {
 		t.Fatalf("run: %v %+v", err, res)
 	}

@@ -236,12 +236,12 @@ func TestTierRandomPrograms(t *testing.T) {
 	answered := tierAnswered.Load()
 	for seed := range uint64(n) {
 		src := randomProgram(seed)
-		prog, img, ok := tryCompile(src)
+		img, ok := tryCompile(src)
 		if !ok {
 			t.Fatalf("seed %d: the generated program does not compile:\n%s", seed, src)
 		}
-		native := runWith(t, prog, img, Options{Engine: EngineNative})
-		wasm := runWith(t, prog, img, Options{Engine: EngineWasm})
+		native := runWith(t, img, Options{Engine: EngineNative})
+		wasm := runWith(t, img, Options{Engine: EngineWasm})
 		if native.err != nil || wasm.err != nil {
 			t.Fatalf("seed %d: errors: native %v, wasm %v", seed, native.err, wasm.err)
 		}

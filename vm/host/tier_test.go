@@ -13,9 +13,7 @@ import (
 
 	"github.com/rogpeppe/go-internal/txtar"
 
-	"github.com/hale-lang/hale/codegen"
 	"github.com/hale-lang/hale/codegen/image"
-	"github.com/hale-lang/hale/sir"
 	"github.com/hale-lang/hale/vm"
 	"github.com/hale-lang/hale/vm/internal/tier"
 )
@@ -138,9 +136,9 @@ main { spawn Boss; spawn Worker; }
 func TestTierAgreesWithInterpreter(t *testing.T) {
 	for name, src := range tierPrograms {
 		t.Run(name, func(t *testing.T) {
-			prog, img := compileAll(t, src)
-			native := runWith(t, prog, img, Options{Engine: EngineNative})
-			wasm := runWith(t, prog, img, Options{Engine: EngineWasm})
+			img := compileAll(t, src)
+			native := runWith(t, img, Options{Engine: EngineNative})
+			wasm := runWith(t, img, Options{Engine: EngineWasm})
 			if native.err != nil || wasm.err != nil {
 				t.Fatalf("errors: native %v, wasm %v", native.err, wasm.err)
 			}
@@ -181,8 +179,8 @@ locus Main { on start { print(fib(12) + loop(50) + fib(3)); } }
 main { spawn Main; }
 `
 	run := func(budget int, kind EngineKind) outcome {
-		prog, img := compileAll(t, fmt.Sprintf(src, budget))
-		return runWith(t, prog, img, Options{Engine: kind})
+		img := compileAll(t, fmt.Sprintf(src, budget))
+		return runWith(t, img, Options{Engine: kind})
 	}
 	lo, hi := 1, 100000
 	for lo < hi {
@@ -212,7 +210,7 @@ main { spawn Main; }
 // TestTierInterrupt cancels a run whose handler is in an endless compiled
 // loop: the tier polls as the interpreter does, so the run stops.
 func TestTierInterrupt(t *testing.T) {
-	prog, img := compileAll(t, `
+	img := compileAll(t, `
 fn spin(n: int) -> int { var i = 0; while i >= 0 { i = (i + n) % 1000; } return i; }
 locus Main { on start { print(spin(1)); } }
 main { spawn Main; }
@@ -220,7 +218,7 @@ main { spawn Main; }
 	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
 	defer cancel()
 	start := time.Now()
-	res, err := Run(ctx, prog, img, Options{Engine: EngineWasm, Stdout: &strings.Builder{}, Stderr: &strings.Builder{}})
+	res, err := Run(ctx, img, Options{Engine: EngineWasm, Stdout: &strings.Builder{}, Stderr: &strings.Builder{}})
 	if took := time.Since(start); took > 10*time.Second {
 		t.Fatalf("the run took %v to stop", took)
 	}
@@ -268,7 +266,7 @@ func TestTierCompilesCorpus(t *testing.T) {
 	ctx := context.Background()
 	compiled := 0
 	for name, src := range srcs {
-		_, img, ok := tryCompile(string(src))
+		img, ok := tryCompile(string(src))
 		if !ok {
 			continue
 		}
@@ -296,13 +294,9 @@ func TestTierCompilesCorpus(t *testing.T) {
 
 // tryCompile compiles a program that may not compile (conformance
 // scripts hold bad programs on purpose).
-func tryCompile(src string) (*sir.Program, *image.Image, bool) {
-	prog, err := lowerSrc(src)
-	if err != nil {
-		return nil, nil, false
-	}
-	img, err := codegen.Compile(prog)
-	return prog, img, err == nil
+func tryCompile(src string) (*image.Image, bool) {
+	img, err := lowerSrc(src)
+	return img, err == nil
 }
 
 func tierPlanHasEntries(img *image.Image) bool { return tier.NewPlan(img).HasEntries() }
@@ -459,7 +453,7 @@ func TestTierImports(t *testing.T) {
 // Deliver's error.
 func startOnWasm(t *testing.T, src string) (*wasmEngine, []string, error) {
 	t.Helper()
-	_, img := compileAll(t, src)
+	img := compileAll(t, src)
 	var printed []string
 	e, err := NewEngine(context.Background(), EngineWasm, img, hostFunc(func(id uint16, args []byte) ([]byte, error) {
 		printed = append(printed, string(args))
@@ -480,7 +474,7 @@ func startOnWasm(t *testing.T, src string) (*wasmEngine, []string, error) {
 // with the test.
 func prepareTier(t testing.TB, src string) (*wasmRuntime, *wasmProgram, *image.Image) {
 	t.Helper()
-	_, img := compileAll(t, src)
+	img := compileAll(t, src)
 	w, err := defaultWasm()
 	if err != nil {
 		t.Fatal(err)

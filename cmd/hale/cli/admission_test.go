@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/hale-lang/hale/replay"
+	"github.com/hale-lang/hale/replay/artifact"
 )
 
 // admissionApp publishes on two topics; the main bus runs Sink (both
@@ -40,19 +40,19 @@ func TestReplayRefusesInconsistentArtifacts(t *testing.T) {
 			t.Fatalf("recording %s: exit %d, %s", prog, code, stderr)
 		}
 	}
-	load := func(prog string) *replay.Artifact {
+	load := func(prog string) *artifact.Artifact {
 		data, err := os.ReadFile(filepath.Join(dir, prog+".halerec"))
 		if err != nil {
 			t.Fatal(err)
 		}
-		a, err := replay.Decode(data)
+		a, err := artifact.Decode(data)
 		if err != nil {
 			t.Fatal(err)
 		}
 		return a
 	}
 	// find returns the index of the first entry for which ok holds.
-	find := func(a *replay.Artifact, ok func(replay.Entry) bool) int {
+	find := func(a *artifact.Artifact, ok func(artifact.Entry) bool) int {
 		for i, e := range a.Entries {
 			if ok(e) {
 				return i
@@ -61,70 +61,70 @@ func TestReplayRefusesInconsistentArtifacts(t *testing.T) {
 		t.Fatal("no such entry")
 		return -1
 	}
-	delivery := func(topic string) func(replay.Entry) bool {
-		return func(e replay.Entry) bool { d, ok := e.Body.(replay.Delivery); return ok && d.Topic == topic }
+	delivery := func(topic string) func(artifact.Entry) bool {
+		return func(e artifact.Entry) bool { d, ok := e.Body.(artifact.Delivery); return ok && d.Topic == topic }
 	}
-	editDelivery := func(a *replay.Artifact, topic string, edit func(*replay.Delivery)) {
+	editDelivery := func(a *artifact.Artifact, topic string, edit func(*artifact.Delivery)) {
 		i := find(a, delivery(topic))
-		d := a.Entries[i].Body.(replay.Delivery)
+		d := a.Entries[i].Body.(artifact.Delivery)
 		edit(&d)
 		a.Entries[i].Body = d
 	}
 	tests := []struct {
 		name, prog string
-		forge      func(a *replay.Artifact)
+		forge      func(a *artifact.Artifact)
 		msg        string // what trace verify says (after "inconsistent: ")
 	}{
-		{"unknown consumer kind", "app", func(a *replay.Artifact) { a.Header.Consumers[0].Kind = "phnned" },
+		{"unknown consumer kind", "app", func(a *artifact.Artifact) { a.Header.Consumers[0].Kind = "phnned" },
 			`header: consumer 0 has unknown kind "phnned"`},
-		{"consumer listed twice", "app", func(a *replay.Artifact) { a.Header.Consumers[1].ID = a.Header.Consumers[0].ID },
+		{"consumer listed twice", "app", func(a *artifact.Artifact) { a.Header.Consumers[1].ID = a.Header.Consumers[0].ID },
 			"header: consumer 0 is listed twice"},
-		{"consumer not in the table", "app", func(a *replay.Artifact) { a.Entries[len(a.Entries)-1].Consumer = 42 },
+		{"consumer not in the table", "app", func(a *artifact.Artifact) { a.Entries[len(a.Entries)-1].Consumer = 42 },
 			"consumer 42 is not in the consumer table"},
-		{"seq gap", "app", func(a *replay.Artifact) {
-			i := find(a, func(e replay.Entry) bool { return e.Seq == 1 })
+		{"seq gap", "app", func(a *artifact.Artifact) {
+			i := find(a, func(e artifact.Entry) bool { return e.Seq == 1 })
 			a.Entries[i].Seq = 2
 		}, "has seq 2 where 1 was expected"},
-		{"publish identity", "app", func(a *replay.Artifact) {
-			i := find(a, func(e replay.Entry) bool { _, ok := e.Body.(replay.Publish); return ok })
-			p := a.Entries[i].Body.(replay.Publish)
+		{"publish identity", "app", func(a *artifact.Artifact) {
+			i := find(a, func(e artifact.Entry) bool { _, ok := e.Body.(artifact.Publish); return ok })
+			p := a.Entries[i].Body.(artifact.Publish)
 			p.Message.Seq = 5
 			a.Entries[i].Body = p
 		}, "has message identity 1:5 where 1:0 was expected"},
-		{"delivery to an instance its consumer does not run", "app", func(a *replay.Artifact) {
-			editDelivery(a, "A", func(d *replay.Delivery) { d.Target = "Src" })
+		{"delivery to an instance its consumer does not run", "app", func(a *artifact.Artifact) {
+			editDelivery(a, "A", func(d *artifact.Delivery) { d.Target = "Src" })
 		}, "delivery to Src, which consumer 0 (main main) does not run"},
-		{"delivery to an instance that does not subscribe", "app", func(a *replay.Artifact) {
-			editDelivery(a, "B", func(d *replay.Delivery) { d.Target = "Deaf" })
+		{"delivery to an instance that does not subscribe", "app", func(a *artifact.Artifact) {
+			editDelivery(a, "B", func(d *artifact.Delivery) { d.Target = "Deaf" })
 		}, "delivery of topic B to Deaf, which does not subscribe to it"},
-		{"delivery on another topic", "app", func(a *replay.Artifact) {
-			editDelivery(a, "B", func(d *replay.Delivery) { d.Topic = "A" })
+		{"delivery on another topic", "app", func(a *artifact.Artifact) {
+			editDelivery(a, "B", func(d *artifact.Delivery) { d.Topic = "A" })
 		}, "delivery of message 1:1 on topic A, which was published on topic B"},
-		{"delivery of a message never published", "app", func(a *replay.Artifact) {
-			editDelivery(a, "A", func(d *replay.Delivery) { d.Message.Seq = 9 })
+		{"delivery of a message never published", "app", func(a *artifact.Artifact) {
+			editDelivery(a, "A", func(d *artifact.Delivery) { d.Message.Seq = 9 })
 		}, "delivery of message 1:9, which was not published before it"},
-		{"exit at a delivery not in the file", "app", func(a *replay.Artifact) {
-			i := find(a, func(e replay.Entry) bool { _, ok := e.Body.(replay.Exit); return ok })
-			x := a.Entries[i].Body.(replay.Exit)
-			x.At = &replay.Coordinate{Consumer: 0, N: 7}
+		{"exit at a delivery not in the file", "app", func(a *artifact.Artifact) {
+			i := find(a, func(e artifact.Entry) bool { _, ok := e.Body.(artifact.Exit); return ok })
+			x := a.Entries[i].Body.(artifact.Exit)
+			x.At = &artifact.Coordinate{Consumer: 0, N: 7}
 			a.Entries[i].Body = x
 		}, "coordinate 0:7 names a delivery not yet in the file"},
-		{"exit code differs", "app", func(a *replay.Artifact) { a.Trailer.ExitCode = 4 },
+		{"exit code differs", "app", func(a *artifact.Artifact) { a.Trailer.ExitCode = 4 },
 			"trailer: exit code 4 but no exit entry has that code (the first has 3)"},
-		{"trap at a delivery not in the file", "trap", func(a *replay.Artifact) {
-			i := find(a, func(e replay.Entry) bool { _, ok := e.Body.(replay.Trap); return ok })
-			x := a.Entries[i].Body.(replay.Trap)
-			x.At = &replay.Coordinate{Consumer: 0, N: 3}
+		{"trap at a delivery not in the file", "trap", func(a *artifact.Artifact) {
+			i := find(a, func(e artifact.Entry) bool { _, ok := e.Body.(artifact.Trap); return ok })
+			x := a.Entries[i].Body.(artifact.Trap)
+			x.At = &artifact.Coordinate{Consumer: 0, N: 3}
 			a.Entries[i].Body = x
 		}, "coordinate 0:3 names a delivery not yet in the file"},
-		{"trap verdict without a trap", "app", func(a *replay.Artifact) { a.Trailer.Verdict = replay.VerdictTrap; a.Trailer.ExitCode = 3 },
+		{"trap verdict without a trap", "app", func(a *artifact.Artifact) { a.Trailer.Verdict = artifact.VerdictTrap; a.Trailer.ExitCode = 3 },
 			"trailer: verdict trap but the artifact has no trap entry"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			a := load(tt.prog)
 			tt.forge(a)
-			data, err := replay.Encode(a)
+			data, err := artifact.Encode(a)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -15,29 +15,21 @@ import (
 func init() { commands = append(commands, newBuildCmd) }
 
 // emitters maps each --emit kind to the function that writes it.
-var emitters = map[string]func(e env, c *compiled, w io.Writer) error{
-	"sir": func(_ env, c *compiled, w io.Writer) error { return c.sir.WriteText(w) },
-	"image": func(_ env, c *compiled, w io.Writer) error {
-		img, err := c.image()
-		if err != nil {
-			return err
-		}
-		data, err := img.MarshalBinary()
+var emitters = map[string]func(e env, c *hale.Compiled, w io.Writer) error{
+	"sir": func(_ env, c *hale.Compiled, w io.Writer) error { return c.SIR.WriteText(w) },
+	"image": func(_ env, c *hale.Compiled, w io.Writer) error {
+		data, err := c.Image.MarshalBinary()
 		if err != nil {
 			return exitf(ExitFailure, "cannot encode the image: %v", err)
 		}
 		_, err = w.Write(data)
 		return err
 	},
-	"asm": func(_ env, c *compiled, w io.Writer) error {
-		img, err := c.image()
-		if err != nil {
-			return err
-		}
-		return codegen.WriteAsm(w, img)
+	"asm": func(_ env, c *hale.Compiled, w io.Writer) error {
+		return codegen.WriteAsm(w, c.Image)
 	},
-	"digest": func(_ env, c *compiled, w io.Writer) error {
-		_, err := fmt.Fprintln(w, hale.Hex(c.buildDigest()))
+	"digest": func(_ env, c *hale.Compiled, w io.Writer) error {
+		_, err := fmt.Fprintln(w, hale.Hex(c.BuildDigest()))
 		return err
 	},
 }
@@ -69,7 +61,7 @@ func newBuildCmd(e env) *cobra.Command {
 				}
 				return write(e, c, e.stdout)
 			}
-			if err := refuseOverwrite("-o", out, c.sourceInputs()); err != nil {
+			if err := refuseOverwrite("-o", out, sourceInputs(args[0], c)); err != nil {
 				return err
 			}
 			var buf bytes.Buffer

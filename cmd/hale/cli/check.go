@@ -28,9 +28,9 @@ func newCheckCmd(e env) *cobra.Command {
 				return nil
 			}
 			if asJSON {
-				return c.effects.WriteJSON(e.stdout)
+				return c.Effects.WriteJSON(e.stdout)
 			}
-			return c.effects.WriteText(e.stdout)
+			return c.Effects.WriteText(e.stdout)
 		},
 	}
 	cmd.Flags().BoolVar(&showEffects, "effects", false, "list every fn and handler with its inferred effect set")

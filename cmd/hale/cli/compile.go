@@ -5,50 +5,21 @@ import (
 	"fmt"
 
 	"github.com/hale-lang/hale"
-	"github.com/hale-lang/hale/effects"
-	"github.com/hale-lang/hale/lang"
 	"github.com/hale-lang/hale/lang/diag"
-	"github.com/hale-lang/hale/sir"
 )
 
-// compiled is a program carried through the front end.
-type compiled struct {
-	prog    *lang.Program
-	effects *effects.Info
-	sir     *sir.Program
-	path    string // the entry file's path as given
-}
-
-// compile loads, checks and analyses the program at path and lowers it to
-// SIR. Diagnostics are printed to stderr with their source lines; the
-// returned error then only carries the exit code.
-func compile(e env, path string) (*compiled, error) {
-	prog, err := lang.Load(path)
+// compile compiles the program at path (hale.CompileFile). Diagnostics
+// are printed to stderr with their source lines; the returned error then
+// only carries the exit code.
+func compile(e env, path string) (*hale.Compiled, error) {
+	c, err := hale.CompileFile(path, hale.BuildOptions{})
 	if err != nil {
-		return nil, reportCompileError(e, prog, err)
+		return nil, reportCompileError(e, err)
 	}
-	fx, diags := effects.Analyze(prog)
-	if len(diags) > 0 {
-		return nil, reportCompileError(e, prog, diags)
-	}
-	s, err := sir.Lower(prog, fx)
-	if err != nil {
-		return nil, reportCompileError(e, prog, err)
-	}
-	return &compiled{prog: prog, effects: fx, sir: s, path: path}, nil
+	return c, nil
 }
 
-// buildDigest returns the program's build-input digest: the toolchain and
-// the logical paths and bytes of the user's files.
-func (c *compiled) buildDigest() [32]byte {
-	files := make([]hale.SourceFile, 0, len(c.prog.Files))
-	for _, f := range c.prog.Files {
-		files = append(files, hale.SourceFile{Path: f.Path, Data: c.prog.Source(f.Path)})
-	}
-	return hale.BuildDigest(files, hale.BuildOptions{})
-}
-
-func reportCompileError(e env, prog *lang.Program, err error) error {
+func reportCompileError(e env, err error) error {
 	var list diag.List
 	if !errors.As(err, &list) {
 		var one *diag.Error
@@ -58,13 +29,9 @@ func reportCompileError(e env, prog *lang.Program, err error) error {
 		list = diag.List{one}
 	}
 	var source func(string) []byte
-	if prog != nil {
-		source = prog.Source
-	} else {
-		var le interface{ Source(string) []byte }
-		if errors.As(err, &le) {
-			source = le.Source
-		}
+	var le interface{ Source(string) []byte }
+	if errors.As(err, &le) {
+		source = le.Source
 	}
 	fmt.Fprint(e.stderr, diag.Render(list.Sort(), source))
 	n := len(list)

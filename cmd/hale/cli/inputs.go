@@ -2,11 +2,12 @@ package cli
 
 import (
 	"bytes"
+	"github.com/hale-lang/hale"
 	"io"
 	"os"
 	"path/filepath"
 
-	"github.com/hale-lang/hale/replay"
+	"github.com/hale-lang/hale/replay/artifact"
 )
 
 // input is a file a command reads, which no file it writes may replace:
@@ -20,11 +21,11 @@ type input struct {
 // sourceInputs are the program's own files on disk: the entry file and
 // every file it imports, resolved as the loader resolved them (relative
 // to the entry's folder).
-func (c *compiled) sourceInputs() []input {
-	dir := filepath.Dir(c.path)
-	ins := make([]input, 0, len(c.prog.Files))
-	for i, f := range c.prog.Files {
-		p := c.path
+func sourceInputs(entry string, c *hale.Compiled) []input {
+	dir := filepath.Dir(entry)
+	ins := make([]input, 0, len(c.Program.Files))
+	for i, f := range c.Program.Files {
+		p := entry
 		if i > 0 {
 			p = filepath.Join(dir, filepath.FromSlash(f.Path))
 		}
@@ -87,7 +88,7 @@ func refuseOverwrite(flag, out string, ins []input) error {
 func checkRecordingTarget(path string, ins []input) error {
 	if in, ok := overwrittenInput(path, ins); ok {
 		return exitf(ExitRecording, "recording failed: %s=%s is the same file as %s (%s): hale never overwrites its inputs",
-			replay.RecordVar, path, in.what, in.path)
+			artifact.RecordVar, path, in.what, in.path)
 	}
 	fi, err := os.Stat(path)
 	if err != nil || !fi.Mode().IsRegular() || fi.Size() == 0 {
@@ -97,14 +98,14 @@ func checkRecordingTarget(path string, ins []input) error {
 	}
 	f, err := os.Open(path)
 	if err != nil {
-		return exitf(ExitRecording, "recording failed: %s=%s: %v", replay.RecordVar, path, err)
+		return exitf(ExitRecording, "recording failed: %s=%s: %v", artifact.RecordVar, path, err)
 	}
 	defer f.Close()
-	head := make([]byte, len(replay.Magic))
+	head := make([]byte, len(artifact.Magic))
 	n, _ := io.ReadFull(f, head)
-	if !bytes.Equal(head[:n], []byte(replay.Magic)) || n < len(head) {
+	if !bytes.Equal(head[:n], []byte(artifact.Magic)) || n < len(head) {
 		return exitf(ExitRecording, "recording failed: %s=%s is not a Hale recording: hale replaces only a recording or an empty file; remove it or choose another path",
-			replay.RecordVar, path)
+			artifact.RecordVar, path)
 	}
 	return nil
 }

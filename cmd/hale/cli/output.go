@@ -10,6 +10,7 @@ import (
 	"syscall"
 
 	"github.com/hale-lang/hale/replay"
+	"github.com/hale-lang/hale/replay/artifact"
 )
 
 // writeJSON prints v as indented JSON followed by a newline.
@@ -23,7 +24,7 @@ func writeJSON(w io.Writer, v any) error {
 // artifactDecoder returns the value decoder for an artifact's payloads,
 // arguments and results, built from the type table in its header; nil
 // when the artifact carries none.
-func artifactDecoder(a *replay.Artifact) replay.ValueDecoder {
+func artifactDecoder(a *artifact.Artifact) artifact.ValueDecoder {
 	d, err := replay.NewValueDecoder(&a.Header)
 	if err != nil {
 		return nil

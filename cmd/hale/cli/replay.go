@@ -7,16 +7,14 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/hale-lang/hale"
-	"github.com/hale-lang/hale/codegen/image"
 	"github.com/hale-lang/hale/replay"
-	"github.com/hale-lang/hale/sir"
+	"github.com/hale-lang/hale/replay/artifact"
 	"github.com/hale-lang/hale/vm/host"
 )
 
@@ -75,14 +73,55 @@ func runReplay(e env, f replayFlags, artifactPath, programPath string) error {
 	if f.holdTimeout <= 0 {
 		return exitf(ExitUsage, "--hold-timeout must be positive, got %s", f.holdTimeout)
 	}
+	c, art, err := admit(e, f, artifactPath, programPath)
+	if err != nil {
+		return err
+	}
+	opts := replay.SessionOptions{
+		Options: replay.Options{
+			HoldTimeout:      f.holdTimeout,
+			Env:              envValues,
+			Quiet:            f.quiet || f.asJSON,
+			AllowLiveEffects: f.allowLive,
+		},
+		Info:   identity(c),
+		Engine: kind,
+		Stdout: e.stdout,
+		Stderr: e.stderr,
+		Record: f.diff,
+		Output: f.output,
+	}
+	if err := stopAt(e, f, art, &opts); err != nil {
+		return err
+	}
+	ctx, stop := interruptContext()
+	defer stop()
+	s, err := replay.Run(ctx, art, c.Image, opts)
+	switch {
+	case errors.Is(err, context.Canceled):
+		return exitf(ExitInterrupted, "interrupted")
+	case errors.Is(err, replay.ErrOutput):
+		return exitf(ExitUsage, "-o %s: %v", f.output, err)
+	case err != nil:
+		return exitf(ExitFailure, "%v", err)
+	case s.View != nil:
+		return writeJSON(e.stdout, s.View)
+	case s.Halted:
+		return nil // `quit` in the inspector
+	}
+	return printReport(e, f, s.Report)
+}
+
+// admit compiles the program and admits the artifact for it: refusals
+// are exit 2 (and a refused report with --json).
+func admit(e env, f replayFlags, artifactPath, programPath string) (*hale.Compiled, *artifact.Artifact, error) {
 	refuse := func(format string, args ...any) error {
 		msg := fmt.Sprintf(format, args...)
 		if f.asJSON {
-			_ = replay.RefusedReport(errors.New(msg)).WriteJSON(e.stdout)
+			_ = artifact.RefusedReport(errors.New(msg)).WriteJSON(e.stdout)
 		}
 		return exitf(ExitUsage, "refused: %s", msg)
 	}
-
 	// The identity check needs the toolchain's digest (about 10 ms of
 	// hashing), and admission reads the whole artifact (about 20 ms for
 	// 400,000 entries): both run while the program compiles. Refusals
@@ -91,56 +130,56 @@ func runReplay(e env, f replayFlags, artifactPath, programPath string) error {
 	go hale.ToolchainDigest()
 	data, err := os.ReadFile(artifactPath)
 	if err != nil {
-		return refuse("cannot read artifact: %v", err)
+		return nil, nil, refuse("cannot read artifact: %v", err)
 	}
 	type indexed struct {
-		art *replay.Artifact
+		art *artifact.Artifact
 		err error
 	}
 	index := make(chan indexed, 1)
 	go func() {
-		art, err := replay.Index(data)
+		art, err := artifact.Index(data)
 		index <- indexed{art, err}
 	}()
 	c, err := compile(e, programPath)
 	if err != nil {
-		return refuse("%s does not compile (see the errors above)", programPath)
+		return nil, nil, refuse("%s does not compile (see the errors above)", programPath)
 	}
 	if f.output != "" {
-		ins := append([]input{{what: "the recording being replayed", path: artifactPath}}, c.sourceInputs()...)
+		ins := append([]input{{what: "the recording being replayed", path: artifactPath}}, sourceInputs(programPath, c)...)
 		if err := refuseOverwrite("-o", f.output, ins); err != nil {
-			return err
+			return nil, nil, err
 		}
 	}
-	if names := asyncIOInstances(c.sir); len(names) > 0 {
-		return refuse("the program has async_io instances (%s), whose delivery order is not recorded", strings.Join(names, ", "))
+	if err := replay.Replayable(c.Image); err != nil {
+		return nil, nil, refuse("%v", err)
 	}
-	want := replay.Identity{BuildDigest: c.buildDigest(), ShapeHash: c.shapeHash()}
+	want := artifact.Identity{BuildDigest: c.BuildDigest(), ShapeHash: c.ShapeHash}
 	ix := <-index
-	art, adm, err := replay.AdmitIndexed(ix.art, ix.err, want, f.unverified)
+	art, adm, err := artifact.AdmitIndexed(ix.art, ix.err, want, f.unverified)
 	if err != nil {
 		if f.asJSON {
-			_ = replay.RefusedReport(err).WriteJSON(e.stdout)
+			_ = artifact.RefusedReport(err).WriteJSON(e.stdout)
 		}
 		msg := err.Error()
-		var re *replay.RefusalError
-		if errors.As(err, &re) && re.Kind == replay.RefusedIdentity && !strings.Contains(msg, "--unverified") {
+		var re *artifact.RefusalError
+		if errors.As(err, &re) && re.Kind == artifact.RefusedIdentity && !strings.Contains(msg, "--unverified") {
 			msg += "; replay it anyway with --unverified"
 		}
-		return exitf(ExitUsage, "%s: %s", artifactPath, msg)
+		return nil, nil, exitf(ExitUsage, "%s: %s", artifactPath, msg)
 	}
 	if adm != nil && adm.Warning != "" {
 		fmt.Fprintln(e.stderr, adm.Warning)
 	}
+	return c, art, nil
+}
 
-	opts := replay.ReplayOptions{
-		HoldTimeout:      f.holdTimeout,
-		Env:              envValues,
-		Quiet:            f.quiet || f.asJSON,
-		AllowLiveEffects: f.allowLive,
-	}
+// stopAt resolves --at into opts, with the interactive inspector on a
+// terminal, and routes what the program prints again: with --json
+// nowhere, and with the --at view (one JSON object on stdout) to stderr.
+func stopAt(e env, f replayFlags, art *artifact.Artifact, opts *replay.SessionOptions) error {
 	if f.at != "" {
-		target, err := replay.ParseCoordinate(f.at)
+		target, err := artifact.ParseCoordinate(f.at)
 		if err != nil {
 			return exitf(ExitUsage, "--at: %v", err)
 		}
@@ -154,91 +193,18 @@ func runReplay(e env, f replayFlags, artifactPath, programPath string) error {
 			opts.Inspect = newInspector(e)
 		}
 	}
-
-	img, err := c.image()
-	if err != nil {
-		return err
-	}
-	stdout := e.stdout
 	switch {
 	case f.asJSON:
-		stdout = io.Discard
+		opts.Stdout = io.Discard
 	case opts.At != nil && opts.Inspect == nil:
-		// stdout is for the one JSON object of the --at view: what the
-		// program prints again goes to stderr.
-		stdout = e.stderr
+		opts.Stdout = e.stderr
 	}
-	// With --diff (or -o) the replay records itself, with the recording's
-	// env policy whatever the environment says, and the two artifacts are
-	// compared entry by entry. Without, the replayer's own account decides
-	// (misses, timeouts, unconsumed inputs, unexpected deliveries, changed
-	// output or trap), which costs no second recording; only when it finds
-	// a divergence is the replay run again, silently and recorded, so that
-	// the report can show both sides of the first one. With live effects
-	// the one pass is recorded, since a second would perform them again.
-	record := f.diff || f.output != "" || f.allowLive
-	first, err := replayPass(e, c, img, art, kind, opts, record, f.output, stdout, e.stderr)
-	if err != nil {
-		return err
-	}
-	defer first.cleanup()
-	r, res, replayPath := first.r, first.res, first.path
-	var seen *replay.Finding // what the pass the user saw found first
-	if !record && opts.At == nil && opts.Inspect == nil {
-		if stats := r.Stats(); !stats.Clean() {
-			seen = &stats.Findings[0]
-			quiet := opts
-			quiet.Quiet = true
-			again, err := replayPass(e, c, img, art, kind, quiet, true, "", io.Discard, io.Discard)
-			if err != nil {
-				return err
-			}
-			defer again.cleanup()
-			r, replayPath = again.r, again.path
-		}
-	}
+	return nil
+}
 
-	if opts.At != nil && opts.Inspect == nil {
-		if view := r.At(); view != nil {
-			return writeJSON(e.stdout, view)
-		}
-	}
-	if opts.Inspect != nil && res.Verdict == host.VerdictHalted {
-		return nil // `quit` in the inspector
-	}
-
-	stats := r.Stats()
-	var rep *replay.Report
-	if replayPath != "" {
-		again, err := os.ReadFile(replayPath)
-		if err != nil {
-			return exitf(ExitFailure, "cannot read the replay's recording: %v", err)
-		}
-		replayed, err := replay.Index(again)
-		if err != nil {
-			return exitf(ExitFailure, "the replay's recording is damaged: %v", err)
-		}
-		rep = replay.Differ{Decode: chainDecoders(replay.ProgramDecoder(c.sir), artifactDecoder(art))}.Diff(art, replayed)
-	} else {
-		rep = &replay.Report{Verdict: replay.ReportIdentical, Consumers: stats.Consumers,
-			Deliveries: stats.Deliveries, JournalCalls: stats.JournalCalls,
-			JournalMisses: stats.JournalMisses, Unconsumed: stats.Unconsumed, Unexpected: stats.Unexpected}
-	}
-	stats.Apply(rep)
-	if seen != nil {
-		// Consumers that diverge at the same moment can do so in another
-		// order in the second pass; report first what the first pass,
-		// whose output and trap the user saw, found first.
-		rep.Prefer(seen.Kind, seen.At)
-	}
-	for _, d := range rep.Divergences {
-		if d.Position == "" && d.Handler != nil {
-			d.Position = handlerPosition(c.sir, d.Handler)
-		}
-		if d.Position == "" && !d.End && !d.Startup {
-			d.Position = recordedHandlerPosition(c.sir, art, d.At)
-		}
-	}
+// printReport prints a session's report (as JSON with --json) and maps
+// it to the exit code: 0 identical, 1 diverged.
+func printReport(e env, f replayFlags, rep *artifact.Report) error {
 	if f.asJSON {
 		return finishReport(rep, rep.WriteJSON(e.stdout))
 	}
@@ -258,7 +224,7 @@ func runReplay(e env, f replayFlags, artifactPath, programPath string) error {
 }
 
 // finishReport maps a report to the exit code: 0 identical, 1 diverged.
-func finishReport(rep *replay.Report, err error) error {
+func finishReport(rep *artifact.Report, err error) error {
 	if err != nil {
 		return err
 	}
@@ -266,143 +232,6 @@ func finishReport(rep *replay.Report, err error) error {
 		return silentExit(ExitFailure)
 	}
 	return nil
-}
-
-// chainDecoders decodes with the first decoder that can: the program's
-// own types first, then the recording's (a changed program may no longer
-// call a primitive the recording shows).
-func chainDecoders(ds ...replay.ValueDecoder) replay.ValueDecoder {
-	return func(field, hint string, data []byte) (any, bool) {
-		for _, d := range ds {
-			if d == nil {
-				continue
-			}
-			if v, ok := d(field, hint, data); ok {
-				return v, true
-			}
-		}
-		return nil, false
-	}
-}
-
-// pass is one run of a replay.
-type pass struct {
-	r       *replay.Replayer
-	res     host.Result
-	path    string // the replay's own recording; "" when not recorded
-	cleanup func()
-}
-
-// replayPass runs the program once under a Replayer for art; with record
-// it records the replay to output (or to a temporary file).
-func replayPass(e env, c *compiled, img *image.Image, art *replay.Artifact, kind host.EngineKind,
-	opts replay.ReplayOptions, record bool, output string, stdout, stderr io.Writer) (*pass, error) {
-	p := &pass{path: output, cleanup: func() {}}
-	if record {
-		if p.path == "" {
-			tmp, err := os.MkdirTemp("", "hale-replay-")
-			if err != nil {
-				return nil, exitf(ExitFailure, "cannot create a temporary folder: %v", err)
-			}
-			p.cleanup = func() { os.RemoveAll(tmp) }
-			p.path = filepath.Join(tmp, "replayed.halerec")
-		}
-		header, err := replay.ReplayHeader(art, c.sir, replay.HeaderInfo{
-			HaleVersion: hale.Version,
-			BuildDigest: c.buildDigest(),
-			ShapeHash:   c.shapeHash(),
-		})
-		if err != nil {
-			p.cleanup()
-			return nil, exitf(ExitFailure, "cannot record the replay: %v", err)
-		}
-		rec, err := replay.Create(p.path, header, replay.Options{})
-		if err != nil {
-			p.cleanup()
-			if output != "" {
-				// A place the replay cannot be written to is a bad
-				// argument, not a divergence.
-				return nil, exitf(ExitUsage, "-o %s: cannot record the replay: %v", output, err)
-			}
-			return nil, exitf(ExitFailure, "cannot record the replay: %v", err)
-		}
-		opts.Record = rec
-	}
-	p.r = replay.NewReplayer(art, c.sir, opts)
-	hopts := host.Options{Engine: kind, Stdout: stdout, Stderr: stderr}
-	p.r.Install(&hopts)
-	ctx, stop := interruptContext()
-	defer stop()
-	res, runErr := host.Run(ctx, c.sir, img, hopts)
-	p.res = res
-	if rj := p.r.Recording(); rj != nil {
-		if err := rj.Close(); err != nil && runErr == nil {
-			p.cleanup()
-			return nil, exitf(ExitFailure, "cannot record the replay: %v", err)
-		}
-	}
-	if errors.Is(runErr, context.Canceled) {
-		p.cleanup()
-		return nil, exitf(ExitInterrupted, "interrupted")
-	}
-	if runErr != nil {
-		p.cleanup()
-		return nil, exitf(ExitFailure, "replay failed: %v", runErr)
-	}
-	return p, nil
-}
-
-// recordedHandlerPosition is the source position of the handler that ran
-// recorded delivery at; "" when the recording has no such delivery.
-func recordedHandlerPosition(p *sir.Program, art *replay.Artifact, at replay.Coordinate) string {
-	ref, err := art.Resolve(replay.Target{Consumer: at.Consumer, N: at.N})
-	if err != nil {
-		return ""
-	}
-	d, ok := art.Entry(ref.Entry).Body.(replay.Delivery)
-	if !ok {
-		return ""
-	}
-	return handlerPosition(p, &d)
-}
-
-// asyncIOInstances names the program's async_io instances, which replay
-// refuses: their delivery order is not recorded.
-func asyncIOInstances(p *sir.Program) []string {
-	var names []string
-	for _, inst := range p.Instances {
-		if inst.Placement.Kind.String() == "async_io" {
-			names = append(names, inst.Name)
-		}
-	}
-	return names
-}
-
-// handlerPosition names the source position of the handler a delivery
-// runs, as "app.hl:31:9 in Ledger.on OrderPlaced"; "" when the program has
-// no such instance or handler.
-func handlerPosition(p *sir.Program, d *replay.Delivery) string {
-	for _, inst := range p.Instances {
-		if inst.Name != d.Target {
-			continue
-		}
-		locus := p.Loci[inst.Locus]
-		fn := -1
-		if d.Start {
-			fn = locus.Start
-		} else {
-			for t, topic := range p.Topics {
-				if topic.Name == d.Topic {
-					fn = locus.HandlerFor(t)
-				}
-			}
-		}
-		if fn < 0 {
-			return ""
-		}
-		return p.Funcs[fn].Pos.String() + " in " + p.Funcs[fn].Name
-	}
-	return ""
 }
 
 // isTerminal reports whether a stream is an interactive terminal (not a

@@ -2,16 +2,13 @@ package cli
 
 import (
 	"context"
-	"encoding/hex"
 	"errors"
 
 	"github.com/spf13/cobra"
 
 	"github.com/hale-lang/hale"
-	"github.com/hale-lang/hale/codegen"
-	"github.com/hale-lang/hale/codegen/image"
 	"github.com/hale-lang/hale/replay"
-	"github.com/hale-lang/hale/sir"
+	"github.com/hale-lang/hale/replay/artifact"
 	"github.com/hale-lang/hale/vm/host"
 )
 
@@ -41,10 +38,6 @@ func newRunCmd(e env) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			img, err := c.image()
-			if err != nil {
-				return err
-			}
 			opts := host.Options{
 				Engine: kind,
 				Stdin:  e.stdin,
@@ -52,7 +45,7 @@ func newRunCmd(e env) *cobra.Command {
 				Stderr: e.stderr,
 				Args:   progArgs,
 			}
-			rec, err := startRecording(e, c)
+			rec, err := startRecording(e, args[0], c)
 			if err != nil {
 				return err
 			}
@@ -61,7 +54,7 @@ func newRunCmd(e env) *cobra.Command {
 			}
 			ctx, stop := interruptContext()
 			defer stop()
-			res, runErr := host.Run(ctx, c.sir, img, opts)
+			res, runErr := host.Run(ctx, c.Image, opts)
 			if rec != nil {
 				// Recording failure wins over every other outcome
 				// (exit 4), and never leaves a file that looks complete.
@@ -88,54 +81,34 @@ func newRunCmd(e env) *cobra.Command {
 	return cmd
 }
 
-// image compiles the program's SIR to the image the interpreter runs.
-func (c *compiled) image() (*image.Image, error) {
-	img, err := codegen.Compile(c.sir)
-	if err != nil {
-		return nil, exitf(ExitFailure, "%s: %v", c.prog.Entry, err)
-	}
-	return img, nil
-}
-
-// shapeHash returns the program's shape hash as bytes.
-func (c *compiled) shapeHash() [32]byte {
-	var sum [32]byte
-	b, _ := hex.DecodeString(sir.BuildShape(c.sir).Hash())
-	copy(sum[:], b)
-	return sum
+// identity is what a recording of c says about the program and the
+// toolchain.
+func identity(c *hale.Compiled) replay.HeaderInfo {
+	return replay.HeaderInfo{HaleVersion: hale.Version, BuildDigest: c.BuildDigest(), ShapeHash: c.ShapeHash, Files: c.Files}
 }
 
 // startRecording installs the recorder when LOTUS_OBS_RECORD is set and
 // non-empty; otherwise it returns nil and the run has no recorder at all.
-func startRecording(e env, c *compiled) (*replay.RecordingJournal, error) {
-	settings, err := replay.FromEnv(e.getenv)
+func startRecording(e env, path string, c *hale.Compiled) (*replay.RecordingJournal, error) {
+	settings, err := artifact.FromEnv(e.getenv)
 	if err != nil {
 		return nil, exitf(ExitUsage, "%v", err)
 	}
 	if settings.Path == "" {
-		return nil, nil
+		return nil, nil // no recorder, and no build digest to compute
 	}
-	ins := c.sourceInputs()
+	ins := sourceInputs(path, c)
 	if in, ok := stdinInput(e.stdin); ok {
 		ins = append(ins, in)
 	}
 	if err := checkRecordingTarget(settings.Path, ins); err != nil {
 		return nil, err
 	}
-	header, err := replay.NewHeader(c.sir, replay.HeaderInfo{
-		HaleVersion: hale.Version,
-		BuildDigest: c.buildDigest(),
-		ShapeHash:   c.shapeHash(),
-		EnvPolicy:   settings.EnvPolicy,
-	})
+	rec, err := replay.StartRecording(settings, c.Image, identity(c))
 	if err != nil {
 		return nil, exitf(ExitRecording, "recording failed: %v", err)
 	}
-	rec, err := replay.Create(settings.Path, header, replay.Options{})
-	if err != nil {
-		return nil, exitf(ExitRecording, "recording failed: %v", err)
-	}
-	return replay.NewRecordingJournal(rec, c.sir, settings.EnvPolicy), nil
+	return rec, nil
 }
 
 // defaultEngine is the engine used without --engine: $HALE_ENGINE when

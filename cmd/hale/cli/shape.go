@@ -26,7 +26,7 @@ func newShapeCmd(e env) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			shape := sir.BuildShape(c.sir)
+			shape := sir.BuildShape(c.SIR)
 			switch {
 			case asJSON:
 				return shape.WriteJSON(e.stdout)

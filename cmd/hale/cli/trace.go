@@ -6,7 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/hale-lang/hale/replay"
+	"github.com/hale-lang/hale/replay/artifact"
 )
 
 func init() { commands = append(commands, newTraceCmd) }
@@ -37,7 +37,7 @@ func newTraceCmd(e env) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			s := replay.Summarize(a, problem)
+			s := artifact.Summarize(a, problem)
 			if asJSON {
 				return writeJSON(e.stdout, s)
 			}
@@ -55,7 +55,7 @@ func newTraceCmd(e env) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			if err := replay.Dump(e.stdout, a, artifactDecoder(a)); err != nil {
+			if err := artifact.Dump(e.stdout, a, artifactDecoder(a)); err != nil {
 				return err
 			}
 			if problem != nil {
@@ -74,10 +74,10 @@ func newTraceCmd(e env) *cobra.Command {
 			if err != nil {
 				return exitf(ExitFailure, "cannot read artifact: %v", err)
 			}
-			if err := replay.Verify(data); err != nil {
+			if err := artifact.Verify(data); err != nil {
 				return exitf(ExitFailure, "%s: inconsistent: %v", args[0], err)
 			}
-			a, _ := replay.Decode(data)
+			a, _ := artifact.Decode(data)
 			fmt.Fprintf(e.stdout, "%s: consistent: %s, %s\n", args[0],
 				count(a.Len(), "entry", "entries"), count(len(a.Header.Consumers), "consumer", "consumers"))
 			return nil
@@ -91,12 +91,12 @@ func newTraceCmd(e env) *cobra.Command {
 // file still yields the entries before the damage (problem says what is
 // wrong); only a file that is unreadable or not an artifact at all is an
 // error.
-func salvageArtifact(path string) (*replay.Artifact, error, error) {
+func salvageArtifact(path string) (*artifact.Artifact, error, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, nil, exitf(ExitFailure, "cannot read artifact: %v", err)
 	}
-	a, problem := replay.Salvage(data)
+	a, problem := artifact.Salvage(data)
 	if a == nil {
 		return nil, nil, exitf(ExitFailure, "%s: %v", path, problem)
 	}

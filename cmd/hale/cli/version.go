@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/hale-lang/hale"
+	"github.com/hale-lang/hale/replay/artifact"
 )
 
 func init() { commands = append(commands, newVersionCmd) }
@@ -18,7 +19,7 @@ func newVersionCmd(e env) *cobra.Command {
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			fmt.Fprintf(e.stdout, "hale %s\n", hale.Version)
-			fmt.Fprintf(e.stdout, "artifact format %d\n", hale.ArtifactFormatVersion)
+			fmt.Fprintf(e.stdout, "artifact format %d\n", artifact.FormatVersion)
 			fmt.Fprintf(e.stdout, "go %s\n", runtime.Version())
 			fmt.Fprintf(e.stdout, "wazero %s\n", hale.WazeroVersion())
 			return nil

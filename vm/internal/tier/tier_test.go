@@ -8,35 +8,19 @@ import (
 	"github.com/tetratelabs/wazero"
 	"github.com/tetratelabs/wazero/api"
 
-	"github.com/hale-lang/hale/codegen"
+	"github.com/hale-lang/hale"
 	"github.com/hale-lang/hale/codegen/image"
-	"github.com/hale-lang/hale/effects"
-	"github.com/hale-lang/hale/lang"
-	"github.com/hale-lang/hale/lang/diag"
-	"github.com/hale-lang/hale/sir"
 )
 
 // compile runs the front end and the code generator on a one-file
 // program.
 func compile(t testing.TB, src string) *image.Image {
 	t.Helper()
-	lp, err := lang.LoadFS(fstest.MapFS{"app.hl": {Data: []byte(src)}}, "app.hl")
+	c, err := hale.Compile(fstest.MapFS{"app.hl": {Data: []byte(src)}}, "app.hl", hale.BuildOptions{})
 	if err != nil {
-		t.Fatalf("load: %v", err)
+		t.Fatalf("compile: %v", err)
 	}
-	fx, errs := effects.Analyze(lp)
-	if len(errs) > 0 {
-		t.Fatalf("effects: %v", diag.List(errs))
-	}
-	p, err := sir.Lower(lp, fx)
-	if err != nil {
-		t.Fatalf("lower: %v", err)
-	}
-	img, err := codegen.Compile(p)
-	if err != nil {
-		t.Fatalf("codegen: %v", err)
-	}
-	return img
+	return c.Image
 }
 
 func funcIndex(t testing.TB, img *image.Image, name string) int {

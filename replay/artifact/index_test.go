@@ -1,4 +1,4 @@
-package replay
+package artifact
 
 import (
 	"bytes"
@@ -59,7 +59,7 @@ func TestIndexLarge(t *testing.T) {
 			t.Fatalf("entry %d: indexed %#v, decoded %#v", i, got, want)
 		}
 	}
-	if !reflect.DeepEqual(Diff(full, ix), Diff(full, full)) || Diff(ix, ix).Diverged() {
+	if !reflect.DeepEqual(diff(full, ix), diff(full, full)) || diff(ix, ix).Diverged() {
 		t.Error("an indexed artifact compares differently from a decoded one")
 	}
 

@@ -1,4 +1,4 @@
-package replay
+package artifact
 
 import (
 	"encoding/hex"
@@ -53,7 +53,7 @@ var (
 	ErrAsyncIO  = errors.New("recording has async_io consumers")
 )
 
-// RefusalError is why Admit refused an artifact. The CLI maps every
+// RefusalError is why admission (AdmitIndexed) refused an artifact. The CLI maps every
 // RefusalError to exit code 2. errors.Is sees through it to the sentinel
 // (ErrChecksum, ErrIdentity, ...) and errors.As to a *FormatError.
 type RefusalError struct {
@@ -80,7 +80,7 @@ var formatKinds = []struct {
 	{ErrTruncated, RefusedTruncated},
 }
 
-// Admit is replay admission, before any application code runs. It
+// admit is replay admission, before any application code runs. It
 // decodes data strictly (so the bytes that are checked are the bytes that
 // will be served: the artifact reads its entries from data, which must
 // not change afterwards, and keeps only their index), checks that its
@@ -93,14 +93,17 @@ var formatKinds = []struct {
 //
 // The header's creation time plays no part in admission; its env policy
 // must be one this hale knows.
-func Admit(data []byte, want Identity, unverified bool) (*Artifact, *Admission, error) {
+func admit(data []byte, want Identity, unverified bool) (*Artifact, *Admission, error) {
 	a, err := Index(data)
 	return AdmitIndexed(a, err, want, unverified)
 }
 
-// AdmitIndexed is Admit for an artifact already read by Index, a and err
-// being what Index returned: reading the artifact can then overlap
-// compiling the program whose identity it is checked against.
+// AdmitIndexed is replay admission (see admit) for an artifact already
+// read by Index, a and err being what Index returned: reading the
+// artifact can then overlap compiling the program whose identity it is
+// checked against. Every refusal is a *RefusalError; a mismatched
+// identity admitted with unverified comes with a warning in
+// Admission.Warning.
 func AdmitIndexed(a *Artifact, err error, want Identity, unverified bool) (*Artifact, *Admission, error) {
 	if a == nil && err == nil {
 		err = &FormatError{Err: ErrNotArtifact, Entry: -1, Msg: "no artifact was read"}

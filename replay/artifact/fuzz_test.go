@@ -1,4 +1,4 @@
-package replay
+package artifact
 
 import (
 	"bytes"
@@ -152,7 +152,7 @@ func admitAgreesWithVerify(t *testing.T, data []byte, a *Artifact) {
 		t.Fatalf("Verify on the index: %v; on the decoded entries: %v", ierr, verr)
 	}
 	id := Identity{BuildDigest: a.Header.BuildDigest, ShapeHash: a.Header.ShapeHash}
-	_, _, aerr := Admit(data, id, false)
+	_, _, aerr := admit(data, id, false)
 	if verr == nil {
 		return
 	}

@@ -1,4 +1,4 @@
-package replay
+package artifact
 
 import (
 	"bytes"
@@ -17,7 +17,7 @@ func sampleIdentity() Identity {
 
 func TestAdmit(t *testing.T) {
 	data := mustEncode(t, sample())
-	a, ad, err := Admit(data, sampleIdentity(), false)
+	a, ad, err := admit(data, sampleIdentity(), false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -42,7 +42,7 @@ func TestAdmit(t *testing.T) {
 	s := sample()
 	s.Header.Created++
 	s.Header.EnvPolicy = EnvFull
-	if _, _, err := Admit(mustEncode(t, s), sampleIdentity(), false); err != nil {
+	if _, _, err := admit(mustEncode(t, s), sampleIdentity(), false); err != nil {
 		t.Error(err)
 	}
 }
@@ -77,7 +77,7 @@ func TestAdmitDamage(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			a, ad, err := Admit(tt.data, sampleIdentity(), true)
+			a, ad, err := admit(tt.data, sampleIdentity(), true)
 			if a != nil || ad != nil {
 				t.Error("admitted")
 			}
@@ -140,7 +140,7 @@ func TestAdmitIdentity(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			a, ad, err := Admit(data, tt.want, false)
+			a, ad, err := admit(data, tt.want, false)
 			if a != nil || ad != nil {
 				t.Error("admitted without --unverified")
 			}
@@ -152,7 +152,7 @@ func TestAdmitIdentity(t *testing.T) {
 				t.Errorf("refusal:\n got %s\nwant %s", err, tt.refusal)
 			}
 
-			a, ad, err = Admit(data, tt.want, true)
+			a, ad, err = admit(data, tt.want, true)
 			if err != nil || a == nil {
 				t.Fatalf("--unverified: %v", err)
 			}
@@ -173,7 +173,7 @@ func TestAdmitAsyncIO(t *testing.T) {
 		Consumer{ID: 4, Kind: ConsumerAsyncIO, Name: "io", Instances: []string{"fetcher", "poller"}})
 	// Refused even with --unverified and a matching identity.
 	for _, unverified := range []bool{false, true} {
-		a, _, err := Admit(mustEncode(t, s), sampleIdentity(), unverified)
+		a, _, err := admit(mustEncode(t, s), sampleIdentity(), unverified)
 		var re *RefusalError
 		if a != nil || !errors.As(err, &re) || re.Kind != RefusedAsyncIO || !errors.Is(err, ErrAsyncIO) {
 			t.Fatalf("got %v", err)
@@ -188,7 +188,7 @@ func TestAdmitAsyncIO(t *testing.T) {
 func TestRefusedReport(t *testing.T) {
 	other := sampleIdentity()
 	other.ShapeHash[0] = 0x3f
-	_, _, err := Admit(mustEncode(t, sample()), other, false)
+	_, _, err := admit(mustEncode(t, sample()), other, false)
 	r := RefusedReport(err)
 	if r.Diverged() || r.Verdict != ReportRefused {
 		t.Fatalf("%+v", r)
@@ -224,7 +224,7 @@ func TestAdmitUnknownEnvPolicy(t *testing.T) {
 	if err != nil {
 		t.Skipf("the encoder refuses the policy itself: %v", err)
 	}
-	_, _, err = Admit(data, sampleIdentity(), false)
+	_, _, err = admit(data, sampleIdentity(), false)
 	var re *RefusalError
 	if !errors.As(err, &re) || !strings.Contains(re.Reason, `env policy "withhelx"`) {
 		t.Errorf("got %v, want a refusal naming the policy", err)

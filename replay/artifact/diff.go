@@ -1,4 +1,4 @@
-package replay
+package artifact
 
 import (
 	"bytes"
@@ -56,7 +56,7 @@ import (
 // then to the lower consumer. A different verdict or exit code in the
 // trailers comes after every entry, as the trailer does.
 //
-// Header fields are not compared: Admit compares the identities, and the
+// Header fields are not compared: admission compares the identities, and the
 // creation time and env policy may differ. Entries of kinds this version
 // does not know are left out of the streams.
 
@@ -90,7 +90,7 @@ const (
 )
 
 // Report is the outcome of a replay: what WriteText and WriteJSON print.
-// Diff fills it in; the caller adds what only the replayer knows
+// Differ.Diff fills it in; the caller adds what only the replayer knows
 // (OrderTimeouts) and may set the first divergence's Position before
 // printing.
 type Report struct {
@@ -165,11 +165,6 @@ type Differ struct {
 	// descriptions; bytes it cannot decode are shown as hex. A panic in
 	// it counts as "cannot decode".
 	Decode ValueDecoder
-}
-
-// Diff compares recorded with replayed without a value decoder.
-func Diff(recorded, replayed *Artifact) *Report {
-	return Differ{}.Diff(recorded, replayed)
 }
 
 // Diff compares the two artifacts in both directions, consumer by
@@ -309,7 +304,7 @@ func verdictText(t Trailer) string {
 }
 
 // RefusedReport is the report of a refused artifact; err is usually the
-// *RefusalError from Admit.
+// *RefusalError from AdmitIndexed.
 func RefusedReport(err error) *Report {
 	r := &Report{Verdict: ReportRefused}
 	var re *RefusalError

@@ -1,4 +1,4 @@
-package replay
+package artifact
 
 // An artifact from Index or Admit keeps an index of its entries rather
 // than the entries themselves (see decodeIndexed): one span per entry, in one

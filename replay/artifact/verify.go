@@ -1,4 +1,4 @@
-package replay
+package artifact
 
 import "fmt"
 
@@ -56,7 +56,7 @@ func (a *Artifact) Verify() error {
 	}
 	// The header's type table, when it can be read, says which instance
 	// subscribes to which topic.
-	program, _ := decodeProgramTypes(a.Header.Types)
+	program, _ := DecodeTypeTable(a.Header.Types)
 	consumers := newVerifyConsumers(a.Header.Consumers)
 
 	// The checks read the index (admission runs them on every replay, so
@@ -285,9 +285,9 @@ func newSubscriptions(names int) *subscriptions {
 // subscribed reports whether the program's type table lets target (name
 // number targetID) receive topic; a pair the table does not know is let
 // through, as Verify documents.
-func (s *subscriptions) subscribed(program *programTypes, target string, targetID uint32, topic string, topicID uint32) bool {
+func (s *subscriptions) subscribed(program *TypeTable, target string, targetID uint32, topic string, topicID uint32) bool {
 	ask := func() bool {
-		yes, known := program.subscribed(target, topic)
+		yes, known := program.Subscribed(target, topic)
 		return yes || !known
 	}
 	if s.table != nil && targetID != noName && topicID != noName && int(targetID) < s.n && int(topicID) < s.n {

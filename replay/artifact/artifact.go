@@ -1,4 +1,4 @@
-package replay
+package artifact
 
 import (
 	"encoding/hex"
@@ -48,7 +48,7 @@ type Artifact struct {
 	Version uint64 // format version read from the file
 	Header  Header
 	// Entries are the decoded entries of an artifact from Decode or
-	// Salvage. An artifact from Admit keeps an index instead and leaves
+	// Salvage. An artifact from AdmitIndexed keeps an index instead and leaves
 	// Entries nil: Len and Entry work on both.
 	Entries []Entry
 	Trailer Trailer

@@ -1,12 +1,10 @@
-package replay
+package artifact
 
 import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"io"
 	"math"
-	"os"
 
 	"github.com/zeebo/blake3"
 )
@@ -34,24 +32,6 @@ func (e *FormatError) Error() string { return e.Msg }
 
 // Unwrap returns the sentinel error naming the kind of problem.
 func (e *FormatError) Unwrap() error { return e.Err }
-
-// ReadFile reads and strictly decodes the artifact at path.
-func ReadFile(path string) (*Artifact, error) {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return nil, err
-	}
-	return Decode(data)
-}
-
-// Read reads all of r and strictly decodes it.
-func Read(r io.Reader) (*Artifact, error) {
-	data, err := io.ReadAll(r)
-	if err != nil {
-		return nil, err
-	}
-	return Decode(data)
-}
 
 // Decode decodes a complete artifact. Any problem is a *FormatError: bad
 // magic, a newer or invalid version, bad framing, a missing trailer,

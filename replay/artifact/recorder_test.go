@@ -1,4 +1,4 @@
-package replay
+package artifact
 
 import (
 	"bytes"
@@ -195,7 +195,7 @@ func TestRecorderCreate(t *testing.T) {
 	if err := r.Close(VerdictQuiescent, 0); err != nil {
 		t.Fatal(err)
 	}
-	a, err := ReadFile(path)
+	a, err := readFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package replay
+package artifact
 
 import (
 	"bytes"
@@ -450,7 +450,7 @@ func TestDiffIdentical(t *testing.T) {
 	a, b := build(trapped), build(trapped)
 	a.Trailer = Trailer{Verdict: VerdictTrap, ExitCode: 1}
 	b.Trailer = a.Trailer
-	if r := Diff(a, b); r.Diverged() {
+	if r := diff(a, b); r.Diverged() {
 		t.Errorf("reproduced trap diverged: %s", r.First().Sentence)
 	}
 
@@ -458,7 +458,7 @@ func TestDiffIdentical(t *testing.T) {
 	one := build([]step{{0, start("Main")}, {0, call("std::time::now_ms", "", "1")}})
 	one.Header.Consumers = testConsumers()[:1]
 	text.Reset()
-	if err := Diff(one, one).WriteText(&text); err != nil {
+	if err := diff(one, one).WriteText(&text); err != nil {
 		t.Fatal(err)
 	}
 	if want := "replay OK: 1 consumers, 1 deliveries, 1 journal calls, 0 divergences\n"; text.String() != want {
@@ -471,7 +471,7 @@ func TestDiffIdentical(t *testing.T) {
 // the CLI and the replayer supply.
 func TestDiffSpecExample(t *testing.T) {
 	rec, rep := build(ledgerRun(false)), build(ledgerRun(true))
-	r := Diff(rec, rep)
+	r := diff(rec, rep)
 	d := r.First()
 	if d == nil {
 		t.Fatal("no divergence")
@@ -525,7 +525,7 @@ func TestDiffJSONOneSideAbsent(t *testing.T) {
 func TestDiffVerdict(t *testing.T) {
 	rec, rep := build(base()), build(base())
 	rep.Trailer = Trailer{Verdict: "canceled", ExitCode: 130}
-	r := Diff(rec, rep)
+	r := diff(rec, rep)
 	d := r.First()
 	if d == nil || d.Kind != ChangedVerdict || !d.End || len(r.Divergences) != 1 {
 		t.Fatalf("got %+v", r.Divergences)
@@ -552,7 +552,7 @@ func TestDiffVerdict(t *testing.T) {
 	// The exit code alone counts too; an entry divergence comes first.
 	rep = build(replace(1, step{0, call("std::time::now_ms", "", "18")})(base()))
 	rep.Trailer.ExitCode = 1
-	r = Diff(rec, rep)
+	r = diff(rec, rep)
 	if len(r.Divergences) != 2 || r.First().Kind != ChangedResult || r.Divergences[1].Kind != ChangedVerdict {
 		t.Errorf("got %+v", r.Divergences)
 	}
@@ -593,7 +593,7 @@ func TestDiffFirstRule(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			r := Diff(build(tt.rec), build(tt.rep))
+			r := diff(build(tt.rec), build(tt.rep))
 			if got := kinds(r); !slices.Equal(got, tt.want) {
 				t.Errorf("got %q, want %q", got, tt.want)
 			}
@@ -642,7 +642,7 @@ func FuzzDiff(f *testing.F) {
 	f.Add(a, a[:len(a)/2])
 	f.Add(mustEncode(f, sample()), a)
 	f.Fuzz(func(t *testing.T, x, y []byte) {
-		if a, ad, err := Admit(x, Identity{}, true); (a == nil) != (err != nil) || (ad == nil) != (err != nil) {
+		if a, ad, err := admit(x, Identity{}, true); (a == nil) != (err != nil) || (ad == nil) != (err != nil) {
 			t.Fatalf("Admit returned artifact %v, admission %v and error %v", a != nil, ad != nil, err)
 		}
 		ra, _ := Salvage(x)
@@ -660,7 +660,7 @@ func FuzzDiff(f *testing.F) {
 			t.Fatal(err)
 		}
 		if ra != nil {
-			if s := Diff(ra, ra); s.Diverged() {
+			if s := diff(ra, ra); s.Diverged() {
 				t.Fatalf("an artifact diverged from itself: %s", s.First().Sentence)
 			}
 		}
@@ -671,7 +671,7 @@ func FuzzDiff(f *testing.F) {
 			if got := (Differ{Decode: jsonValues}).Diff(ix, iy); !reflect.DeepEqual(got, r) {
 				t.Fatalf("indexed artifacts: %+v\ndecoded ones: %+v", got, r)
 			}
-			if s := Diff(ix, ix); s.Diverged() {
+			if s := diff(ix, ix); s.Diverged() {
 				t.Fatalf("an indexed artifact diverged from itself: %s", s.First().Sentence)
 			}
 		}
@@ -704,7 +704,7 @@ func TestDiffStopBeforeConsequences(t *testing.T) {
 		{1, trapAt("replay: journal miss: consumer 1 call #0", "app.hl:3:4", "Worker.on start")},
 	})
 	rep.Trailer = Trailer{Verdict: VerdictTrap, ExitCode: 3}
-	r := Diff(rec, rep)
+	r := diff(rec, rep)
 	var got []string
 	for _, d := range r.Divergences {
 		if !d.End {

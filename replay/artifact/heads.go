@@ -1,0 +1,50 @@
+package artifact
+
+// Span is the head of one entry as the index holds it: its consumer,
+// seq, kind and message, read without decoding the entry's fields. The
+// replayer builds its per-consumer tables from the spans of every entry
+// (see Artifact.Heads).
+type Span = span
+
+// Seq returns the entry's seq.
+func (s *span) Seq() uint64 { return s.seq }
+
+// Consumer returns the entry's consumer.
+func (s *span) Consumer() uint32 { return s.consumer }
+
+// Kind returns the entry's kind (0 for an unknown kind).
+func (s *span) Kind() Kind { return Kind(s.kind) }
+
+// Message returns the message of a publish or a delivery.
+func (s *span) Message() MessageID { return MessageID{Producer: s.producer, Seq: s.msgSeq} }
+
+// Name returns the entry's name as numbered in the names Heads returns:
+// a publish's topic, a delivery's target, an invocation's primitive;
+// beyond the names otherwise.
+func (s *span) Name() uint32 { return s.name }
+
+// Start reports whether a delivery is a start delivery.
+func (s *span) Start() bool { return s.start }
+
+// Heads returns the head of every entry and the names they refer to.
+func (a *Artifact) Heads() (spans []Span, names []string) {
+	spans, table := a.heads()
+	return spans, table.list
+}
+
+// Publish returns entry i when it is a publish.
+func (a *Artifact) Publish(i int) (Publish, bool) { return a.publish(i) }
+
+// Delivery returns entry i when it is a delivery.
+func (a *Artifact) Delivery(i int) (Delivery, bool) { return a.delivery(i) }
+
+// Check reports whether the header is one a recorder may write: a known
+// env policy and a consistent consumer table.
+func (h *Header) Check() error { return h.check() }
+
+// SameEnding reports whether a replay that ended as replayed ended as the
+// recording did (a canceled recording replays to quiescence).
+func SameEnding(recorded, replayed Trailer) bool { return sameEnding(recorded, replayed) }
+
+// VerdictText describes a trailer's ending: "verdict exit (exit code 2)".
+func (t Trailer) VerdictText() string { return verdictText(t) }
