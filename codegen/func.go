@@ -551,7 +551,7 @@ func (g *fnComp) expr(e sir.Expr, dst int) {
 	case *sir.Unary:
 		x := g.operand(e.X)
 		g.setPos(e.Pos())
-		op := [...]image.Op{sir.NotBool: image.OpNot, sir.NegInt: image.OpNegInt, sir.NegFloat: image.OpNegFloat}[e.Op]
+		op := [...]image.Op{sir.NotBool: image.OpNot, sir.NegInt: image.OpNegInt, sir.NegFloat: image.OpNegFloat, sir.NotInt: image.OpNotInt}[e.Op]
 		g.emit(op, d, int32(x), 0)
 	case *sir.Binary:
 		g.binary(e, d)
@@ -666,6 +666,8 @@ var binaryOps = [...]image.Op{
 	sir.IntLt: image.OpLtInt, sir.IntLe: image.OpLeInt, sir.IntGt: image.OpLtInt, sir.IntGe: image.OpLeInt,
 	sir.FloatLt: image.OpLtFloat, sir.FloatLe: image.OpLeFloat, sir.FloatGt: image.OpLtFloat, sir.FloatGe: image.OpLeFloat,
 	sir.StrLt: image.OpLtStr, sir.StrLe: image.OpLeStr, sir.StrGt: image.OpLtStr, sir.StrGe: image.OpLeStr,
+	sir.IntAnd: image.OpAndInt, sir.IntOr: image.OpOrInt, sir.IntXor: image.OpXorInt,
+	sir.IntShl: image.OpShlInt, sir.IntShr: image.OpShrInt,
 }
 
 func (g *fnComp) binary(e *sir.Binary, d int32) {

@@ -2,6 +2,7 @@ package sir
 
 import (
 	"math"
+	"strconv"
 	"strings"
 
 	"github.com/hale-lang/hale/lang/ast"
@@ -121,6 +122,8 @@ func (l *lowerer) fold(e ast.Expr) (Value, bool) {
 		switch {
 		case e.Op == ast.Not && x.Kind == KindBool:
 			return BoolValue(!x.Bool), true
+		case e.Op == ast.Not && x.Kind == KindInt:
+			return IntValue(^x.Int), true
 		case e.Op == ast.Neg && x.Kind == KindInt:
 			if x.Int == math.MinInt64 {
 				return l.constTrap(e.Pos(), "integer overflow")
@@ -254,7 +257,13 @@ func compare(op ast.BinaryOp, c int) bool {
 	return c >= 0
 }
 
-// intArith computes x op y for + - * / % with Hale's semantics; msg is the
+// shiftTrap is the trap message of a shift by count, outside 0 to 63.
+// The interpreter (package vm) gives the same text.
+func shiftTrap(count int64) string {
+	return "shift count " + strconv.FormatInt(count, 10) + " out of range (0 to 63)"
+}
+
+// intArith computes x op y for + - * / % & | ^ << >> with Hale's semantics; msg is the
 // trap message when it traps.
 func intArith(op ast.BinaryOp, x, y int64) (r int64, msg string) {
 	switch op {
@@ -290,6 +299,20 @@ func intArith(op ast.BinaryOp, x, y int64) (r int64, msg string) {
 			return x / y, ""
 		}
 		return x % y, ""
+	case ast.BitAnd:
+		return x & y, ""
+	case ast.BitOr:
+		return x | y, ""
+	case ast.BitXor:
+		return x ^ y, ""
+	case ast.Shl, ast.Shr:
+		if y < 0 || y > 63 {
+			return 0, shiftTrap(y)
+		}
+		if op == ast.Shl {
+			return x << y, ""
+		}
+		return x >> y, ""
 	}
 	return 0, "not an integer operator"
 }

@@ -948,6 +948,8 @@ func (c *fnCtx) unary(e *ast.UnaryExpr) Expr {
 	x := c.expr(e.X)
 	u := &Unary{ExprBase: b, X: x}
 	switch {
+	case e.Op == ast.Not && c.l.kindOf(x.Type()) == KindInt:
+		u.Op = NotInt
 	case e.Op == ast.Not:
 		u.Op = NotBool
 	case c.l.kindOf(x.Type()) == KindFloat:
@@ -998,6 +1000,11 @@ func (c *fnCtx) binary(op ast.BinaryOp, pos ast.Pos, t TypeRef, x, y Expr, n ast
 			if op == ast.Add {
 				sop = ListConcat
 			}
+		}
+	case ast.BitAnd, ast.BitOr, ast.BitXor, ast.Shl, ast.Shr:
+		res = t
+		if k == KindInt {
+			sop = IntAnd + BinaryOp(op-ast.BitAnd)
 		}
 	}
 	if sop == numBinaryOps {

@@ -612,9 +612,11 @@ const (
 	NotBool  UnaryOp = iota // !b
 	NegInt                  // -i (traps on MIN)
 	NegFloat                // -f
+	NotInt                  // !i (bitwise complement)
+	numUnaryOps
 )
 
-var unaryOpNames = [...]string{"not", "neg.int", "neg.float"}
+var unaryOpNames = [...]string{"not", "neg.int", "neg.float", "not.int"}
 
 func (op UnaryOp) String() string {
 	if int(op) < len(unaryOpNames) {
@@ -639,7 +641,9 @@ type BinaryOp uint8
 // IntRem takes the dividend's sign. FloatRem is Go's math.Mod. Eq and Ne
 // compare any two values of one type structurally (map equality ignores
 // order). The ordered comparisons exist for int, float and string (by
-// bytes).
+// bytes). IntShl and IntShr trap on a count outside 0 to 63; IntShl drops
+// the bits shifted out and IntShr is arithmetic (it copies the sign bit).
+// New operations are appended: the numbering is part of the encoding.
 const (
 	IntAdd BinaryOp = iota
 	IntSub
@@ -668,6 +672,11 @@ const (
 	StrLe
 	StrGt
 	StrGe
+	IntAnd
+	IntOr
+	IntXor
+	IntShl
+	IntShr
 	numBinaryOps
 )
 
@@ -678,6 +687,7 @@ var binaryOpNames = [...]string{
 	"lt.int", "le.int", "gt.int", "ge.int",
 	"lt.float", "le.float", "gt.float", "ge.float",
 	"lt.str", "le.str", "gt.str", "ge.str",
+	"and.int", "or.int", "xor.int", "shl.int", "shr.int",
 }
 
 func (op BinaryOp) String() string {

@@ -426,7 +426,7 @@ func (v *validator) expr(e Expr, need bool) bool {
 	case *StateRef:
 		v.in(pos, "instance slot", e.Slot, v.slots)
 	case *Unary:
-		if e.Op > NegFloat {
+		if e.Op >= numUnaryOps {
 			v.failf(pos, "unknown unary operation %d", e.Op)
 		}
 		v.expr(e.X, true)

@@ -42,6 +42,12 @@ func quoted(v value.Value) string {
 	return s[1 : len(s)-1]
 }
 
+// shiftMsg is the trap of a shift by n, outside 0 to 63 (the text of
+// package sir's constant folding too).
+func shiftMsg(n int64) string {
+	return "shift count " + strconv.FormatInt(n, 10) + " out of range (0 to 63)"
+}
+
 func keyMsg(k value.Value) string { return "key " + quoted(k) + " not found in map" }
 
 func convMsg(from value.Value, to string) trapMsg {

@@ -368,6 +368,25 @@ func (m *Machine) cold(in *image.Instr, regs, ip unsafe.Pointer) (unsafe.Pointer
 	case image.OpNot:
 		*reg(regs, in.A) = value.Bool(!(*reg(regs, in.B)).AsBool())
 
+	case image.OpAndInt:
+		*reg(regs, in.A) = value.Int((*reg(regs, in.B)).AsInt() & (*reg(regs, in.C)).AsInt())
+	case image.OpOrInt:
+		*reg(regs, in.A) = value.Int((*reg(regs, in.B)).AsInt() | (*reg(regs, in.C)).AsInt())
+	case image.OpXorInt:
+		*reg(regs, in.A) = value.Int((*reg(regs, in.B)).AsInt() ^ (*reg(regs, in.C)).AsInt())
+	case image.OpShlInt, image.OpShrInt:
+		a, n := (*reg(regs, in.B)).AsInt(), (*reg(regs, in.C)).AsInt()
+		if uint64(n) > 63 {
+			return ip, m.fail(ip, shiftMsg(n))
+		}
+		if in.Op == image.OpShlInt {
+			*reg(regs, in.A) = value.Int(a << n)
+		} else {
+			*reg(regs, in.A) = value.Int(a >> n)
+		}
+	case image.OpNotInt:
+		*reg(regs, in.A) = value.Int(^(*reg(regs, in.B)).AsInt())
+
 	case image.OpConcatStr:
 		*reg(regs, in.A) = value.Str((*reg(regs, in.B)).AsStr() + (*reg(regs, in.C)).AsStr())
 	case image.OpConcatBytes:

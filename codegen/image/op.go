@@ -113,6 +113,13 @@ const (
 
 	OpPublish // publish a Topics[A] payload with fields R[B]… through the host
 
+	OpAndInt // R[A] = R[B] & R[C]
+	OpOrInt  // R[A] = R[B] | R[C]
+	OpXorInt // R[A] = R[B] ^ R[C]
+	OpShlInt // R[A] = R[B] << R[C] (bits shifted out are dropped; a count outside 0..63 traps)
+	OpShrInt // R[A] = R[B] >> R[C] (arithmetic; a count outside 0..63 traps)
+	OpNotInt // R[A] = ^R[B] (bitwise complement)
+
 	numOps
 )
 
@@ -235,6 +242,13 @@ var infos = [numOps]Info{
 	OpIterEnd:   {"iter.end", Reg, None, None},
 
 	OpPublish: {"publish", TopicIx, Reg, None},
+
+	OpAndInt: {"and.int", Reg, Reg, Reg},
+	OpOrInt:  {"or.int", Reg, Reg, Reg},
+	OpXorInt: {"xor.int", Reg, Reg, Reg},
+	OpShlInt: {"shl.int", Reg, Reg, Reg},
+	OpShrInt: {"shr.int", Reg, Reg, Reg},
+	OpNotInt: {"not.int", Reg, Reg, None},
 }
 
 // NumOps is the number of opcodes.

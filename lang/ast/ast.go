@@ -278,15 +278,20 @@ const (
 	MulAssign                 // *=
 	DivAssign                 // /=
 	RemAssign                 // %=
+	AndAssign                 // &=
+	OrAssign                  // |=
+	XorAssign                 // ^=
+	ShlAssign                 // <<=
+	ShrAssign                 // >>=
 )
 
 func (op AssignOp) String() string {
-	return [...]string{"=", "+=", "-=", "*=", "/=", "%="}[op]
+	return [...]string{"=", "+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=", "<<=", ">>="}[op]
 }
 
 // Binary returns the binary operator a compound assignment applies.
 func (op AssignOp) Binary() BinaryOp {
-	return [...]BinaryOp{0, Add, Sub, Mul, Div, Rem}[op]
+	return [...]BinaryOp{0, Add, Sub, Mul, Div, Rem, BitAnd, BitOr, BitXor, Shl, Shr}[op]
 }
 
 // AssignStmt is `target op value;`.
@@ -535,7 +540,7 @@ type UnaryOp uint8
 
 // Unary operators.
 const (
-	Not UnaryOp = iota // !
+	Not UnaryOp = iota // ! (logical on a bool, bitwise complement on an int)
 	Neg                // -
 )
 
@@ -567,9 +572,14 @@ const (
 	Mul                    // *
 	Div                    // /
 	Rem                    // %
+	BitAnd                 // &
+	BitOr                  // |
+	BitXor                 // ^
+	Shl                    // <<
+	Shr                    // >>
 )
 
-var binaryOpNames = [...]string{"||", "&&", "==", "!=", "<", "<=", ">", ">=", "+", "-", "*", "/", "%"}
+var binaryOpNames = [...]string{"||", "&&", "==", "!=", "<", "<=", ">", ">=", "+", "-", "*", "/", "%", "&", "|", "^", "<<", ">>"}
 
 func (op BinaryOp) String() string { return binaryOpNames[op] }
 
@@ -584,10 +594,18 @@ func (op BinaryOp) Precedence() int {
 		return 3
 	case Lt, Le, Gt, Ge:
 		return 4
-	case Add, Sub:
+	case BitOr:
 		return 5
+	case BitXor:
+		return 6
+	case BitAnd:
+		return 7
+	case Shl, Shr:
+		return 8
+	case Add, Sub:
+		return 9
 	}
-	return 6 // * / %
+	return 10 // * / %
 }
 
 // BinaryExpr is `x op y`. All binary operators are left-associative.

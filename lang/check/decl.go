@@ -224,6 +224,8 @@ func constInt(e ast.Expr, depth int) (int64, string) {
 		switch {
 		case problem != "":
 			return 0, problem
+		case e.Op == ast.Not:
+			return ^x, ""
 		case e.Op != ast.Neg:
 			return 0, notConst
 		case x == math.MinInt64:
@@ -280,6 +282,20 @@ func intOp(op ast.BinaryOp, x, y int64) (int64, string) {
 			return x / y, ""
 		}
 		return x % y, ""
+	case ast.BitAnd:
+		return x & y, ""
+	case ast.BitOr:
+		return x | y, ""
+	case ast.BitXor:
+		return x ^ y, ""
+	case ast.Shl, ast.Shr:
+		if y < 0 || y > 63 {
+			return 0, fmt.Sprintf("shifts by %d (the count must be 0 to 63)", y)
+		}
+		if op == ast.Shl {
+			return x << y, ""
+		}
+		return x >> y, ""
 	}
 	return 0, "must be an int constant expression"
 }
@@ -349,9 +365,11 @@ func (c *checker) locusSignature(l *ast.LocusDecl, f *ast.File) {
 	}
 	for j, s := range l.State {
 		var t *ast.Type = ast.InvalidType
-		if s != nil {
+		if s != nil && s.Type != nil {
 			t = c.typeOf(s.Type)
 		}
+		// A state variable without a written type gets its initialiser's
+		// type in locusBody, before any handler or fn body is checked.
 		ctx.state = append(ctx.state, t)
 		if s != nil {
 			add(s.Name, &ast.Symbol{Kind: ast.SymState, Slot: len(l.Params) + j, Type: t, Mutable: true})
@@ -567,6 +585,21 @@ func closingBrace(b *ast.Block, fn *ast.FnDecl) ast.Pos {
 }
 
 // locusBody checks the state initialisers, handlers and fns of a locus.
+// inferState types a state variable declared without a type from its
+// initialiser, `var n = 0;`. An empty list or map says nothing about its
+// elements, so it needs the type written.
+func (c *checker) inferState(s *ast.StateVar, name string) *ast.Type {
+	if isEmptyLit(s.Value) {
+		lit, eg := "list", "var "+name+": [int] = [];"
+		if _, ok := s.Value.(*ast.MapLit); ok {
+			lit, eg = "map", "var "+name+": {string: int} = {};"
+		}
+		c.errorf(s.Value.Pos(), "E0304", "cannot infer the type of state %q from an empty %s; write the type, e.g. %s", name, lit, eg)
+		return ast.InvalidType
+	}
+	return c.value(&s.Value, nil)
+}
+
 func (c *checker) locusBody(l *ast.LocusDecl) {
 	ctx := c.loci[l]
 	if ctx == nil {
@@ -585,6 +618,13 @@ func (c *checker) locusBody(l *ast.LocusDecl) {
 		name := "?"
 		if s.Name != nil {
 			name = s.Name.Name
+		}
+		if s.Type == nil {
+			ctx.state[j] = c.inferState(s, name)
+			if s.Name != nil && s.Name.Sym != nil {
+				s.Name.Sym.Type = ctx.state[j]
+			}
+			continue
 		}
 		c.expectValue(&s.Value, ctx.state[j], fmt.Sprintf("in initialiser of state %q", name))
 	}

@@ -386,9 +386,15 @@ func (c *checker) unary(pe *ast.Expr, e *ast.UnaryExpr, want *ast.Type) *ast.Typ
 	}
 	switch e.Op {
 	case ast.Not:
-		t := c.value(&e.X, ast.BoolType)
+		if want == nil || want.Kind != ast.Int {
+			want = ast.BoolType
+		}
+		t := c.value(&e.X, want)
+		if t.Kind == ast.Int {
+			return ast.IntType // bitwise complement
+		}
 		if t.Kind != ast.Bool && t.Kind != ast.Invalid {
-			c.errorf(e.Pos(), "E0302", "operator ! is not defined on %s", t)
+			c.errorf(e.Pos(), "E0302", "operator ! is not defined on %s (it takes a bool or an int)", t)
 		}
 		return ast.BoolType
 	default:
@@ -402,6 +408,9 @@ func (c *checker) unary(pe *ast.Expr, e *ast.UnaryExpr, want *ast.Type) *ast.Typ
 }
 
 func isComparison(op ast.BinaryOp) bool { return op >= ast.Eq && op <= ast.Ge }
+
+// isBitOp reports whether op is one of the int-only bit operators.
+func isBitOp(op ast.BinaryOp) bool { return op >= ast.BitAnd && op <= ast.Shr }
 
 func (c *checker) binary(e *ast.BinaryExpr, want *ast.Type) *ast.Type {
 	opPos := e.OpPos
@@ -448,6 +457,8 @@ func (c *checker) binary(e *ast.BinaryExpr, want *ast.Type) *ast.Type {
 		ok = isOrdered(xt)
 	case ast.Add:
 		ok = isNumeric(xt) || xt.Kind == ast.String || xt.Kind == ast.Bytes || xt.Kind == ast.List
+	case ast.BitAnd, ast.BitOr, ast.BitXor, ast.Shl, ast.Shr:
+		ok = xt.Kind == ast.Int
 	default:
 		ok = isNumeric(xt)
 	}

@@ -113,6 +113,9 @@ func (c *checker) assign(s *ast.AssignStmt) {
 	}
 	ok := isNumeric(tt) ||
 		s.Op == ast.AddAssign && (tt.Kind == ast.String || tt.Kind == ast.Bytes || tt.Kind == ast.List)
+	if isBitOp(s.Op.Binary()) {
+		ok = tt.Kind == ast.Int
+	}
 	if !ok {
 		c.errorf(s.Pos(), "E0402", "operator %s is not defined on %s", s.Op, tt)
 	}

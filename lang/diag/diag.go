@@ -20,19 +20,54 @@ import (
 // released; docs/language.md lists them.
 type Code string
 
-// Error is one diagnostic.
-type Error struct {
-	Pos  ast.Pos
-	Code Code
-	Msg  string
+// Severity says whether a diagnostic stops the build.
+type Severity uint8
+
+// Severities. The zero value is an error, so a diagnostic is an error
+// unless it says otherwise.
+const (
+	SevError   Severity = iota // the program is rejected
+	SevWarning                 // reported, but the program is accepted (codes W…)
+)
+
+// String returns "error" or "warning".
+func (s Severity) String() string {
+	if s == SevWarning {
+		return "warning"
+	}
+	return "error"
 }
 
-// Error formats the diagnostic as file:line:col: message [code].
+// Error is one diagnostic.
+type Error struct {
+	Pos      ast.Pos
+	End      ast.Pos // where the offending text ends; zero when unknown
+	Code     Code
+	Msg      string
+	Severity Severity
+	Hints    []string // suggestions, e.g. `did you mean "count"?`
+}
+
+// Error formats the diagnostic as file:line:col: message [code], followed
+// by its hints in parentheses.
 func (e *Error) Error() string {
-	if e.Code == "" {
-		return fmt.Sprintf("%s: %s", e.Pos, e.Msg)
+	s := fmt.Sprintf("%s: %s", e.Pos, e.Msg)
+	if e.Code != "" {
+		s += " [" + string(e.Code) + "]"
 	}
-	return fmt.Sprintf("%s: %s [%s]", e.Pos, e.Msg, e.Code)
+	for _, h := range e.Hints {
+		s += " (" + h + ")"
+	}
+	return s
+}
+
+// Span returns the diagnostic's first and last positions; the last is the
+// first when the end is unknown.
+func (e *Error) Span() (from, to ast.Pos) {
+	if e.End.Line == 0 {
+		return e.Pos, e.Pos
+	}
+	return e.Pos, e.End
 }
 
 // List is an ordered collection of diagnostics. The zero value is ready.
@@ -66,12 +101,31 @@ func (l List) Sort() List {
 	return out
 }
 
-// Err returns the list as an error, or nil when it is empty.
+// Err returns the list as an error, or nil when it holds no error
+// (warnings alone do not make it fail).
 func (l List) Err() error {
-	if len(l) == 0 {
+	if !l.HasErrors() {
 		return nil
 	}
 	return l
+}
+
+// HasErrors reports whether the list holds a diagnostic of severity error.
+func (l List) HasErrors() bool {
+	for _, e := range l {
+		if e.Severity == SevError {
+			return true
+		}
+	}
+	return false
+}
+
+// Hint adds hints to the last diagnostic of the list.
+func (l List) Hint(hints ...string) {
+	if len(l) > 0 {
+		e := l[len(l)-1]
+		e.Hints = append(e.Hints, hints...)
+	}
 }
 
 // Error joins the diagnostics one per line.

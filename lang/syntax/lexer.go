@@ -66,7 +66,7 @@ var keywords = map[string]bool{
 var lexDef = lexer.MustSimple([]lexer.SimpleRule{
 	{Name: "whitespace", Pattern: `[ \t\r\n]+`},
 	{Name: "Ident", Pattern: `[A-Za-z_][A-Za-z0-9_]*`},
-	{Name: "Punct", Pattern: `::|\.\.|=>|->|==|!=|<=|>=|&&|\|\||\+=|-=|\*=|%=|[-+*%<>=!.,:;(){}\[\]@]`},
+	{Name: "Punct", Pattern: `::|\.\.|=>|->|==|!=|<<=|>>=|<<|>>|<=|>=|&&|\|\||\+\+|:=|\+=|-=|\*=|%=|&=|\|=|\^=|[-+*%<>=!.,:;(){}\[\]@&|^]`},
 	{Name: "Number", Pattern: `0[xXbB][0-9A-Za-z_]*` +
 		`|[0-9][0-9_]*(?:\.[0-9][0-9_]*(?:[eE][+-]?[0-9_]*)?|[eE][+-]?[0-9_]*)[0-9A-Za-z_]*` +
 		`|[0-9][0-9A-Za-z_]*`},
@@ -164,10 +164,6 @@ func quoteChar(s string) string {
 
 func charHint(s string) string {
 	switch s {
-	case "&":
-		return ` (did you mean "&&"?)`
-	case "|":
-		return ` (did you mean "||"?)`
 	case "'":
 		return " (strings use double quotes)"
 	}

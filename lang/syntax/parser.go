@@ -13,8 +13,9 @@ import (
 
 const (
 	// maxErrors caps the diagnostics of one file; after a syntax error the
-	// parser resumes at the next top-level declaration, so later errors are
-	// usually real, but a long tail of them helps nobody.
+	// parser resumes at the next statement (or, outside a block, the next
+	// top-level declaration), so later errors are usually real, but a long
+	// tail of them helps nobody.
 	maxErrors = 10
 	// maxDepth bounds the nesting of expressions, types and blocks so that
 	// hostile input cannot overflow the Go stack (which is fatal, not a
@@ -48,6 +49,9 @@ type parser struct {
 	errs   diag.List
 	stdlib bool
 	depth  int
+	// tooDeep is set when nesting exceeded maxDepth: the error unwinds to
+	// the top level instead of resuming at the next statement.
+	tooDeep bool
 }
 
 // bailout unwinds the parser to the enclosing declaration after an error.
@@ -141,6 +145,15 @@ func (p *parser) failAt(off int, code diag.Code, format string, args ...any) {
 	panic(bailout{})
 }
 
+// failHint reports a syntax error at offset off with a hint and unwinds.
+func (p *parser) failHint(off int, hint, format string, args ...any) {
+	if len(p.errs) < maxErrors {
+		p.errs.Add(p.pos(off), "E0101", format, args...)
+		p.errs[len(p.errs)-1].Hints = []string{hint}
+	}
+	panic(bailout{})
+}
+
 // expect consumes the keyword or operator s, or fails with
 // `expected "s" <where>, found …`.
 func (p *parser) expect(s, where string) *token {
@@ -221,6 +234,7 @@ func (p *parser) fieldName(what string) *ast.Ident {
 func (p *parser) enter() {
 	p.depth++
 	if p.depth > maxDepth {
+		p.tooDeep = true
 		p.failAt(p.tok().off, "E0110", "nesting too deep (more than %d levels)", maxDepth)
 	}
 }
@@ -256,6 +270,7 @@ func (p *parser) parseFile(f *ast.File) {
 						panic(r)
 					}
 					p.depth = 0
+					p.tooDeep = false
 					if p.i == start {
 						p.next()
 					}
@@ -455,9 +470,10 @@ func (p *parser) parseLocus(from int, anns []*ast.Annotation) *ast.LocusDecl {
 		case p.is("var"):
 			p.next()
 			s := &ast.StateVar{Name: p.ident("state variable name")}
-			p.expect(":", "and a type after state variable name")
-			s.Type = p.parseType()
-			p.expect("=", "after state variable type (state needs an initial value)")
+			if p.accept(":") {
+				s.Type = p.parseType()
+			}
+			p.expect("=", "after state variable (state needs an initial value)")
 			s.Value = p.parseExpr(false)
 			p.expect(";", "after state initial value")
 			s.Span = p.span(t.off)
@@ -621,11 +637,82 @@ func (p *parser) parseBlock() *ast.Block {
 			op := p.pos(open.off)
 			p.fail("expected \"}\" to close the block opened at %d:%d, found end of file", op.Line, op.Col)
 		}
-		b.Stmts = append(b.Stmts, p.parseStmt())
+		if st := p.parseStmtOrSync(); st != nil {
+			b.Stmts = append(b.Stmts, st)
+		}
+		if len(p.errs) >= maxErrors {
+			panic(bailout{})
+		}
 	}
 	p.next()
 	b.Span = p.span(open.off)
 	return b
+}
+
+// parseStmtOrSync parses one statement. After a syntax error in it, it
+// skips to the start of the next statement and returns nil, so that several
+// errors in one fn are all reported. An error about nesting depth unwinds
+// further, to the top level.
+func (p *parser) parseStmtOrSync() (st ast.Stmt) {
+	start, depth := p.i, p.depth
+	defer func() {
+		if r := recover(); r != nil {
+			if _, ok := r.(bailout); !ok || p.tooDeep {
+				panic(r)
+			}
+			p.depth = depth
+			if p.i == start {
+				p.next()
+			}
+			p.syncStmt()
+			if p.tok().kind == kEOF {
+				// The rest of the file was skipped: the block's missing
+				// "}" would only repeat the error.
+				panic(bailout{})
+			}
+			st = nil
+		}
+	}()
+	return p.parseStmt()
+}
+
+// syncStmt skips to the start of the next statement: past a ";" or a
+// closing "}" (at the end of a line) outside any brackets, or to a keyword
+// that starts a statement, or to the "}" that closes the enclosing block.
+func (p *parser) syncStmt() {
+	nest := 0
+	for {
+		t := p.tok()
+		if t.kind == kEOF {
+			return
+		}
+		if nest == 0 && t.kind == kKeyword && stmtKeywords[t.text] && t.text != "var" {
+			return
+		}
+		if t.kind == kPunct {
+			switch t.text {
+			case "(", "[", "{":
+				nest++
+			case ")", "]":
+				nest = max(nest-1, 0)
+			case "}":
+				if nest == 0 {
+					return // the end of the enclosing block
+				}
+				nest--
+				if nest == 0 && p.pos(p.peek(1).off).Line > p.pos(t.off).Line {
+					p.next()
+					return
+				}
+			case ";":
+				if nest == 0 {
+					p.next()
+					return
+				}
+			}
+		}
+		p.next()
+	}
 }
 
 func (p *parser) parseStmt() ast.Stmt {
@@ -703,7 +790,11 @@ func (p *parser) parseStmt() ast.Stmt {
 	if p.is("{") && (p.peek(1).kind == kKeyword && stmtKeywords[p.peek(1).text] || p.peek(1).text == "}" && p.peek(2).text != ".") {
 		p.fail("a block cannot stand alone as a statement")
 	}
+	if t.kind == kIdent && t.text == "switch" && p.peek(1).kind != kPunct {
+		p.failHint(t.off, `use "match": match x { 1 => { … }, _ => { … } }`, "Hale has no switch statement")
+	}
 	x := p.parseExpr(false)
+	p.habits(x)
 	if op, ok := assignOps[p.tok().text]; ok && p.tok().kind == kPunct {
 		p.next()
 		s := &ast.AssignStmt{Target: x, Op: op, Value: p.parseExpr(false)}
@@ -718,6 +809,23 @@ func (p *parser) parseStmt() ast.Stmt {
 	return &ast.ExprStmt{Span: p.span(from), X: x}
 }
 
+// habits reports, with a hint, operators that other languages have and
+// Hale does not, found after the expression x at the start of a statement.
+func (p *parser) habits(x ast.Expr) {
+	t := p.tok()
+	if t.kind != kPunct {
+		return
+	}
+	target := p.src[x.Pos().Offset:p.prev]
+	switch t.text {
+	case "++":
+		p.failHint(t.off, fmt.Sprintf("write %q", target+" += 1;"), "Hale has no \"++\" operator")
+	case ":=":
+		p.failHint(t.off, fmt.Sprintf("declare it with %q (or \"var\" to change it later)", "let "+target+" = …;"),
+			"\":=\" is not an operator in Hale")
+	}
+}
+
 // stmtKeywords start statements; after a "{" at the start of a statement
 // they show a bare block, which Hale does not have.
 var stmtKeywords = map[string]bool{
@@ -728,6 +836,8 @@ var stmtKeywords = map[string]bool{
 var assignOps = map[string]ast.AssignOp{
 	"=": ast.Assign, "+=": ast.AddAssign, "-=": ast.SubAssign,
 	"*=": ast.MulAssign, "/=": ast.DivAssign, "%=": ast.RemAssign,
+	"&=": ast.AndAssign, "|=": ast.OrAssign, "^=": ast.XorAssign,
+	"<<=": ast.ShlAssign, ">>=": ast.ShrAssign,
 }
 
 func (p *parser) parseIf() *ast.IfStmt {
@@ -853,6 +963,7 @@ var binaryOps = map[string]ast.BinaryOp{
 	"||": ast.OrOr, "&&": ast.AndAnd, "==": ast.Eq, "!=": ast.Ne,
 	"<": ast.Lt, "<=": ast.Le, ">": ast.Gt, ">=": ast.Ge,
 	"+": ast.Add, "-": ast.Sub, "*": ast.Mul, "/": ast.Div, "%": ast.Rem,
+	"&": ast.BitAnd, "|": ast.BitOr, "^": ast.BitXor, "<<": ast.Shl, ">>": ast.Shr,
 }
 
 // parseExpr parses an expression. With head set the expression is the head

@@ -415,6 +415,28 @@ func compileFunc(w *buffer, img *image.Image, f *image.Func, index []uint32) err
 			w.op(opI64Sub)
 			set(in.A)
 
+		case image.OpAndInt, image.OpOrInt, image.OpXorInt:
+			get(in.B)
+			get(in.C)
+			w.op(wasmOp(in.Op))
+			set(in.A)
+		case image.OpShlInt, image.OpShrInt:
+			// A count outside 0..63 traps in the interpreter (wasm
+			// would take it modulo 64): stop and let it run the call.
+			get(in.C)
+			w.i64Const(63)
+			w.op(opI64GtU)
+			w.stopIf()
+			get(in.B)
+			get(in.C)
+			w.op(wasmOp(in.Op))
+			set(in.A)
+		case image.OpNotInt:
+			get(in.B)
+			w.i64Const(-1)
+			w.op(opI64Xor)
+			set(in.A)
+
 		case image.OpAddFloat, image.OpSubFloat, image.OpMulFloat, image.OpDivFloat:
 			getF(in.B)
 			getF(in.C)
@@ -549,6 +571,16 @@ func wasmOp(op image.Op) byte {
 		return opF64Lt
 	case image.OpLeFloat:
 		return opF64Le
+	case image.OpAndInt:
+		return opI64And
+	case image.OpOrInt:
+		return opI64Or
+	case image.OpXorInt:
+		return opI64Xor
+	case image.OpShlInt:
+		return opI64Shl
+	case image.OpShrInt:
+		return opI64ShrS
 	}
 	panic("tier: no wasm instruction for " + op.String())
 }

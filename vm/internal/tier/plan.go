@@ -200,6 +200,8 @@ var simpleOps = map[image.Op]bool{
 	image.OpRemInt: true, image.OpAddIntK: true, image.OpNegInt: true,
 	image.OpAddFloat: true, image.OpSubFloat: true, image.OpMulFloat: true, image.OpDivFloat: true,
 	image.OpNegFloat: true, image.OpNot: true,
+	image.OpAndInt: true, image.OpOrInt: true, image.OpXorInt: true,
+	image.OpShlInt: true, image.OpShrInt: true, image.OpNotInt: true,
 	image.OpEqInt: true, image.OpNeInt: true, image.OpLtInt: true, image.OpLeInt: true,
 	image.OpEqFloat: true, image.OpNeFloat: true, image.OpLtFloat: true, image.OpLeFloat: true,
 	image.OpJump: true, image.OpJumpT: true, image.OpJumpF: true,

@@ -37,6 +37,7 @@ const (
 	opI64Ne  = 0x52
 	opI64LtS = 0x53
 	opI64GtS = 0x55
+	opI64GtU = 0x56
 	opI64LeS = 0x57
 	opI64GeS = 0x59
 	opI64LeU = 0x58
@@ -51,7 +52,9 @@ const (
 	opI64DivS = 0x7F
 	opI64RemS = 0x81
 	opI64And  = 0x83
+	opI64Or   = 0x84
 	opI64Xor  = 0x85
+	opI64Shl  = 0x86
 	opI64ShrS = 0x87
 
 	opF64Abs   = 0x99
