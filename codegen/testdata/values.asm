@@ -210,166 +210,179 @@ func f2 ops (fn) params 4 slots 9 frame 26
   0096  callb         r21, max.float, r22            ; app.hl:30:170
   0097  new.list      r10, r11, 11                   ; app.hl:30:11
   0098  callb         r9, print, r10                 ; app.hl:30:5
-  0099  move          r23, r0                        ; app.hl:31:16
-  0100  callb         r11, abs.int, r23              ; app.hl:31:12
-  0101  move          r23, r0                        ; app.hl:31:24
-  0102  loadint       r24, 1                         ; app.hl:31:27
-  0103  callb         r12, min.int, r23              ; app.hl:31:20
-  0104  move          r23, r0                        ; app.hl:31:35
-  0105  loadint       r24, 1                         ; app.hl:31:38
-  0106  callb         r13, max.int, r23              ; app.hl:31:31
-  0107  move          r23, r1                        ; app.hl:31:46
-  0108  callb         r14, int.float, r23            ; app.hl:31:42
-  0109  loadk         r24, k15("12")                 ; app.hl:31:54
-  0110  callb         r23, int.string, r24           ; app.hl:31:50
-  0111  loadk         r25, k16("-3")                 ; app.hl:31:66
-  0112  callb         r24, int.string, r25           ; app.hl:31:62
-  0113  add.int       r15, r23, r24                  ; app.hl:31:60
-  0114  len.list      r16, r5                        ; app.hl:31:73
-  0115  len.map       r17, r6                        ; app.hl:31:82
-  0116  len.str       r18, r2                        ; app.hl:31:90
-  0117  len.str       r19, r3                        ; app.hl:31:98
-  0118  loadint       r23, 0                         ; app.hl:31:110
-  0119  index.str     r20, r3, r23                   ; app.hl:31:107
-  0120  loadint       r23, 0                         ; app.hl:31:116
-  0121  index.str     r21, r2, r23                   ; app.hl:31:114
-  0122  move          r23, r2                        ; app.hl:31:125
-  0123  loadk         r24, k17("x")                  ; app.hl:31:128
-  0124  callb         r22, find, r23                 ; app.hl:31:120
-  0125  new.list      r10, r11, 12                   ; app.hl:31:11
-  0126  callb         r9, print, r10                 ; app.hl:31:5
-  0127  loadk         r12, k18(b"\x00")              ; app.hl:32:16
-  0128  concat.bytes  r11, r3, r12                   ; app.hl:32:14
-  0129  move          r13, r3                        ; app.hl:32:32
-  0130  loadint       r14, 0                         ; app.hl:32:36
-  0131  loadint       r15, 1                         ; app.hl:32:39
-  0132  callb         r12, slice.bytes, r13          ; app.hl:32:26
-  0133  concat.bytes  r10, r11, r12                  ; app.hl:32:24
-  0134  callb         r9, print, r10                 ; app.hl:32:5
-  0135  move          r13, r5                        ; app.hl:33:22
-  0136  loadint       r14, 1                         ; app.hl:33:26
-  0137  loadint       r15, 2                         ; app.hl:33:29
-  0138  callb         r12, slice.list, r13           ; app.hl:33:16
-  0139  concat.list   r11, r5, r12                   ; app.hl:33:14
-  0140  move          r13, r5                        ; app.hl:33:39
-  0141  callb         r12, sort, r13                 ; app.hl:33:34
-  0142  concat.list   r10, r11, r12                  ; app.hl:33:32
-  0143  callb         r9, print, r10                 ; app.hl:33:5
-  0144  loadint       r10, 1                         ; app.hl:34:14
-  0145  push          r5, r10                        ; app.hl:34:5
-  0146  move          r10, r5                        ; app.hl:34:25
-  0147  loadint       r11, 0                         ; app.hl:34:29
-  0148  move          r13, r5                        ; app.hl:34:36
-  0149  callb         r12, pop, r13                  ; app.hl:34:32
-  0150  callb         r9, insert, r10                ; app.hl:34:18
-  0151  move          r11, r5                        ; app.hl:34:55
-  0152  loadint       r12, 0                         ; app.hl:34:59
-  0153  callb         r10, remove, r11               ; app.hl:34:48
-  0154  callb         r9, print, r10                 ; app.hl:34:42
-  0155  move          r17, r6                        ; app.hl:35:16
-  0156  loadk         r18, k10("k")                  ; app.hl:35:19
-  0157  callb         r11, has, r17                  ; app.hl:35:12
-  0158  move          r17, r2                        ; app.hl:35:34
-  0159  loadk         r18, k5("a")                   ; app.hl:35:37
-  0160  callb         r12, contains.str, r17         ; app.hl:35:25
-  0161  move          r17, r5                        ; app.hl:35:52
-  0162  loadint       r18, 1                         ; app.hl:35:56
-  0163  callb         r13, contains.list, r17        ; app.hl:35:43
-  0164  move          r17, r2                        ; app.hl:35:72
-  0165  loadk         r18, k5("a")                   ; app.hl:35:75
-  0166  callb         r14, starts_with, r17          ; app.hl:35:60
-  0167  move          r17, r2                        ; app.hl:35:91
-  0168  loadk         r18, k5("a")                   ; app.hl:35:94
-  0169  callb         r15, ends_with, r17            ; app.hl:35:81
-  0170  move          r18, r7                        ; app.hl:35:105
-  0171  loadk         r19, k19(true)                 ; app.hl:35:108
-  0172  callb         r17, has, r18                  ; app.hl:35:101
-  0173  not           r16, r17                       ; app.hl:35:100
-  0174  new.list      r10, r11, 6                    ; app.hl:35:11
-  0175  callb         r9, print, r10                 ; app.hl:35:5
-  0176  move          r11, r6                        ; app.hl:36:16
-  0177  callb         r10, keys, r11                 ; app.hl:36:11
-  0178  callb         r9, print, r10                 ; app.hl:36:5
-  0179  move          r11, r6                        ; app.hl:36:34
-  0180  callb         r10, values, r11               ; app.hl:36:27
-  0181  callb         r9, print, r10                 ; app.hl:36:21
-  0182  loadk         r11, k10("k")                  ; app.hl:36:47
-  0183  index.map     r10, r6, r11                   ; app.hl:36:45
-  0184  callb         r9, print, r10                 ; app.hl:36:39
-  0185  move          r10, r6                        ; app.hl:36:61
-  0186  loadk         r11, k10("k")                  ; app.hl:36:64
-  0187  callb         r9, delete, r10                ; app.hl:36:54
-  0188  move          r11, r2                        ; app.hl:37:17
-  0189  loadk         r12, k20(",")                  ; app.hl:37:20
-  0190  callb         r10, split, r11                ; app.hl:37:11
+  0099  loadint       r17, 6                         ; app.hl:31:16
+  0100  and.int       r11, r0, r17                   ; app.hl:31:14
+  0101  loadint       r17, 6                         ; app.hl:31:23
+  0102  or.int        r12, r0, r17                   ; app.hl:31:21
+  0103  loadint       r17, 6                         ; app.hl:31:30
+  0104  xor.int       r13, r0, r17                   ; app.hl:31:28
+  0105  loadint       r17, 2                         ; app.hl:31:38
+  0106  shl.int       r14, r0, r17                   ; app.hl:31:35
+  0107  loadint       r17, 1                         ; app.hl:31:46
+  0108  shr.int       r15, r0, r17                   ; app.hl:31:43
+  0109  not.int       r16, r0                        ; app.hl:31:49
+  0110  new.list      r10, r11, 6                    ; app.hl:31:11
+  0111  callb         r9, print, r10                 ; app.hl:31:5
+  0112  move          r23, r0                        ; app.hl:32:16
+  0113  callb         r11, abs.int, r23              ; app.hl:32:12
+  0114  move          r23, r0                        ; app.hl:32:24
+  0115  loadint       r24, 1                         ; app.hl:32:27
+  0116  callb         r12, min.int, r23              ; app.hl:32:20
+  0117  move          r23, r0                        ; app.hl:32:35
+  0118  loadint       r24, 1                         ; app.hl:32:38
+  0119  callb         r13, max.int, r23              ; app.hl:32:31
+  0120  move          r23, r1                        ; app.hl:32:46
+  0121  callb         r14, int.float, r23            ; app.hl:32:42
+  0122  loadk         r24, k15("12")                 ; app.hl:32:54
+  0123  callb         r23, int.string, r24           ; app.hl:32:50
+  0124  loadk         r25, k16("-3")                 ; app.hl:32:66
+  0125  callb         r24, int.string, r25           ; app.hl:32:62
+  0126  add.int       r15, r23, r24                  ; app.hl:32:60
+  0127  len.list      r16, r5                        ; app.hl:32:73
+  0128  len.map       r17, r6                        ; app.hl:32:82
+  0129  len.str       r18, r2                        ; app.hl:32:90
+  0130  len.str       r19, r3                        ; app.hl:32:98
+  0131  loadint       r23, 0                         ; app.hl:32:110
+  0132  index.str     r20, r3, r23                   ; app.hl:32:107
+  0133  loadint       r23, 0                         ; app.hl:32:116
+  0134  index.str     r21, r2, r23                   ; app.hl:32:114
+  0135  move          r23, r2                        ; app.hl:32:125
+  0136  loadk         r24, k17("x")                  ; app.hl:32:128
+  0137  callb         r22, find, r23                 ; app.hl:32:120
+  0138  new.list      r10, r11, 12                   ; app.hl:32:11
+  0139  callb         r9, print, r10                 ; app.hl:32:5
+  0140  loadk         r12, k18(b"\x00")              ; app.hl:33:16
+  0141  concat.bytes  r11, r3, r12                   ; app.hl:33:14
+  0142  move          r13, r3                        ; app.hl:33:32
+  0143  loadint       r14, 0                         ; app.hl:33:36
+  0144  loadint       r15, 1                         ; app.hl:33:39
+  0145  callb         r12, slice.bytes, r13          ; app.hl:33:26
+  0146  concat.bytes  r10, r11, r12                  ; app.hl:33:24
+  0147  callb         r9, print, r10                 ; app.hl:33:5
+  0148  move          r13, r5                        ; app.hl:34:22
+  0149  loadint       r14, 1                         ; app.hl:34:26
+  0150  loadint       r15, 2                         ; app.hl:34:29
+  0151  callb         r12, slice.list, r13           ; app.hl:34:16
+  0152  concat.list   r11, r5, r12                   ; app.hl:34:14
+  0153  move          r13, r5                        ; app.hl:34:39
+  0154  callb         r12, sort, r13                 ; app.hl:34:34
+  0155  concat.list   r10, r11, r12                  ; app.hl:34:32
+  0156  callb         r9, print, r10                 ; app.hl:34:5
+  0157  loadint       r10, 1                         ; app.hl:35:14
+  0158  push          r5, r10                        ; app.hl:35:5
+  0159  move          r10, r5                        ; app.hl:35:25
+  0160  loadint       r11, 0                         ; app.hl:35:29
+  0161  move          r13, r5                        ; app.hl:35:36
+  0162  callb         r12, pop, r13                  ; app.hl:35:32
+  0163  callb         r9, insert, r10                ; app.hl:35:18
+  0164  move          r11, r5                        ; app.hl:35:55
+  0165  loadint       r12, 0                         ; app.hl:35:59
+  0166  callb         r10, remove, r11               ; app.hl:35:48
+  0167  callb         r9, print, r10                 ; app.hl:35:42
+  0168  move          r17, r6                        ; app.hl:36:16
+  0169  loadk         r18, k10("k")                  ; app.hl:36:19
+  0170  callb         r11, has, r17                  ; app.hl:36:12
+  0171  move          r17, r2                        ; app.hl:36:34
+  0172  loadk         r18, k5("a")                   ; app.hl:36:37
+  0173  callb         r12, contains.str, r17         ; app.hl:36:25
+  0174  move          r17, r5                        ; app.hl:36:52
+  0175  loadint       r18, 1                         ; app.hl:36:56
+  0176  callb         r13, contains.list, r17        ; app.hl:36:43
+  0177  move          r17, r2                        ; app.hl:36:72
+  0178  loadk         r18, k5("a")                   ; app.hl:36:75
+  0179  callb         r14, starts_with, r17          ; app.hl:36:60
+  0180  move          r17, r2                        ; app.hl:36:91
+  0181  loadk         r18, k5("a")                   ; app.hl:36:94
+  0182  callb         r15, ends_with, r17            ; app.hl:36:81
+  0183  move          r18, r7                        ; app.hl:36:105
+  0184  loadk         r19, k19(true)                 ; app.hl:36:108
+  0185  callb         r17, has, r18                  ; app.hl:36:101
+  0186  not           r16, r17                       ; app.hl:36:100
+  0187  new.list      r10, r11, 6                    ; app.hl:36:11
+  0188  callb         r9, print, r10                 ; app.hl:36:5
+  0189  move          r11, r6                        ; app.hl:37:16
+  0190  callb         r10, keys, r11                 ; app.hl:37:11
   0191  callb         r9, print, r10                 ; app.hl:37:5
-  0192  loadk         r13, k5("a")                   ; app.hl:37:39
-  0193  move          r14, r2                        ; app.hl:37:44
-  0194  new.list      r11, r13, 2                    ; app.hl:37:38
-  0195  loadk         r12, k21(", ")                 ; app.hl:37:48
-  0196  callb         r10, join, r11                 ; app.hl:37:33
-  0197  callb         r9, print, r10                 ; app.hl:37:27
-  0198  move          r15, r2                        ; app.hl:37:67
-  0199  callb         r14, trim, r15                 ; app.hl:37:62
-  0200  move          r16, r2                        ; app.hl:37:78
-  0201  callb         r15, upper, r16                ; app.hl:37:72
-  0202  concat.str    r13, r14, r15                  ; app.hl:37:70
-  0203  move          r15, r2                        ; app.hl:37:89
-  0204  callb         r14, lower, r15                ; app.hl:37:83
-  0205  concat.str    r12, r13, r14                  ; app.hl:37:81
-  0206  move          r14, r2                        ; app.hl:37:102
-  0207  loadk         r15, k5("a")                   ; app.hl:37:105
-  0208  loadk         r16, k13("b")                  ; app.hl:37:110
-  0209  callb         r13, replace, r14              ; app.hl:37:94
-  0210  concat.str    r11, r12, r13                  ; app.hl:37:92
-  0211  move          r13, r2                        ; app.hl:37:123
-  0212  loadint       r14, 0                         ; app.hl:37:126
-  0213  loadint       r15, 1                         ; app.hl:37:129
-  0214  callb         r12, slice.str, r13            ; app.hl:37:117
-  0215  concat.str    r10, r11, r12                  ; app.hl:37:115
-  0216  callb         r9, print, r10                 ; app.hl:37:56
-  0217  loadk         r12, k22("1.5")                ; app.hl:38:17
-  0218  callb         r11, float.string, r12         ; app.hl:38:11
-  0219  loadk         r12, k12(1.0)                  ; app.hl:38:26
-  0220  add.float     r10, r11, r12                  ; app.hl:38:24
-  0221  callb         r9, print, r10                 ; app.hl:38:5
-  0222  move          r11, r4                        ; app.hl:38:56
-  0223  callb         r10, std::json::encode, r11    ; app.hl:38:38
-  0224  callb         r9, print, r10                 ; app.hl:38:32
-  0225  loadk         r10, k23(Shape::Dot)           ; app.hl:38:67
-  0226  callb         r9, print, r10                 ; app.hl:38:61
-  0227  eq.int        r10, r0, r0                    ; app.hl:39:14
-  0228  loadk         r11, k24("math")               ; app.hl:39:20
-  0229  callb         r9, assert, r10                ; app.hl:39:5
-  0230  jne.int.k     r0, 5, @0233                   ; app.hl:39:34
-  0231  loadk         r10, k25("five")               ; app.hl:39:47
-  0232  callb         r9, panic, r10                 ; app.hl:39:41
-  0233  move          r12, r4                        ; app.hl:40:30
-  0234  loadk         r13, k12(1.0)                  ; app.hl:40:33
-  0235  new.enum      r11, r12, k26(Shape::Circle)   ; app.hl:40:16
-  0236  call          r11, f0(area)                  ; app.hl:40:11
-  0237  move          r13, r8                        ; app.hl:40:59
-  0238  new.enum      r12, r13, k27(Shape::Named)    ; app.hl:40:46
-  0239  call          r12, f0(area)                  ; app.hl:40:41
-  0240  add.float     r10, r11, r12                  ; app.hl:40:39
-  0241  callb         r9, print, r10                 ; app.hl:40:5
-  0242  loadint       r10, 0                         ; app.hl:41:17
-  0243  loadk         r11, k5("a")                   ; app.hl:41:20
-  0244  loadk         r12, k19(true)                 ; app.hl:41:25
-  0245  call          r10, f1(words)                 ; app.hl:41:11
-  0246  callb         r9, print, r10                 ; app.hl:41:5
-  0247  ret.void                                     ; app.hl:19:4
+  0192  move          r11, r6                        ; app.hl:37:34
+  0193  callb         r10, values, r11               ; app.hl:37:27
+  0194  callb         r9, print, r10                 ; app.hl:37:21
+  0195  loadk         r11, k10("k")                  ; app.hl:37:47
+  0196  index.map     r10, r6, r11                   ; app.hl:37:45
+  0197  callb         r9, print, r10                 ; app.hl:37:39
+  0198  move          r10, r6                        ; app.hl:37:61
+  0199  loadk         r11, k10("k")                  ; app.hl:37:64
+  0200  callb         r9, delete, r10                ; app.hl:37:54
+  0201  move          r11, r2                        ; app.hl:38:17
+  0202  loadk         r12, k20(",")                  ; app.hl:38:20
+  0203  callb         r10, split, r11                ; app.hl:38:11
+  0204  callb         r9, print, r10                 ; app.hl:38:5
+  0205  loadk         r13, k5("a")                   ; app.hl:38:39
+  0206  move          r14, r2                        ; app.hl:38:44
+  0207  new.list      r11, r13, 2                    ; app.hl:38:38
+  0208  loadk         r12, k21(", ")                 ; app.hl:38:48
+  0209  callb         r10, join, r11                 ; app.hl:38:33
+  0210  callb         r9, print, r10                 ; app.hl:38:27
+  0211  move          r15, r2                        ; app.hl:38:67
+  0212  callb         r14, trim, r15                 ; app.hl:38:62
+  0213  move          r16, r2                        ; app.hl:38:78
+  0214  callb         r15, upper, r16                ; app.hl:38:72
+  0215  concat.str    r13, r14, r15                  ; app.hl:38:70
+  0216  move          r15, r2                        ; app.hl:38:89
+  0217  callb         r14, lower, r15                ; app.hl:38:83
+  0218  concat.str    r12, r13, r14                  ; app.hl:38:81
+  0219  move          r14, r2                        ; app.hl:38:102
+  0220  loadk         r15, k5("a")                   ; app.hl:38:105
+  0221  loadk         r16, k13("b")                  ; app.hl:38:110
+  0222  callb         r13, replace, r14              ; app.hl:38:94
+  0223  concat.str    r11, r12, r13                  ; app.hl:38:92
+  0224  move          r13, r2                        ; app.hl:38:123
+  0225  loadint       r14, 0                         ; app.hl:38:126
+  0226  loadint       r15, 1                         ; app.hl:38:129
+  0227  callb         r12, slice.str, r13            ; app.hl:38:117
+  0228  concat.str    r10, r11, r12                  ; app.hl:38:115
+  0229  callb         r9, print, r10                 ; app.hl:38:56
+  0230  loadk         r12, k22("1.5")                ; app.hl:39:17
+  0231  callb         r11, float.string, r12         ; app.hl:39:11
+  0232  loadk         r12, k12(1.0)                  ; app.hl:39:26
+  0233  add.float     r10, r11, r12                  ; app.hl:39:24
+  0234  callb         r9, print, r10                 ; app.hl:39:5
+  0235  move          r11, r4                        ; app.hl:39:56
+  0236  callb         r10, std::json::encode, r11    ; app.hl:39:38
+  0237  callb         r9, print, r10                 ; app.hl:39:32
+  0238  loadk         r10, k23(Shape::Dot)           ; app.hl:39:67
+  0239  callb         r9, print, r10                 ; app.hl:39:61
+  0240  eq.int        r10, r0, r0                    ; app.hl:40:14
+  0241  loadk         r11, k24("math")               ; app.hl:40:20
+  0242  callb         r9, assert, r10                ; app.hl:40:5
+  0243  jne.int.k     r0, 5, @0246                   ; app.hl:40:34
+  0244  loadk         r10, k25("five")               ; app.hl:40:47
+  0245  callb         r9, panic, r10                 ; app.hl:40:41
+  0246  move          r12, r4                        ; app.hl:41:30
+  0247  loadk         r13, k12(1.0)                  ; app.hl:41:33
+  0248  new.enum      r11, r12, k26(Shape::Circle)   ; app.hl:41:16
+  0249  call          r11, f0(area)                  ; app.hl:41:11
+  0250  move          r13, r8                        ; app.hl:41:59
+  0251  new.enum      r12, r13, k27(Shape::Named)    ; app.hl:41:46
+  0252  call          r12, f0(area)                  ; app.hl:41:41
+  0253  add.float     r10, r11, r12                  ; app.hl:41:39
+  0254  callb         r9, print, r10                 ; app.hl:41:5
+  0255  loadint       r10, 0                         ; app.hl:42:17
+  0256  loadk         r11, k5("a")                   ; app.hl:42:20
+  0257  loadk         r12, k19(true)                 ; app.hl:42:25
+  0258  call          r10, f1(words)                 ; app.hl:42:11
+  0259  callb         r9, print, r10                 ; app.hl:42:5
+  0260  ret.void                                     ; app.hl:19:4
 
 func f3 Main.init (init) params 0 slots 0 frame 0
-  0000  ret.void                                     ; app.hl:44:7
+  0000  ret.void                                     ; app.hl:45:7
 
 func f4 Main.on start (start) params 0 slots 0 frame 4
-  0000  loadint       r0, 7                          ; app.hl:45:20
-  0001  loadk         r1, k28(1.5)                   ; app.hl:45:23
-  0002  loadk         r2, k29("a,b")                 ; app.hl:45:28
-  0003  loadk         r3, k30(b"\x01\xff")           ; app.hl:45:35
-  0004  call          r0, f2(ops)                    ; app.hl:45:16
-  0005  ret.void                                     ; app.hl:45:5
+  0000  loadint       r0, 7                          ; app.hl:46:20
+  0001  loadk         r1, k28(1.5)                   ; app.hl:46:23
+  0002  loadk         r2, k29("a,b")                 ; app.hl:46:28
+  0003  loadk         r3, k30(b"\x01\xff")           ; app.hl:46:35
+  0004  call          r0, f2(ops)                    ; app.hl:46:16
+  0005  ret.void                                     ; app.hl:46:5
 
 func f5 main (spawn) params 0 slots 0 frame 0
-  0000  ret.void                                     ; app.hl:48:8
+  0000  ret.void                                     ; app.hl:49:8

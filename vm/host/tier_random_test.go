@@ -10,8 +10,8 @@ import (
 )
 
 // progGen writes random programs of int, bool and float functions that
-// loop, branch, call each other and, now and then, overflow or divide by
-// zero: the kind of code the second tier compiles, and every way it hands
+// loop, branch, call each other and, now and then, overflow, divide by
+// zero or shift by a count outside 0 to 63: the kind of code the second tier compiles, and every way it hands
 // a call back to the interpreter.
 type progGen struct {
 	r     *rand.Rand
@@ -47,7 +47,7 @@ func (g *progGen) intExpr(d int) string {
 		return g.pick(g.ints)
 	}
 	a, b := g.intExpr(d-1), g.intExpr(d-1)
-	switch g.r.IntN(13) {
+	switch g.r.IntN(19) {
 	case 0:
 		return "(" + a + " + " + b + ")"
 	case 1:
@@ -76,8 +76,32 @@ func (g *progGen) intExpr(d int) string {
 		}
 	case 10:
 		return "(" + a + " / " + fmt.Sprint(g.r.IntN(9)+1) + ")"
+	case 11:
+		return "(" + a + " & " + b + ")"
+	case 12:
+		return "(" + a + " | " + b + ")"
+	case 13:
+		return "(" + a + " ^ " + b + ")"
+	case 14:
+		return "(" + a + " << " + g.shiftCount(b) + ")"
+	case 15:
+		return "(" + a + " >> " + g.shiftCount(b) + ")"
+	case 16:
+		return "!" + a
 	}
 	return g.intExpr(0)
+}
+
+// shiftCount returns a shift count: mostly in range, now and then the
+// expression b as it is, which may trap.
+func (g *progGen) shiftCount(b string) string {
+	switch g.r.IntN(8) {
+	case 0:
+		return b
+	case 1, 2, 3:
+		return fmt.Sprint(g.r.IntN(64))
+	}
+	return "(" + b + " & 63)"
 }
 
 func (g *progGen) boolExpr(d int) string {
@@ -175,7 +199,12 @@ func (g *progGen) block(indent, n int) {
 			g.line(indent, "}")
 			g.depth--
 		default:
-			g.line(indent, g.pick(g.ints[2:])+" += "+g.intExpr(1)+";")
+			switch op := []string{"+=", "+=", "&=", "|=", "^=", "<<=", ">>="}[g.r.IntN(7)]; op {
+			case "<<=", ">>=":
+				g.line(indent, g.pick(g.ints[2:])+" "+op+" "+g.shiftCount(g.intExpr(1))+";")
+			default:
+				g.line(indent, g.pick(g.ints[2:])+" "+op+" "+g.intExpr(1)+";")
+			}
 		}
 	}
 }
