@@ -1086,6 +1086,14 @@ var pureBuiltins = map[string]Builtin{
 	"std::math::pow":    BuiltinPow,
 	"std::math::log":    BuiltinLog,
 	"std::math::exp":    BuiltinExp,
+	"std::math::sin":    BuiltinSin,
+	"std::math::cos":    BuiltinCos,
+	"std::math::tan":    BuiltinTan,
+	"std::math::asin":   BuiltinAsin,
+	"std::math::acos":   BuiltinAcos,
+	"std::math::atan":   BuiltinAtan,
+	"std::math::atan2":  BuiltinAtan2,
+	"std::math::hypot":  BuiltinHypot,
 }
 
 func (c *fnCtx) primCall(e *ast.CallExpr, b ExprBase, name string, decl *ast.FnDecl) Expr {

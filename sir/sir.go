@@ -884,6 +884,14 @@ const (
 	BuiltinPow                   // std::math::pow(a, b)
 	BuiltinLog                   // std::math::log(f)
 	BuiltinExp                   // std::math::exp(f)
+	BuiltinSin                   // std::math::sin(f)
+	BuiltinCos                   // std::math::cos(f)
+	BuiltinTan                   // std::math::tan(f)
+	BuiltinAsin                  // std::math::asin(f)
+	BuiltinAcos                  // std::math::acos(f)
+	BuiltinAtan                  // std::math::atan(f)
+	BuiltinAtan2                 // std::math::atan2(y, x)
+	BuiltinHypot                 // std::math::hypot(x, y)
 	NumBuiltins
 )
 
@@ -897,6 +905,8 @@ var builtinNames = [...]string{
 	"assert", "panic", "std::json::encode",
 	"std::math::sqrt", "std::math::floor", "std::math::ceil", "std::math::pow",
 	"std::math::log", "std::math::exp",
+	"std::math::sin", "std::math::cos", "std::math::tan", "std::math::asin",
+	"std::math::acos", "std::math::atan", "std::math::atan2", "std::math::hypot",
 }
 
 // String returns the builtin's SIR name ("len.list", "push",

@@ -167,6 +167,15 @@ var table = []Primitive{
 	{ID: 27, Name: "std::math::exp", Effect: NoEffect, Journal: Pure},
 
 	{ID: 28, Name: "std::json::encode", Effect: NoEffect, Journal: Pure},
+
+	{ID: 29, Name: "std::math::sin", Effect: NoEffect, Journal: Pure},
+	{ID: 30, Name: "std::math::cos", Effect: NoEffect, Journal: Pure},
+	{ID: 31, Name: "std::math::tan", Effect: NoEffect, Journal: Pure},
+	{ID: 32, Name: "std::math::asin", Effect: NoEffect, Journal: Pure},
+	{ID: 33, Name: "std::math::acos", Effect: NoEffect, Journal: Pure},
+	{ID: 34, Name: "std::math::atan", Effect: NoEffect, Journal: Pure},
+	{ID: 35, Name: "std::math::atan2", Effect: NoEffect, Journal: Pure},
+	{ID: 36, Name: "std::math::hypot", Effect: NoEffect, Journal: Pure},
 }
 
 var (

@@ -151,6 +151,14 @@ func TestSignatures(t *testing.T) {
 		"std::math::pow":          "(x: float, y: float) -> float",
 		"std::math::log":          "(x: float) -> float",
 		"std::math::exp":          "(x: float) -> float",
+		"std::math::sin":          "(x: float) -> float",
+		"std::math::cos":          "(x: float) -> float",
+		"std::math::tan":          "(x: float) -> float",
+		"std::math::asin":         "(x: float) -> float",
+		"std::math::acos":         "(x: float) -> float",
+		"std::math::atan":         "(x: float) -> float",
+		"std::math::atan2":        "(y: float, x: float) -> float",
+		"std::math::hypot":        "(x: float, y: float) -> float",
 	}
 	got := map[string]string{}
 	for _, d := range declarations(t) {
@@ -187,6 +195,8 @@ func TestIDsAreFrozen(t *testing.T) {
 		{22, "std::math::sqrt"}, {23, "std::math::floor"}, {24, "std::math::ceil"},
 		{25, "std::math::pow"}, {26, "std::math::log"}, {27, "std::math::exp"},
 		{28, "std::json::encode"},
+		{29, "std::math::sin"}, {30, "std::math::cos"}, {31, "std::math::tan"}, {32, "std::math::asin"},
+		{33, "std::math::acos"}, {34, "std::math::atan"}, {35, "std::math::atan2"}, {36, "std::math::hypot"},
 	}
 	if len(frozen) != len(All()) {
 		t.Errorf("table has %d primitives, frozen list %d: add new ones to the list", len(All()), len(frozen))

@@ -10,6 +10,7 @@ import (
 	"unsafe"
 
 	"github.com/hale-lang/hale/codegen/image"
+	"github.com/hale-lang/hale/vm/internal/fmath"
 	"github.com/hale-lang/hale/vm/value"
 )
 
@@ -261,12 +262,30 @@ func (m *Machine) builtin(b image.Builtin, args []value.Value) (value.Value, err
 		return value.Float(math.Floor(args[0].AsFloat())), nil
 	case image.BuiltinCeil:
 		return value.Float(math.Ceil(args[0].AsFloat())), nil
+	// Pow, Log, Exp and the trigonometric functions come from fmath, whose
+	// results are the same bits on every machine (math's are not).
 	case image.BuiltinPow:
-		return value.Float(math.Pow(args[0].AsFloat(), args[1].AsFloat())), nil
+		return value.Float(fmath.Pow(args[0].AsFloat(), args[1].AsFloat())), nil
 	case image.BuiltinLog:
-		return value.Float(math.Log(args[0].AsFloat())), nil
+		return value.Float(fmath.Log(args[0].AsFloat())), nil
 	case image.BuiltinExp:
-		return value.Float(math.Exp(args[0].AsFloat())), nil
+		return value.Float(fmath.Exp(args[0].AsFloat())), nil
+	case image.BuiltinSin:
+		return value.Float(fmath.Sin(args[0].AsFloat())), nil
+	case image.BuiltinCos:
+		return value.Float(fmath.Cos(args[0].AsFloat())), nil
+	case image.BuiltinTan:
+		return value.Float(fmath.Tan(args[0].AsFloat())), nil
+	case image.BuiltinAsin:
+		return value.Float(fmath.Asin(args[0].AsFloat())), nil
+	case image.BuiltinAcos:
+		return value.Float(fmath.Acos(args[0].AsFloat())), nil
+	case image.BuiltinAtan:
+		return value.Float(fmath.Atan(args[0].AsFloat())), nil
+	case image.BuiltinAtan2:
+		return value.Float(fmath.Atan2(args[0].AsFloat(), args[1].AsFloat())), nil
+	case image.BuiltinHypot:
+		return value.Float(fmath.Hypot(args[0].AsFloat(), args[1].AsFloat())), nil
 	}
 	return value.Value{}, trapMsg("internal error: bad builtin " + b.String())
 }

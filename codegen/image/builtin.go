@@ -56,6 +56,14 @@ const (
 	BuiltinPow
 	BuiltinLog
 	BuiltinExp
+	BuiltinSin
+	BuiltinCos
+	BuiltinTan
+	BuiltinAsin
+	BuiltinAcos
+	BuiltinAtan
+	BuiltinAtan2
+	BuiltinHypot
 	NumBuiltins
 )
 
@@ -76,6 +84,8 @@ var builtins = [NumBuiltins]builtinInfo{
 	{"assert", 2}, {"panic", 1}, {"std::json::encode", 1},
 	{"std::math::sqrt", 1}, {"std::math::floor", 1}, {"std::math::ceil", 1}, {"std::math::pow", 2},
 	{"std::math::log", 1}, {"std::math::exp", 1},
+	{"std::math::sin", 1}, {"std::math::cos", 1}, {"std::math::tan", 1}, {"std::math::asin", 1},
+	{"std::math::acos", 1}, {"std::math::atan", 1}, {"std::math::atan2", 2}, {"std::math::hypot", 2},
 }
 
 // String returns the builtin's name, as SIR prints it ("len.list").

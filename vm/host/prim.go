@@ -16,6 +16,7 @@ import (
 
 	"github.com/hale-lang/hale/stdlib"
 	"github.com/hale-lang/hale/vm"
+	"github.com/hale-lang/hale/vm/internal/fmath"
 	"github.com/hale-lang/hale/vm/value"
 )
 
@@ -124,8 +125,16 @@ var liveByName = map[string]livePrim{
 	"std::math::sqrt":         mathPrim(math.Sqrt),
 	"std::math::floor":        mathPrim(math.Floor),
 	"std::math::ceil":         mathPrim(math.Ceil),
-	"std::math::log":          mathPrim(math.Log),
-	"std::math::exp":          mathPrim(math.Exp),
+	"std::math::log":          mathPrim(fmath.Log),
+	"std::math::exp":          mathPrim(fmath.Exp),
+	"std::math::sin":          mathPrim(fmath.Sin),
+	"std::math::cos":          mathPrim(fmath.Cos),
+	"std::math::tan":          mathPrim(fmath.Tan),
+	"std::math::asin":         mathPrim(fmath.Asin),
+	"std::math::acos":         mathPrim(fmath.Acos),
+	"std::math::atan":         mathPrim(fmath.Atan),
+	"std::math::atan2":        mathPrim2(fmath.Atan2),
+	"std::math::hypot":        mathPrim2(fmath.Hypot),
 	"std::math::pow":          primPow,
 	"std::json::encode":       primJSONEncode,
 }
@@ -460,12 +469,22 @@ func mathPrim(f func(float64) float64) livePrim {
 	}
 }
 
+func mathPrim2(f func(float64, float64) float64) livePrim {
+	return func(c *consumer, args []byte) ([]byte, error) {
+		vs, err := decodeArgs("std::math", args, floatType, floatType)
+		if err != nil {
+			return nil, err
+		}
+		return encodeValue(value.Float(f(vs[0].AsFloat(), vs[1].AsFloat())))
+	}
+}
+
 func primPow(c *consumer, args []byte) ([]byte, error) {
 	vs, err := decodeArgs("std::math::pow", args, floatType, floatType)
 	if err != nil {
 		return nil, err
 	}
-	return encodeValue(value.Float(math.Pow(vs[0].AsFloat(), vs[1].AsFloat())))
+	return encodeValue(value.Float(fmath.Pow(vs[0].AsFloat(), vs[1].AsFloat())))
 }
 
 func primJSONEncode(c *consumer, args []byte) ([]byte, error) {

@@ -1,0 +1,150 @@
+package host
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/hale-lang/hale/vm/internal/fmath"
+	"github.com/hale-lang/hale/vm/value"
+)
+
+// engineCase is a program run on both real engines: their stdout, stderr
+// and exit codes must agree and match the expectations.
+type engineCase struct {
+	name   string
+	src    string
+	stdout string
+	stderr string // a prefix of stderr ("" for none)
+	code   int
+}
+
+func runEngineCases(t *testing.T, cases []engineCase) {
+	t.Helper()
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			prog, img := compileAll(t, c.src)
+			var outs []outcome
+			for _, kind := range realEngines {
+				o := runWith(t, prog, img, Options{Engine: kind})
+				if o.err != nil {
+					t.Fatalf("%v: %v", kind, o.err)
+				}
+				outs = append(outs, o)
+			}
+			n, w := outs[0], outs[1]
+			if n.stdout != w.stdout || n.stderr != w.stderr || n.res.Code != w.res.Code {
+				t.Fatalf("engines disagree:\nnative (exit %d):\n%s%s\nwasm (exit %d):\n%s%s",
+					n.res.Code, n.stdout, n.stderr, w.res.Code, w.stdout, w.stderr)
+			}
+			if n.stdout != c.stdout || n.res.Code != c.code || !strings.HasPrefix(n.stderr, c.stderr) || c.stderr == "" && n.stderr != "" {
+				t.Errorf("got (exit %d):\n%s%s\nwant (exit %d):\n%s%s", n.res.Code, n.stdout, n.stderr, c.code, c.stdout, c.stderr)
+			}
+		})
+	}
+}
+
+func startSrc(body string) string {
+	return "locus T {\n    on start {\n" + body + "\n    }\n}\nmain { spawn T; }\n"
+}
+
+// TestEnginesBitOperators runs every bit operator, ! on ints, the compound
+// assignments, the precedence of §10.1 and the shift traps on both engines.
+func TestEnginesBitOperators(t *testing.T) {
+	runEngineCases(t, []engineCase{
+		{name: "operators", src: startSrc(`
+            let a = 12; let b = 10; let m = -9223372036854775807 - 1;
+            print([a & b, a | b, a ^ b, !a, !0, !-1, !m]);
+            print([1 << 0, 1 << 62, 1 << 63, 3 << 63, -1 << 1, m << 1]);
+            print([-8 >> 1, -1 >> 63, m >> 63, 1024 >> 10, 7 >> 0, 5 >> 63]);
+            print([0xF0 & 0x3C, 0xF0 | 0x0F, 0xFF ^ 0x0F]); print(!true);`),
+			stdout: "[8, 14, 6, -13, -1, 0, 9223372036854775807]\n" +
+				"[1, 4611686018427387904, -9223372036854775808, -9223372036854775808, -2, 0]\n" +
+				"[-4, -1, -1, 1, 7, 0]\n" +
+				"[48, 255, 240]\nfalse\n"},
+		{name: "precedence", src: startSrc(`
+            print(1 | 2 ^ 3 & 4 << 1 + 1);
+            print(1 + 2 << 3);
+            print(6 & 3 == 2);
+            print(1 | 6 < 7);
+            print(!1 + 1);
+            print(-1 >> 1 * 2);
+            print(2 * 3 << 1 ^ 5 | 8 & 12);`),
+			// 1 | (2 ^ (3 & (4 << (1 + 1)))) = 3; (1 + 2) << 3; (6 & 3) == 2;
+			// (1 | 6) < 7; (!1) + 1; -1 >> (1 * 2);
+			// (((2 * 3) << 1) ^ 5) | (8 & 12) = 9 | 8.
+			stdout: "3\n24\ntrue\nfalse\n-1\n-1\n9\n"},
+		{name: "compound assignments", src: "locus T {\n    var s = 6;\n    on start {\n" + `
+            var x = 0xFF;
+            x &= 0x0F; print(x);
+            x |= 0x30; print(x);
+            x ^= 0xFF; print(x);
+            x <<= 4; print(x);
+            x >>= 2; print(x);
+            s <<= 60; print(s);
+            s >>= 61; print(s);
+            let xs = [1, 2]; xs[0] |= 4; print(xs);` + "\n    }\n}\nmain { spawn T; }\n",
+			stdout: "15\n63\n192\n3072\n768\n6917529027641081856\n3\n[5, 2]\n"},
+		{name: "shift count 64 traps", src: startSrc(`
+            let n = 64;
+            print("before");
+            print(1 << n);`),
+			stdout: "before\n", stderr: "trap: shift count 64 out of range (0 to 63)\n  at app.hl:6:21 in T.on start\n", code: ExitTrap},
+		{name: "negative shift count traps", src: startSrc(`
+            var x = 8;
+            x >>= -1;`),
+			stderr: "trap: shift count -1 out of range (0 to 63)\n  at app.hl:5:13 in T.on start\n", code: ExitTrap},
+	})
+}
+
+// TestEnginesMath runs std::math on a table of inputs on both engines: the
+// results must be the same bits, and those of package fmath (pinned
+// there on every machine), printed in full.
+func TestEnginesMath(t *testing.T) {
+	inputs := []float64{0, -0.0, 1, -1, 0.5, -0.7, 0.66, 2.5, 3.141592653589793, 1e-300, 5e-324, 1e6, 1e22, -1e300, 1e308}
+	unary := []struct {
+		name string
+		f    func(float64) float64
+	}{
+		{"sin", fmath.Sin}, {"cos", fmath.Cos}, {"tan", fmath.Tan}, {"asin", fmath.Asin},
+		{"acos", fmath.Acos}, {"atan", fmath.Atan}, {"log", fmath.Log}, {"exp", fmath.Exp},
+	}
+	binary := []struct {
+		name string
+		f    func(float64, float64) float64
+	}{{"atan2", fmath.Atan2}, {"hypot", fmath.Hypot}, {"pow", fmath.Pow}}
+	lit := func(x float64) string {
+		if x == 0 && math.Signbit(x) {
+			return "-0.0"
+		}
+		s := strconv.FormatFloat(x, 'g', -1, 64)
+		if !strings.ContainsAny(s, ".e") {
+			s += ".0"
+		}
+		return s
+	}
+	var body, want strings.Builder
+	for _, u := range unary {
+		for _, x := range inputs {
+			// Bits, not text: str() of a float is shortest-round-trip,
+			// so equal text means equal bits, but say it plainly.
+			fmt.Fprintf(&body, "print(std::math::%s(%s));\n", u.name, lit(x))
+			fmt.Fprintf(&want, "%s\n", floatText(u.f(x)))
+		}
+	}
+	for _, b := range binary {
+		for i, x := range inputs {
+			y := inputs[(i+5)%len(inputs)]
+			fmt.Fprintf(&body, "print(std::math::%s(%s, %s));\n", b.name, lit(x), lit(y))
+			fmt.Fprintf(&want, "%s\n", floatText(b.f(x, y)))
+		}
+	}
+	body.WriteString("print([std::math::PI, std::math::E]);\nprint(std::math::PI == 3.141592653589793);\n")
+	want.WriteString("[3.141592653589793, 2.718281828459045]\ntrue\n")
+	runEngineCases(t, []engineCase{{name: "table", src: startSrc(body.String()), stdout: want.String()}})
+}
+
+// floatText is str() of a float, as the interpreter writes it.
+func floatText(f float64) string { return value.Format(value.Float(f)) }
