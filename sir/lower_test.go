@@ -26,6 +26,8 @@ func TestConstErrors(t *testing.T) {
 		{"const M: int = -9223372036854775808;\nconst A: int = -M;\nmain {}", "app.hl:2:16", CodeConstTrap, "integer overflow"},
 		{"const B: int = 3037000500 * 3037000500;\nmain {}", "app.hl:1:27", CodeConstTrap, "integer overflow"},
 		{"const A: int = 1;\nconst B: int = A - 9223372036854775807 - 3;\nmain {}", "app.hl:2:40", CodeConstTrap, "value of const B traps"},
+		{"const A: int = 1 << 64;\nmain {}", "app.hl:1:18", CodeConstTrap, "value of const A traps: shift count 64 out of range (0 to 63)"},
+		{"const N: int = -1;\nconst A: int = 8 >> N;\nmain {}", "app.hl:2:18", CodeConstTrap, "shift count -1 out of range"},
 	}
 	for _, tt := range tests {
 		_, err := lowerFiles(map[string]string{"app.hl": tt.src})

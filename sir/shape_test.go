@@ -95,6 +95,9 @@ func TestShapeStable(t *testing.T) {
 	}
 	// A body change that changes no call, publish or effect.
 	body := edit(t, shapeBase, "return x * 2;", "let y = x + x; return y;")
+	// State whose type is inferred from its initialiser: the shape sees
+	// the type as if it were written.
+	inferred := edit(t, edit(t, shapeBase, "var count: int = 0;", "var count = 0;"), "var total: int = 0;", "var total = 3 - 3;")
 
 	for name, files := range map[string]map[string]string{
 		"reformatted": {"app.hl": reformatted},
@@ -102,6 +105,7 @@ func TestShapeStable(t *testing.T) {
 		"reordered":   {"app.hl": reordered},
 		"split":       split,
 		"body":        {"app.hl": body},
+		"inferred":    {"app.hl": inferred},
 	} {
 		if got := shapeOf(t, files).Hash(); got != base {
 			t.Errorf("%s: hash changed", name)
@@ -129,6 +133,8 @@ func TestShapeChanges(t *testing.T) {
 		{"new state var", `var total: int = 0;`, `var total: int = 0;
     var last: int = 0;`},
 		{"state type", `var count: int = 0;`, `var count: float = 0.0;`, `count += 1;`, `count += 1.0;`},
+		{"inferred state type", `var total: int = 0;`, `var total = "";`, `total += o.amount;`, `total += str(o.amount);`,
+			`return str(total);`, `return total;`},
 		{"payload field", `topic Audit { note: string }`, `topic Audit { note: string, level: int }`,
 			`publish Audit { note: "ok" }`, `publish Audit { note: "ok", level: 1 }`},
 		{"new topic", `topic Line`, `topic Extra { x: int }

@@ -107,7 +107,7 @@ func expectations(t *testing.T, src string) map[int][]*regexp.Regexp {
 
 // matchErrors compares reported errors of one file with its ERROR comments:
 // every error must be expected on its line, every expectation met. The
-// regexps match "message [code]".
+// regexps match "message [code]" followed by each hint in parentheses.
 func matchErrors(t *testing.T, file, src string, errs diag.List) {
 	t.Helper()
 	want := expectations(t, src)
@@ -116,6 +116,9 @@ func matchErrors(t *testing.T, file, src string, errs diag.List) {
 			continue
 		}
 		text := e.Msg + " [" + string(e.Code) + "]"
+		for _, h := range e.Hints {
+			text += " (" + h + ")"
+		}
 		rxs := want[e.Pos.Line]
 		found := -1
 		for i, rx := range rxs {

@@ -116,7 +116,7 @@ func (c *checker) name(e *ast.Name) *ast.Type {
 	}
 	sym := c.lookup(id.Name, id.Pos())
 	if sym == nil {
-		c.errorf(id.Pos(), "E0201", "undefined name %q", id.Name)
+		c.undefinedName(id, false)
 		return ast.InvalidType
 	}
 	id.Sym = sym
@@ -181,7 +181,7 @@ func (c *checker) resolvePath(e *ast.PathExpr) *ast.Symbol {
 		last := e.Parts[n-1]
 		switch {
 		case enum == nil:
-			c.errorf(e.Pos(), "E0201", "undefined name %q", joined)
+			c.undefinedPath(e.Pos(), joined)
 			return nil
 		case enum.Kind != ast.SymEnum:
 			c.errorf(e.Pos(), "E0203", "%s is not an enum, so %q names nothing", describe(enum), joined)
@@ -191,6 +191,7 @@ func (c *checker) resolvePath(e *ast.PathExpr) *ast.Symbol {
 		idx := enum.Type.VariantIndex(last.Name)
 		if idx < 0 || idx >= len(c.variants[enum.Type]) {
 			c.errorf(last.Pos(), "E0209", "enum %q has no variant %q", enum.Name, last.Name)
+			c.suggest(last.Name, variantNames(enum.Type))
 			return nil
 		}
 		sym = c.variants[enum.Type][idx]
@@ -486,12 +487,15 @@ func (c *checker) call(e *ast.CallExpr) *ast.Type {
 		}
 		sym = c.lookup(f.Ident.Name, f.Ident.Pos())
 		if sym == nil {
-			c.errorf(f.Pos(), "E0201", "undefined name %q", f.Ident.Name)
+			c.undefinedName(f.Ident, true)
 		}
 		f.Ident.Sym = sym
 	case *ast.PathExpr:
 		sym = c.resolvePath(f)
 	default:
+		if c.methodCall(e) {
+			return ast.InvalidType
+		}
 		c.expr(&e.Fun, nil)
 		c.errorf(e.Pos(), "E0307", "cannot call this expression: only fns, builtins and enum variants can be called")
 	}
@@ -586,6 +590,7 @@ func (c *checker) field(e *ast.FieldExpr) *ast.Type {
 	idx := xt.FieldIndex(e.Name.Name)
 	if idx < 0 {
 		c.errorf(e.Name.Pos(), "E0309", "unknown field %q in %s", e.Name.Name, xt)
+		c.suggest(e.Name.Name, fieldNames(xt))
 		return ast.InvalidType
 	}
 	e.Index = idx
