@@ -26,8 +26,8 @@ func (c *checker) suggest(name string, candidates []string) {
 
 // foreignWords are names from other languages, with what Hale has instead.
 var foreignWords = map[string]string{
-	"null":  `Hale has no null: a value that may be missing is an Option, and None is the missing value`,
-	"nil":   `Hale has no nil: a value that may be missing is an Option, and None is the missing value`,
+	"null": `Hale has no null: a value that may be missing is an Option, and None is the missing value`,
+	"nil":  `Hale has no nil: a value that may be missing is an Option, and None is the missing value`,
 }
 
 // undefinedName reports an unknown plain name used as a value or (with
