@@ -3,6 +3,8 @@ package syntax
 import (
 	"strings"
 	"testing"
+
+	"github.com/hale-lang/hale/lang/ast"
 )
 
 var errorsTests = []struct{ src, want string }{
@@ -108,6 +110,10 @@ var errorsTests = []struct{ src, want string }{
 	{"fn f() { let x = 1.5x; }", `t.hl:1:21: invalid character 'x' in float literal [E0106]`},
 	{"fn f() { let x = a # b; }", `t.hl:1:20: invalid character "#" [E0102]`},
 	{"fn f() { let x = a ~ b; }", `t.hl:1:20: invalid character "~" [E0102]`},
+	{"fn f() { i++; }", `t.hl:1:11: Hale has no "++" operator [E0101] (write "i += 1;")`},
+	{"fn f() { xs[0]++; }", `t.hl:1:15: Hale has no "++" operator [E0101] (write "xs[0] += 1;")`},
+	{"fn f() { x := 1; }", `t.hl:1:12: ":=" is not an operator in Hale [E0101] (declare it with "let x = …;" (or "var" to change it later))`},
+	{"fn f() { switch x { } }", `t.hl:1:10: Hale has no switch statement [E0101] (use "match": match x { 1 => { … }, _ => { … } })`},
 	{"fn f() { let x = 'a'; }", `t.hl:1:18: invalid character "'" (strings use double quotes) [E0102]`},
 	{"fn f() { let x = \x01; }", `t.hl:1:18: invalid character U+0001 [E0102]`},
 	{"fn f() {}\n\xff", `t.hl:2:1: invalid UTF-8 encoding [E0111]`},
@@ -164,6 +170,49 @@ main { spawn L; }
 	_, errs = Parse("t.hl", []byte(strings.Repeat("fn f() { x }\n", 50)))
 	if len(errs) != maxErrors {
 		t.Errorf("%d errors, want the cap %d", len(errs), maxErrors)
+	}
+}
+
+// TestStatementRecovery: after a syntax error the parser resumes at the
+// next statement, so every error in one fn is reported, and statements
+// after the errors still parse.
+func TestStatementRecovery(t *testing.T) {
+	src := `fn f(xs: [int]) {
+    let a = ;
+    i++;
+    x := 2;
+    if a == { print(1); }
+    let ok = 1;
+    let b = (1 + ;
+    switch a { }
+    return;
+}
+fn g() { let c = 1 +; }
+`
+	f, errs := Parse("t.hl", []byte(src))
+	want := []string{
+		`t.hl:2:13: expected expression, found ";" [E0101]`,
+		`t.hl:3:6: Hale has no "++" operator [E0101] (write "i += 1;")`,
+		`t.hl:4:7: ":=" is not an operator in Hale [E0101] (declare it with "let x = …;" (or "var" to change it later))`,
+		`t.hl:5:23: expected ":" after map key, found ";" [E0101]`,
+		`t.hl:7:18: expected expression, found ";" [E0101]`,
+		`t.hl:8:5: Hale has no switch statement [E0101] (use "match": match x { 1 => { … }, _ => { … } })`,
+		`t.hl:11:21: expected expression, found ";" [E0101]`,
+	}
+	var got []string
+	for _, e := range errs {
+		got = append(got, e.Error())
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	// Both fns are in the tree, f with the statements that parsed.
+	if len(f.Decls) != 2 {
+		t.Fatalf("%d declarations, want 2", len(f.Decls))
+	}
+	body := f.Decls[0].(*ast.FnDecl).Body.Stmts
+	if len(body) != 2 {
+		t.Errorf("f keeps %d statements, want 2 (let ok, return)", len(body))
 	}
 }
 

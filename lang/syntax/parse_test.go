@@ -115,6 +115,19 @@ var precedenceTests = []struct{ src, want string }{
 	{"a || b && c == d < e + f * -g.h", "(|| a (&& b (== c (< d (+ e (* f (- (. g h))))))))"},
 	{"a * b - c / d % e", "(- (* a b) (% (/ c d) e))"},
 	{"x == 1 || y != 2 && !z", "(|| (== x 1) (&& (!= y 2) (! z)))"},
+	// Bit operators: below the comparisons |, ^, &, then << >> just above
+	// + and -.
+	{"a < b | c", "(< a (| b c))"},
+	{"a | b ^ c", "(| a (^ b c))"},
+	{"a ^ b & c", "(^ a (& b c))"},
+	{"a & b << c", "(& a (<< b c))"},
+	{"a << b + c", "(<< a (+ b c))"},
+	{"a >> b >> c", "(>> (>> a b) c)"},
+	{"a & b == c", "(== (& a b) c)"},
+	{"a | b && c ^ d", "(&& (| a b) (^ c d))"},
+	{"!a & b", "(& (! a) b)"},
+	{"a << b * c >> d", "(>> (<< a (* b c)) d)"},
+	{"a|b^c&d<<e+f*g", "(| a (^ b (& c (<< d (+ e (* f g))))))"},
 }
 
 func TestPrecedence(t *testing.T) {
@@ -219,6 +232,7 @@ var statementsTests = []struct{ src, want string }{
 	{"let r: std::http::Response = std::http::get(u);", "(block (let r std::http::Response (call std::http::get u)))"},
 	{"x = 1;", "(block (= x 1))"},
 	{"x += 1; x -= 2; x *= 3; x /= 4; x %= 5;", "(block (+= x 1) (-= x 2) (*= x 3) (/= x 4) (%= x 5))"},
+	{"x &= 1; x |= 2; x ^= 3; x <<= 4; x >>= 5;", "(block (&= x 1) (|= x 2) (^= x 3) (<<= x 4) (>>= x 5))"},
 	{"xs[i] = v;", "(block (= (index xs i) v))"},
 	{"p.f.g = v;", "(block (= (. (. p f) g) v))"},
 	{"f(x) = 1;", "(block (= (call f x) 1))"},

@@ -664,7 +664,7 @@ func (p *parser) parseStmtOrSync() (st ast.Stmt) {
 			if p.i == start {
 				p.next()
 			}
-			p.syncStmt()
+			p.syncStmt(start)
 			if p.tok().kind == kEOF {
 				// The rest of the file was skipped: the block's missing
 				// "}" would only repeat the error.
@@ -677,10 +677,24 @@ func (p *parser) parseStmtOrSync() (st ast.Stmt) {
 }
 
 // syncStmt skips to the start of the next statement: past a ";" or a
-// closing "}" (at the end of a line) outside any brackets, or to a keyword
+// closing "}" (at the end of a line) outside any braces, or to a keyword
 // that starts a statement, or to the "}" that closes the enclosing block.
-func (p *parser) syncStmt() {
+// The statement began at token start: braces it opened and did not close
+// before the error are still open. Parentheses and brackets are not
+// counted: no statement can be inside them, and an unclosed one is a
+// common error.
+func (p *parser) syncStmt(start int) {
 	nest := 0
+	for _, t := range p.toks[start:p.i] {
+		if t.kind == kPunct {
+			switch t.text {
+			case "{":
+				nest++
+			case "}":
+				nest = max(nest-1, 0)
+			}
+		}
+	}
 	for {
 		t := p.tok()
 		if t.kind == kEOF {
@@ -691,10 +705,8 @@ func (p *parser) syncStmt() {
 		}
 		if t.kind == kPunct {
 			switch t.text {
-			case "(", "[", "{":
+			case "{":
 				nest++
-			case ")", "]":
-				nest = max(nest-1, 0)
 			case "}":
 				if nest == 0 {
 					return // the end of the enclosing block
