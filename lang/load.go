@@ -104,7 +104,7 @@ func load(read func(string) ([]byte, error), entry, shown string) (*Program, err
 			p.Stdlib = append(p.Stdlib, f)
 		}
 	}
-	if len(ld.errs) > 0 {
+	if ld.errs.HasErrors() {
 		// Syntax and import errors come alone: checking a partial program
 		// would mostly report their consequences.
 		return p, ld.errs.Sort()
@@ -112,9 +112,11 @@ func load(read func(string) ([]byte, error), entry, shown string) (*Program, err
 	res, errs := check.Check(p.Files, p.Stdlib)
 	p.Consts, p.Types, p.Enums, p.Fns, p.Loci = res.Consts, res.Types, res.Enums, res.Fns, res.Loci
 	p.Main, p.Scope = res.Main, res.Scope
-	if len(errs) > 0 {
-		return p, errs.Sort()
+	errs = append(ld.errs, errs...).Sort()
+	if errs.HasErrors() {
+		return p, errs
 	}
+	p.Warnings = errs
 	return p, nil
 }
 

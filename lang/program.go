@@ -8,6 +8,7 @@ package lang
 
 import (
 	"github.com/hale-lang/hale/lang/ast"
+	"github.com/hale-lang/hale/lang/diag"
 )
 
 // Program is a loaded and checked Hale program.
@@ -31,6 +32,10 @@ type Program struct {
 	Loci   []*ast.LocusDecl
 	Main   *ast.MainDecl
 	Scope  map[string]*ast.Symbol // top-level names; std names qualified ("std::time::now_ms")
+
+	// Warnings are the diagnostics of severity warning (codes W…) of a
+	// program that loaded: they are shown but do not reject it.
+	Warnings diag.List
 }
 
 // Source returns the bytes of the file at a logical path, or nil.

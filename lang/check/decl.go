@@ -423,6 +423,7 @@ func (c *checker) topic(id *ast.Ident) *ast.Symbol {
 	sym := c.lookupTop(id.Name)
 	if sym == nil {
 		c.errorf(id.Pos(), "E0201", "undefined topic %q", id.Name)
+		c.endAt(id.End())
 		c.suggest(id.Name, c.topLevelOf(ast.SymTopic))
 		return nil
 	}
@@ -708,6 +709,7 @@ func (c *checker) spawns(m *ast.MainDecl) {
 		switch {
 		case sym == nil:
 			c.errorf(sp.Locus.Pos(), "E0201", "undefined locus %q", sp.Locus.Name)
+			c.endAt(sp.Locus.End())
 			c.suggest(sp.Locus.Name, c.topLevelOf(ast.SymLocus))
 		case sym.Kind != ast.SymLocus:
 			sp.Locus.Sym = sym

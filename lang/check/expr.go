@@ -181,7 +181,7 @@ func (c *checker) resolvePath(e *ast.PathExpr) *ast.Symbol {
 		last := e.Parts[n-1]
 		switch {
 		case enum == nil:
-			c.undefinedPath(e.Pos(), joined)
+			c.undefinedPath(e.Pos(), e.End(), joined)
 			return nil
 		case enum.Kind != ast.SymEnum:
 			c.errorf(e.Pos(), "E0203", "%s is not an enum, so %q names nothing", describe(enum), joined)
@@ -191,6 +191,7 @@ func (c *checker) resolvePath(e *ast.PathExpr) *ast.Symbol {
 		idx := enum.Type.VariantIndex(last.Name)
 		if idx < 0 || idx >= len(c.variants[enum.Type]) {
 			c.errorf(last.Pos(), "E0209", "enum %q has no variant %q", enum.Name, last.Name)
+			c.endAt(last.End())
 			c.suggest(last.Name, variantNames(enum.Type))
 			return nil
 		}
@@ -590,6 +591,7 @@ func (c *checker) field(e *ast.FieldExpr) *ast.Type {
 	idx := xt.FieldIndex(e.Name.Name)
 	if idx < 0 {
 		c.errorf(e.Name.Pos(), "E0309", "unknown field %q in %s", e.Name.Name, xt)
+		c.endAt(e.Name.End())
 		c.suggest(e.Name.Name, fieldNames(xt))
 		return ast.InvalidType
 	}

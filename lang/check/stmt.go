@@ -310,6 +310,7 @@ func (c *checker) variantPattern(p *ast.Pattern, xt *ast.Type) string {
 	switch {
 	case sym == nil:
 		c.errorf(p.Enum.Pos(), "E0201", "undefined enum %q", p.Enum.Name)
+		c.endAt(p.Enum.End())
 		c.suggest(p.Enum.Name, c.topLevelOf(ast.SymEnum))
 		c.declareBinds(p, nil)
 		return ""
@@ -324,6 +325,7 @@ func (c *checker) variantPattern(p *ast.Pattern, xt *ast.Type) string {
 	idx := enum.VariantIndex(p.Name.Name)
 	if idx < 0 || idx >= len(c.variants[enum]) {
 		c.errorf(p.Name.Pos(), "E0209", "enum %q has no variant %q", sym.Name, p.Name.Name)
+		c.endAt(p.Name.End())
 		c.suggest(p.Name.Name, variantNames(enum))
 		c.declareBinds(p, nil)
 		return ""

@@ -16,6 +16,13 @@ import (
 // hint adds hints to the diagnostic reported last.
 func (c *checker) hint(hints ...string) { c.errs.Hint(hints...) }
 
+// endAt records where the text of the diagnostic reported last ends.
+func (c *checker) endAt(end ast.Pos) {
+	if len(c.errs) > 0 {
+		c.errs[len(c.errs)-1].End = end
+	}
+}
+
 // suggest adds `did you mean "x"?` to the last diagnostic when a candidate
 // is close to name.
 func (c *checker) suggest(name string, candidates []string) {
@@ -34,6 +41,7 @@ var foreignWords = map[string]string{
 // call set) called, with a hint: a known name of the same use.
 func (c *checker) undefinedName(id *ast.Ident, call bool) {
 	c.errorf(id.Pos(), "E0201", "undefined name %q", id.Name)
+	c.endAt(id.End())
 	if h := foreignWords[id.Name]; h != "" {
 		c.hint(h)
 		return
@@ -89,8 +97,9 @@ func (c *checker) visibleNames(keep func(*ast.Symbol) bool) []string {
 
 // undefinedPath reports an unknown qualified name, std::math::sinn,
 // suggesting a known one with the same prefix.
-func (c *checker) undefinedPath(pos ast.Pos, joined string) {
+func (c *checker) undefinedPath(pos, end ast.Pos, joined string) {
 	c.errorf(pos, "E0201", "undefined name %q", joined)
+	c.endAt(end)
 	i := strings.LastIndex(joined, "::")
 	prefix, last := joined[:i+2], joined[i+2:]
 	var names []string

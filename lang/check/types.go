@@ -71,6 +71,7 @@ func (c *checker) namedType(te *ast.NamedType) *ast.Type {
 	}
 	if sym == nil {
 		c.errorf(te.Pos(), "E0201", "undefined type %q", name)
+		c.endAt(te.End())
 		if len(te.Path) == 1 {
 			c.suggest(name, append(c.topLevelOf(ast.SymStruct, ast.SymTopic, ast.SymEnum), "bool", "bytes", "float", "int", "string"))
 		}

@@ -386,4 +386,8 @@ func (p *parser) errorAt(off int, code diag.Code, format string, args ...any) {
 		return
 	}
 	p.errs.Add(p.pos(off), code, format, args...)
+	// An error at the current token covers it (for check --json).
+	if p.i < len(p.toks) && p.toks[p.i].off == off && p.toks[p.i].end > off {
+		p.errs[len(p.errs)-1].End = p.pos(p.toks[p.i].end)
+	}
 }

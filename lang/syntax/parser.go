@@ -148,7 +148,7 @@ func (p *parser) failAt(off int, code diag.Code, format string, args ...any) {
 // failHint reports a syntax error at offset off with a hint and unwinds.
 func (p *parser) failHint(off int, hint, format string, args ...any) {
 	if len(p.errs) < maxErrors {
-		p.errs.Add(p.pos(off), "E0101", format, args...)
+		p.errorAt(off, "E0101", format, args...)
 		p.errs[len(p.errs)-1].Hints = []string{hint}
 	}
 	panic(bailout{})
