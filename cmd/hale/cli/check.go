@@ -84,28 +84,36 @@ func checkJSON(e env, path string, withEffects bool) error {
 			Severity: d.Severity.String(), Code: string(d.Code), Message: d.Msg, Hints: hints,
 		})
 	}
-	var doc any = out
-	if withEffects {
-		obj := map[string]json.RawMessage{"entries": json.RawMessage("[]")}
-		if fx != nil {
-			var buf bytes.Buffer
-			if err := fx.WriteJSON(&buf); err != nil {
-				return err
-			}
-			if err := json.Unmarshal(buf.Bytes(), &obj); err != nil {
-				return err
-			}
-		}
-		ds, err := json.Marshal(out)
-		if err != nil {
+	var enc bytes.Buffer
+	je := json.NewEncoder(&enc)
+	je.SetEscapeHTML(false) // messages quote operators: "<<", "&"
+	if err := je.Encode(out); err != nil {
+		return err
+	}
+	ds := bytes.TrimSpace(enc.Bytes())
+	if !withEffects {
+		_, err := fmt.Fprintf(e.stdout, "%s\n", ds)
+		return checkExit(list, err)
+	}
+	// The effects object as --effects --json prints it, with the
+	// diagnostics added as its last key.
+	obj := []byte(`{"entries":[]}`)
+	if fx != nil {
+		var buf bytes.Buffer
+		if err := fx.WriteJSON(&buf); err != nil {
 			return err
 		}
-		obj["diagnostics"] = ds
-		doc = obj
+		obj = bytes.TrimSpace(buf.Bytes())
 	}
-	enc := json.NewEncoder(e.stdout)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(doc); err != nil {
+	obj = append(obj[:len(obj)-1], `,"diagnostics":`...)
+	obj = append(append(obj, ds...), "}\n"...)
+	_, err = e.stdout.Write(obj)
+	return checkExit(list, err)
+}
+
+// checkExit is check's exit: 1 when the list holds an error.
+func checkExit(list diag.List, err error) error {
+	if err != nil {
 		return err
 	}
 	if list.HasErrors() {
