@@ -466,6 +466,9 @@ func (c *checker) binary(e *ast.BinaryExpr, want *ast.Type) *ast.Type {
 	}
 	if !ok {
 		c.errorf(opPos, "E0302", "operator %s is not defined on %s", e.Op, xt)
+		if xt.Kind == ast.Bool && (e.Op == ast.BitAnd || e.Op == ast.BitOr) {
+			c.hint(fmt.Sprintf(`did you mean "%s%s"?`, e.Op, e.Op))
+		}
 		return fail
 	}
 	if isComparison(e.Op) {

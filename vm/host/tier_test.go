@@ -20,7 +20,7 @@ import (
 
 // tierPrograms exercise every compiled operation, and every way compiled
 // code hands a call back to the interpreter (overflow, division by zero,
-// a stack too deep, a budget used up). Each prints enough for a wrong
+// a shift count outside 0..63, a stack too deep, a budget used up). Each prints enough for a wrong
 // result to show.
 var tierPrograms = map[string]string{
 	"fib_and_loops": `
@@ -103,6 +103,24 @@ fn f(a: int) -> int { var x = a; for i in 0..1 { x = -x; } return x; }
 locus Main { on start { print(f(5)); print(f(-9223372036854775807 - 1)); } }
 main { spawn Main; }
 `,
+	"bits": `
+fn mix(n: int) -> int {
+    var h = 1469598103934665603;
+    for i in 0..n {
+        h = ((h ^ i) >> 1) + (h >> 7);
+        h = h & !(1 << (i % 64)) | (i << 3);
+        h ^= h >> 13;
+        h <<= 1;
+        h |= 1;
+        h &= 9223372036854775807;
+    }
+    return h;
+}
+fn shift(n: int) -> int { var x = 1; for i in 0..n { x = (x << 1) >> 1; x = x << i; } return x; }
+fn back(n: int) -> int { var x = 1; for i in 0..1 { x = x >> n; } return x; }
+locus Main { on start { print(mix(1000)); print(shift(63)); print(back(63)); print(back(-1)); } }
+main { spawn Main; }
+`,
 	"deep": `
 fn down(n: int) -> int { if n > 1000000 { return 0; } return down(n + 1) + 1; }
 locus Main { on start { print(down(0)); } }
@@ -162,6 +180,21 @@ func TestTierPlanned(t *testing.T) {
 		}
 	}
 	if got, want := strings.Join(entries, " "), "fib sum even odd pick Main.twice"; got != want {
+		t.Fatalf("entries %q, want %q", got, want)
+	}
+}
+
+// TestTierPlansBitOps: functions using the bit operators and shifts are
+// compiled (so the "bits" program above runs them in the tier).
+func TestTierPlansBitOps(t *testing.T) {
+	_, p, img := prepareTier(t, tierPrograms["bits"])
+	var entries []string
+	for f, e := range p.plan.Entry {
+		if e {
+			entries = append(entries, img.Funcs[f].Name)
+		}
+	}
+	if got, want := strings.Join(entries, " "), "mix shift back"; got != want {
 		t.Fatalf("entries %q, want %q", got, want)
 	}
 }
