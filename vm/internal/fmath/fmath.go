@@ -49,22 +49,19 @@ var cosCoef = [...]float64{
 	4.16666666666665929218e-2,   // 0x3fa555555555554b
 }
 
-// horner evaluates ((c[0]*x + c[1])*x + …)*x + c[n-1].
-func horner(c []float64, x float64) float64 {
-	p := c[0]
-	for _, k := range c[1:] {
-		p = mul(p, x) + k
-	}
-	return p
+// horner6 evaluates ((c[0]*x + c[1])*x + …)*x + c[5], written out as
+// Go's code has it.
+func horner6(c *[6]float64, x float64) float64 {
+	return mul(mul(mul(mul(mul(c[0], x)+c[1], x)+c[2], x)+c[3], x)+c[4], x) + c[5]
 }
 
 // sinPoly and cosPoly approximate sin and cos of z in [-Pi/4, Pi/4].
 func sinPoly(z, zz float64) float64 {
-	return z + mul(mul(z, zz), horner(sinCoef[:], zz))
+	return z + mul(mul(z, zz), horner6(&sinCoef, zz))
 }
 
 func cosPoly(zz float64) float64 {
-	return (1.0 - mul(0.5, zz)) + mul(mul(zz, zz), horner(cosCoef[:], zz))
+	return (1.0 - mul(0.5, zz)) + mul(mul(zz, zz), horner6(&cosCoef, zz))
 }
 
 // reduce returns the octant j of x >= 0 (0 to 7, made even) and the
@@ -185,8 +182,9 @@ func Tan(x float64) float64 {
 	zz := z * z
 	y := z
 	if zz > 1e-14 {
-		num := horner(tanP[:], zz)
-		den := horner(tanQ[:], zz) // tanQ[0] is 1: (zz+Q1)*zz…, exactly
+		num := mul(mul(tanP[0], zz)+tanP[1], zz) + tanP[2]
+		// tanQ[0] is 1: Go's code starts with zz+tanQ[1].
+		den := mul(mul(mul(zz+tanQ[1], zz)+tanQ[2], zz)+tanQ[3], zz) + tanQ[4]
 		y = z + mul(z, mul(zz, num)/den)
 	}
 	if j&2 == 2 {

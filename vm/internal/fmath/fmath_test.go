@@ -119,3 +119,39 @@ func TestKnownValues(t *testing.T) {
 		}
 	}
 }
+
+func BenchmarkSin(b *testing.B) {
+	b.Run("fmath", func(b *testing.B) {
+		s := 0.0
+		for i := range b.N {
+			s += Sin(float64(i) * 1e-3)
+		}
+		sink = s
+	})
+	b.Run("math", func(b *testing.B) {
+		s := 0.0
+		for i := range b.N {
+			s += math.Sin(float64(i) * 1e-3)
+		}
+		sink = s
+	})
+}
+
+func BenchmarkLog(b *testing.B) {
+	b.Run("fmath", func(b *testing.B) {
+		s := 0.0
+		for i := range b.N {
+			s += Log(float64(i) + 0.5)
+		}
+		sink = s
+	})
+	b.Run("math", func(b *testing.B) {
+		s := 0.0
+		for i := range b.N {
+			s += math.Log(float64(i) + 0.5)
+		}
+		sink = s
+	})
+}
+
+var sink float64
