@@ -700,7 +700,7 @@ func (p *parser) syncStmt(start int) {
 		if t.kind == kEOF {
 			return
 		}
-		if nest == 0 && t.kind == kKeyword && stmtKeywords[t.text] && t.text != "var" {
+		if nest == 0 && t.kind == kKeyword && stmtKeywords[t.text] {
 			return
 		}
 		if t.kind == kPunct {
