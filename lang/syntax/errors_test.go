@@ -113,6 +113,8 @@ var errorsTests = []struct{ src, want string }{
 	{"fn f() { i++; }", `t.hl:1:11: Hale has no "++" operator [E0101] (write "i += 1;")`},
 	{"fn f() { xs[0]++; }", `t.hl:1:15: Hale has no "++" operator [E0101] (write "xs[0] += 1;")`},
 	{"fn f() { x := 1; }", `t.hl:1:12: ":=" is not an operator in Hale [E0101] (declare it with "let x = …;" (or "var" to change it later))`},
+	{"fn f() { n--; }", `t.hl:1:11: Hale has no "--" operator [E0101] (write "n -= 1;")`},
+	{"fn f() { switch (x) { } }", `t.hl:1:10: Hale has no switch statement [E0101] (use "match": match x { 1 => { … }, _ => { … } })`},
 	{"fn f() { switch x { } }", `t.hl:1:10: Hale has no switch statement [E0101] (use "match": match x { 1 => { … }, _ => { … } })`},
 	{"fn f() { let x = 'a'; }", `t.hl:1:18: invalid character "'" (strings use double quotes) [E0102]`},
 	{"fn f() { let x = \x01; }", `t.hl:1:18: invalid character U+0001 [E0102]`},

@@ -802,7 +802,7 @@ func (p *parser) parseStmt() ast.Stmt {
 	if p.is("{") && (p.peek(1).kind == kKeyword && stmtKeywords[p.peek(1).text] || p.peek(1).text == "}" && p.peek(2).text != ".") {
 		p.fail("a block cannot stand alone as a statement")
 	}
-	if t.kind == kIdent && t.text == "switch" && p.peek(1).kind != kPunct {
+	if t.kind == kIdent && t.text == "switch" && p.switchHead() {
 		p.failHint(t.off, `use "match": match x { 1 => { … }, _ => { … } }`, "Hale has no switch statement")
 	}
 	x := p.parseExpr(false)
@@ -819,6 +819,38 @@ func (p *parser) parseStmt() ast.Stmt {
 	}
 	p.next()
 	return &ast.ExprStmt{Span: p.span(from), X: x}
+}
+
+// switchHead reports whether the tokens after an identifier "switch" at
+// the start of a statement look like a C or Go switch: `switch x {` or
+// `switch (x) {`, not a call of a fn named switch.
+func (p *parser) switchHead() bool {
+	next := p.peek(1)
+	if next.kind != kPunct {
+		return true
+	}
+	if next.text != "(" {
+		return false
+	}
+	nest := 0
+	for i := p.i + 1; i < len(p.toks); i++ {
+		t := &p.toks[i]
+		if t.kind != kPunct {
+			continue
+		}
+		switch t.text {
+		case "(":
+			nest++
+		case ")":
+			nest--
+			if nest == 0 {
+				return i+1 < len(p.toks) && p.toks[i+1].kind == kPunct && p.toks[i+1].text == "{"
+			}
+		case ";", "{", "}":
+			return false
+		}
+	}
+	return false
 }
 
 // habits reports, with a hint, operators that other languages have and
@@ -996,6 +1028,10 @@ func (p *parser) parseBinary(minPrec int, head bool) ast.Expr {
 		op, ok := binaryOps[t.text]
 		if !ok || t.kind != kPunct || op.Precedence() < minPrec {
 			return x
+		}
+		if n := p.peek(1); op == ast.Sub && n.kind == kPunct && n.text == "-" && n.off == t.end && p.peek(2).text == ";" {
+			// x--; lexes as two minus signs glued together before the ";".
+			p.failHint(t.off, fmt.Sprintf("write %q", p.src[x.Pos().Offset:t.off]+" -= 1;"), "Hale has no \"--\" operator")
 		}
 		p.next()
 		y := p.parseBinary(op.Precedence()+1, head)
