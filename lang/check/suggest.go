@@ -119,6 +119,23 @@ func (c *checker) undefinedPath(pos, end ast.Pos, joined string) {
 		if best := diag.Closest(enum, c.topLevelOf(ast.SymEnum)); best != "" {
 			c.hint(`did you mean "` + best + "::" + last + `"?`)
 		}
+		return
+	}
+	// A misspelt module, std::maths::sqrt: the closest module that has
+	// the name.
+	module := joined[:i]
+	var modules []string
+	seen := map[string]bool{}
+	for _, m := range []map[string]*ast.Symbol{c.builtins, c.res.Scope} {
+		for key := range m {
+			if j := strings.LastIndex(key, "::"); j > 0 && key[j+2:] == last && !seen[key[:j]] {
+				seen[key[:j]] = true
+				modules = append(modules, key[:j])
+			}
+		}
+	}
+	if best := diag.Closest(module, modules); best != "" {
+		c.hint(`did you mean "` + best + "::" + last + `"?`)
 	}
 }
 
