@@ -25,10 +25,10 @@ func runEngineCases(t *testing.T, cases []engineCase) {
 	t.Helper()
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			prog, img := compileAll(t, c.src)
+			img := compileAll(t, c.src)
 			var outs []outcome
 			for _, kind := range realEngines {
-				o := runWith(t, prog, img, Options{Engine: kind})
+				o := runWith(t, img, Options{Engine: kind})
 				if o.err != nil {
 					t.Fatalf("%v: %v", kind, o.err)
 				}
