@@ -561,7 +561,9 @@ main { spawn M; }
 	for _, kind := range []EngineKind{EngineNative, EngineWasm} {
 		t.Run(kind.String(), func(t *testing.T) {
 			ctx, cancel := context.WithCancel(context.Background())
-			time.AfterFunc(200*time.Millisecond, cancel)
+			// Long enough for the guest to start and print on a loaded
+			// machine (200 ms was not, at a load average of 15).
+			time.AfterFunc(time.Second, cancel)
 			var out strings.Builder
 			res, err := Run(ctx, img, Options{Engine: kind, Stdout: &out})
 			if !errors.Is(err, context.Canceled) || res.Verdict != VerdictCanceled || res.Code != ExitCanceled {
