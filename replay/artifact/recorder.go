@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 )
 
 // Environment variables that control recording.
@@ -120,6 +121,7 @@ type Recorder struct {
 	inflight int // Append calls past the closing check and not yet returned
 	closing  bool
 	err      error
+	failed   atomic.Bool // err != nil, read without the lock
 	stalls   uint64
 	done     chan struct{} // closed when the writer goroutine ends
 	closed   bool
@@ -301,9 +303,14 @@ func (r *Recorder) run() {
 func (r *Recorder) failLocked(err error) {
 	if r.err == nil {
 		r.err = err
+		r.failed.Store(true)
 	}
 	r.space.Broadcast()
 }
+
+// Failed reports whether the recorder has failed: Err() != nil without
+// taking the lock, for a check on every journaled call.
+func (r *Recorder) Failed() bool { return r != nil && r.failed.Load() }
 
 func (r *Recorder) wrap(err error) error {
 	if r.path != "" {

@@ -356,9 +356,12 @@ func primImport(ctx context.Context, mod api.Module, stack []uint64) {
 		// args is a view of guest memory, valid during this call: the
 		// host copies what it keeps.
 		out, err := e.host.Prim(uint16(id), args)
-		if err != nil {
+		switch {
+		case errors.Is(err, vm.ErrUncatchable):
+			res, kind = []byte(err.Error()), abi.Uncatchable
+		case err != nil:
 			res, kind = []byte(err.Error()), abi.Trap
-		} else {
+		default:
 			res, kind = out, abi.OK
 		}
 	}
