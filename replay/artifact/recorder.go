@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 )
 
 // Environment variables that control recording.
@@ -103,6 +104,11 @@ type Options struct {
 // file. The runtime must then end the run with exit code 4; it may stop
 // as soon as Append returns an error or carry on until Close.
 //
+// Durability. Entries reach the file in batches: when writerBatch have
+// gathered, and in any case every FlushInterval while some wait, so a
+// process killed mid-run leaves every entry appended more than about
+// FlushInterval before in its temporary file, where `hale trace` reads it.
+//
 // All methods may be called on a nil *Recorder, which records nothing, but
 // call sites should test for nil before building the entry, so that not
 // recording costs one branch.
@@ -190,6 +196,13 @@ func New(w io.Writer, h *Header, opts Options) (*Recorder, error) {
 // writerBatch is how many queued entries wake the writer.
 const writerBatch = 256
 
+// FlushInterval bounds how long an accepted entry waits in memory when
+// fewer than a batch are queued: the writer is woken at least this often
+// while entries wait, so a process killed at any moment (kill -9, a power
+// cut aside) leaves in its temporary file every entry appended more than
+// about FlushInterval before (plus the time to write them).
+const FlushInterval = 50 * time.Millisecond
+
 func newRecorder(w *Writer, opts Options) *Recorder {
 	r := &Recorder{w: w, limit: opts.Buffer, lanes: map[uint32]*lane{}, done: make(chan struct{})}
 	if r.limit <= 0 {
@@ -198,7 +211,27 @@ func newRecorder(w *Writer, opts Options) *Recorder {
 	r.space.L = &r.mu
 	r.ready.L = &r.mu
 	go r.run()
+	go r.tick()
 	return r
+}
+
+// tick wakes the writer every FlushInterval while entries wait below a
+// batch, until the writer ends.
+func (r *Recorder) tick() {
+	t := time.NewTicker(FlushInterval)
+	defer t.Stop()
+	for {
+		select {
+		case <-r.done:
+			return
+		case <-t.C:
+		}
+		r.mu.Lock()
+		if len(r.queue) > 0 {
+			r.ready.Signal()
+		}
+		r.mu.Unlock()
+	}
 }
 
 // Append records one entry of consumer and gives it the consumer's next
@@ -235,7 +268,8 @@ func (r *Recorder) Append(consumer uint32, body Body) error {
 		// The writer is woken once a batch has gathered (or for the last
 		// Append of a closing recorder): waking it for every entry would
 		// only make producer and writer take turns. Entries below a
-		// batch wait in memory, bounded by the per-consumer limit.
+		// batch wait in memory, bounded by the per-consumer limit, until
+		// the next tick (FlushInterval).
 		if len(r.queue) == writerBatch || r.closing {
 			r.ready.Signal()
 		}
