@@ -20,7 +20,7 @@ const killChildEnv = "HALE_TEST_RECORDER_KILL_CHILD"
 const killChildEntries = writerBatch / 4
 
 // TestRecorderKilled kills (SIGKILL) a process that appended a few
-// entries and then went quiet for longer than FlushInterval: its
+// entries and then went quiet for longer than flushInterval: its
 // temporary file holds every entry.
 func TestRecorderKilled(t *testing.T) {
 	if testing.Short() {
@@ -46,7 +46,7 @@ func TestRecorderKilled(t *testing.T) {
 		t.Fatalf("child said %q", line)
 	}
 	// Ten times the bound: the machine may be busy.
-	time.Sleep(10 * FlushInterval)
+	time.Sleep(10 * flushInterval)
 	if err := cmd.Process.Kill(); err != nil {
 		t.Fatal(err)
 	}

@@ -105,9 +105,9 @@ type Options struct {
 // as soon as Append returns an error or carry on until Close.
 //
 // Durability. Entries reach the file in batches: when writerBatch have
-// gathered, and in any case every FlushInterval while some wait, so a
+// gathered, and in any case every flushInterval while some wait, so a
 // process killed mid-run leaves every entry appended more than about
-// FlushInterval before in its temporary file, where `hale trace` reads it.
+// flushInterval before in its temporary file, where `hale trace` reads it.
 //
 // All methods may be called on a nil *Recorder, which records nothing, but
 // call sites should test for nil before building the entry, so that not
@@ -196,12 +196,13 @@ func New(w io.Writer, h *Header, opts Options) (*Recorder, error) {
 // writerBatch is how many queued entries wake the writer.
 const writerBatch = 256
 
-// FlushInterval bounds how long an accepted entry waits in memory when
+// flushInterval bounds how long an accepted entry waits in memory when
 // fewer than a batch are queued: the writer is woken at least this often
-// while entries wait, so a process killed at any moment (kill -9, a power
-// cut aside) leaves in its temporary file every entry appended more than
-// about FlushInterval before (plus the time to write them).
-const FlushInterval = 50 * time.Millisecond
+// while entries wait, so a process killed at any moment (kill -9) leaves
+// in its temporary file every entry appended more than about
+// flushInterval before, plus the time to write them. (The file is synced
+// only by Close: a power cut may lose more.)
+const flushInterval = 50 * time.Millisecond
 
 func newRecorder(w *Writer, opts Options) *Recorder {
 	r := &Recorder{w: w, limit: opts.Buffer, lanes: map[uint32]*lane{}, done: make(chan struct{})}
@@ -215,10 +216,10 @@ func newRecorder(w *Writer, opts Options) *Recorder {
 	return r
 }
 
-// tick wakes the writer every FlushInterval while entries wait below a
+// tick wakes the writer every flushInterval while entries wait below a
 // batch, until the writer ends.
 func (r *Recorder) tick() {
-	t := time.NewTicker(FlushInterval)
+	t := time.NewTicker(flushInterval)
 	defer t.Stop()
 	for {
 		select {
@@ -269,7 +270,7 @@ func (r *Recorder) Append(consumer uint32, body Body) error {
 		// Append of a closing recorder): waking it for every entry would
 		// only make producer and writer take turns. Entries below a
 		// batch wait in memory, bounded by the per-consumer limit, until
-		// the next tick (FlushInterval).
+		// the next tick (flushInterval).
 		if len(r.queue) == writerBatch || r.closing {
 			r.ready.Signal()
 		}
