@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"io/fs"
 	"path"
+	"runtime"
 	"sort"
 	"strings"
 	"sync"
@@ -89,15 +90,29 @@ type SourceFile struct {
 }
 
 // BuildDigest returns the build-input digest of a program: BLAKE3-256
-// over the toolchain digest, the build options and the program's files
-// (logical paths and bytes, in path order). Any change to the toolchain
-// or to a byte of the program, a comment included, changes it; the folder
-// the program lives in does not, since only logical paths enter it.
-func BuildDigest(files []SourceFile, _ BuildOptions) [32]byte {
+// over the toolchain digest, the version of Go this binary was built with,
+// the build options and the program's files (logical paths and bytes, in
+// path order). Any change to the toolchain or to a byte of the program, a
+// comment included, changes it; the folder the program lives in does not,
+// since only logical paths enter it.
+//
+// The Go version is part of the build's identity because the native engine
+// and the host (wazero, the scheduler, the standard library's formatting
+// and parsing) are compiled by it: two binaries built from the same
+// sources with different Go releases are different toolchains. Build
+// paths and flags stay out, so the digest is the same wherever the
+// toolchain was built.
+func BuildDigest(files []SourceFile, opts BuildOptions) [32]byte {
+	return buildDigest(runtime.Version(), files, opts)
+}
+
+// buildDigest is BuildDigest for a binary built with Go goVersion.
+func buildDigest(goVersion string, files []SourceFile, _ BuildOptions) [32]byte {
 	h := blake3.New()
-	writeField(h, []byte("hale build digest v1"))
+	writeField(h, []byte("hale build digest v2"))
 	tc := ToolchainDigest()
 	writeField(h, tc[:])
+	writeField(h, []byte(goVersion))
 	writeField(h, nil) // build options: none yet
 	sorted := append([]SourceFile(nil), files...)
 	sort.Slice(sorted, func(i, j int) bool { return sorted[i].Path < sorted[j].Path })

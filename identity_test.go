@@ -1,6 +1,10 @@
 package hale
 
-import "testing"
+import (
+	"runtime"
+	"strings"
+	"testing"
+)
 
 func TestToolchainDigestIsStableAndCoversSources(t *testing.T) {
 	a, b := ToolchainDigest(), ToolchainDigest()
@@ -40,5 +44,21 @@ func TestBuildDigest(t *testing.T) {
 	shifted := []SourceFile{{"app.hlm", []byte("ain {}\n")}, base[1]}
 	if d == BuildDigest(shifted, BuildOptions{}) {
 		t.Error("path/data boundary is ambiguous")
+	}
+}
+
+// The Go release the binary was built with is part of the build's
+// identity (the native engine and the host are compiled by it); build
+// paths are not.
+func TestBuildDigestIncludesGoVersion(t *testing.T) {
+	files := []SourceFile{{"app.hl", []byte("main {}\n")}}
+	if BuildDigest(files, BuildOptions{}) != buildDigest(runtime.Version(), files, BuildOptions{}) {
+		t.Fatal("BuildDigest does not use the running binary's Go version")
+	}
+	if buildDigest("go1.26.0", files, BuildOptions{}) == buildDigest("go1.26.1", files, BuildOptions{}) {
+		t.Error("two Go releases give the same build digest")
+	}
+	if v := runtime.Version(); strings.ContainsAny(v, `/\`) {
+		t.Errorf("runtime.Version() %q looks like it holds a path", v)
 	}
 }

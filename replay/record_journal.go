@@ -35,7 +35,11 @@ import (
 //
 // A failure to write is sticky in the Recorder: from then on Deliver
 // returns it, which halts the run before the next handler, and Err and
-// Close report it; the CLI then exits with code 4.
+// Close report it; the CLI then exits with code 4. A running handler is
+// stopped too: its next journaled call (and the call whose entry could
+// not be queued) traps at once with an uncatchable trap (vm.Uncatchable),
+// without going live, so that no fs.write, net or other effect happens
+// that the recording does not hold.
 type RecordingJournal struct {
 	rec  *artifact.Recorder
 	img  *image.Image
@@ -64,11 +68,23 @@ func NewRecordingJournal(rec *artifact.Recorder, img *image.Image, envPolicy str
 
 var _ host.Journal = (*RecordingJournal)(nil)
 
-// Invoke performs the call live and records it.
+// Invoke performs the call live and records it. Once recording has
+// failed it traps instead, uncatchably, without performing the call.
 func (j *RecordingJournal) Invoke(c int, p stdlib.Primitive, args []byte, live func() ([]byte, error)) ([]byte, error) {
+	if j.rec.Failed() {
+		return nil, recordingFailed(j.rec.Err())
+	}
 	res, err := live()
-	j.rec.Append(uint32(c), j.callEntry(c, p, args, res, err))
+	if aerr := j.rec.Append(uint32(c), j.callEntry(c, p, args, res, err)); aerr != nil {
+		return nil, recordingFailed(aerr)
+	}
 	return res, err
+}
+
+// recordingFailed is the uncatchable trap of a journaled call after the
+// recording failed with err.
+func recordingFailed(err error) error {
+	return vm.Uncatchable(fmt.Errorf("recording failed: %w", err))
 }
 
 // callEntry is the entry of one primitive call that returned res or err.

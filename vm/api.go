@@ -38,6 +38,10 @@
 //     a host that keeps it must copy it.
 //   - A host error becomes a trap whose message is err.Error(), at the
 //     position of the call (or publish or print).
+//   - A host error wrapped by Uncatchable (errors.Is(err, ErrUncatchable))
+//     becomes a trap with Trap.Uncatchable set: the host cannot go on
+//     running the program faithfully (its recording failed), and no `try`
+//     may catch such a trap.
 //
 // # Steps and budgets
 //
@@ -86,6 +90,8 @@
 //	internal error: <why>                            a broken invariant of the machine or image (a bug)
 package vm
 
+import "errors"
+
 // Host serves the interpreter's primitive calls. args and the result are
 // canonical value encodings (package vm/value): args is the tuple of
 // arguments, the result is the value (empty for a primitive without a
@@ -114,9 +120,26 @@ type Frame struct {
 type Trap struct {
 	Message string
 	Stack   []Frame
+	// Uncatchable marks a trap that no `try` may catch, like budget
+	// exhaustion or an exit: it comes from a host error wrapped by
+	// Uncatchable.
+	Uncatchable bool
 }
 
 func (t *Trap) Error() string { return t.Message }
+
+// ErrUncatchable is what errors.Is finds in a host error made by
+// Uncatchable.
+var ErrUncatchable = errors.New("uncatchable")
+
+// Uncatchable wraps a host error so that the trap it causes cannot be
+// caught (Trap.Uncatchable). The message stays err's.
+func Uncatchable(err error) error { return uncatchableError{err} }
+
+type uncatchableError struct{ err error }
+
+func (e uncatchableError) Error() string   { return e.err.Error() }
+func (e uncatchableError) Unwrap() []error { return []error{e.err, ErrUncatchable} }
 
 // Gateway ids of publishing and of the print builtin. They are the ids
 // package stdlib's table gives them (stdlib.PublishID and the "print"

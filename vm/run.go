@@ -1,6 +1,7 @@
 package vm
 
 import (
+	"errors"
 	"math"
 	"unsafe"
 
@@ -248,6 +249,17 @@ func (m *Machine) fail(ip unsafe.Pointer, msg string) error {
 	return m.trap(msg)
 }
 
+// failHost is fail for an error of a call that may have crossed the host
+// gateway: a host error wrapped by Uncatchable makes an uncatchable trap.
+//
+//go:noinline
+func (m *Machine) failHost(ip unsafe.Pointer, err error) error {
+	m.frames[len(m.frames)-1].ip = ip
+	t := m.trap(err.Error())
+	t.Uncatchable = errors.Is(err, ErrUncatchable)
+	return t
+}
+
 // The loop addresses instructions and registers with unsafe pointer
 // arithmetic instead of bounds-checked slices, which cuts the cost of a
 // dispatch by about a third. It is safe because New validates the image:
@@ -430,14 +442,14 @@ func (m *Machine) cold(in *image.Instr, regs, ip unsafe.Pointer) (unsafe.Pointer
 	case image.OpCallB:
 		v, err := m.builtin(image.Builtin(in.B), window(regs, in.C, image.Builtin(in.B).Arity()))
 		if err != nil {
-			return ip, m.fail(ip, err.Error())
+			return ip, m.failHost(ip, err)
 		}
 		*reg(regs, in.A) = v
 	case image.OpCallPrim:
 		p := &m.prims[in.B]
 		v, err := m.callPrim(p, window(regs, in.C, p.nargs), ip)
 		if err != nil {
-			return ip, m.fail(ip, err.Error())
+			return ip, m.failHost(ip, err)
 		}
 		*reg(regs, in.A) = v
 
@@ -515,7 +527,7 @@ func (m *Machine) cold(in *image.Instr, regs, ip unsafe.Pointer) (unsafe.Pointer
 	case image.OpPublish:
 		fields := window(regs, in.B, len(m.types[m.img.Topics[in.A].Type].Fields))
 		if err := m.publish(int(in.A), fields); err != nil {
-			return ip, m.fail(ip, err.Error())
+			return ip, m.failHost(ip, err)
 		}
 
 	default:

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
+	"time"
 )
 
 // Environment variables that control recording.
@@ -102,6 +104,11 @@ type Options struct {
 // file. The runtime must then end the run with exit code 4; it may stop
 // as soon as Append returns an error or carry on until Close.
 //
+// Durability. Entries reach the file in batches: when writerBatch have
+// gathered, and in any case every flushInterval while some wait, so a
+// process killed mid-run leaves every entry appended more than about
+// flushInterval before in its temporary file, where `hale trace` reads it.
+//
 // All methods may be called on a nil *Recorder, which records nothing, but
 // call sites should test for nil before building the entry, so that not
 // recording costs one branch.
@@ -120,6 +127,7 @@ type Recorder struct {
 	inflight int // Append calls past the closing check and not yet returned
 	closing  bool
 	err      error
+	failed   atomic.Bool // err != nil, read without the lock
 	stalls   uint64
 	done     chan struct{} // closed when the writer goroutine ends
 	closed   bool
@@ -188,6 +196,14 @@ func New(w io.Writer, h *Header, opts Options) (*Recorder, error) {
 // writerBatch is how many queued entries wake the writer.
 const writerBatch = 256
 
+// flushInterval bounds how long an accepted entry waits in memory when
+// fewer than a batch are queued: the writer is woken at least this often
+// while entries wait, so a process killed at any moment (kill -9) leaves
+// in its temporary file every entry appended more than about
+// flushInterval before, plus the time to write them. (The file is synced
+// only by Close: a power cut may lose more.)
+const flushInterval = 50 * time.Millisecond
+
 func newRecorder(w *Writer, opts Options) *Recorder {
 	r := &Recorder{w: w, limit: opts.Buffer, lanes: map[uint32]*lane{}, done: make(chan struct{})}
 	if r.limit <= 0 {
@@ -196,7 +212,27 @@ func newRecorder(w *Writer, opts Options) *Recorder {
 	r.space.L = &r.mu
 	r.ready.L = &r.mu
 	go r.run()
+	go r.tick()
 	return r
+}
+
+// tick wakes the writer every flushInterval while entries wait below a
+// batch, until the writer ends.
+func (r *Recorder) tick() {
+	t := time.NewTicker(flushInterval)
+	defer t.Stop()
+	for {
+		select {
+		case <-r.done:
+			return
+		case <-t.C:
+		}
+		r.mu.Lock()
+		if len(r.queue) > 0 {
+			r.ready.Signal()
+		}
+		r.mu.Unlock()
+	}
 }
 
 // Append records one entry of consumer and gives it the consumer's next
@@ -233,7 +269,8 @@ func (r *Recorder) Append(consumer uint32, body Body) error {
 		// The writer is woken once a batch has gathered (or for the last
 		// Append of a closing recorder): waking it for every entry would
 		// only make producer and writer take turns. Entries below a
-		// batch wait in memory, bounded by the per-consumer limit.
+		// batch wait in memory, bounded by the per-consumer limit, until
+		// the next tick (flushInterval).
 		if len(r.queue) == writerBatch || r.closing {
 			r.ready.Signal()
 		}
@@ -301,9 +338,14 @@ func (r *Recorder) run() {
 func (r *Recorder) failLocked(err error) {
 	if r.err == nil {
 		r.err = err
+		r.failed.Store(true)
 	}
 	r.space.Broadcast()
 }
+
+// Failed reports whether the recorder has failed: Err() != nil without
+// taking the lock, for a check on every journaled call.
+func (r *Recorder) Failed() bool { return r != nil && r.failed.Load() }
 
 func (r *Recorder) wrap(err error) error {
 	if r.path != "" {

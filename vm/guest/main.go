@@ -81,6 +81,8 @@ func (g *gateway) call(id uint32, args []byte, keep bool) ([]byte, error) {
 		return append([]byte(nil), g.buf[:n]...), nil
 	case abi.Trap:
 		return nil, errors.New(string(g.buf[:n]))
+	case abi.Uncatchable:
+		return nil, vm.Uncatchable(errors.New(string(g.buf[:n])))
 	}
 	return nil, errors.New("guest: " + string(g.buf[:n]))
 }

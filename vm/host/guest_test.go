@@ -130,6 +130,10 @@ func TestFailureEncoding(t *testing.T) {
 	if !reflect.DeepEqual(got, trap) {
 		t.Errorf("trap round trip: %#v", got)
 	}
+	fatal := &vm.Trap{Message: "recording failed: disk full", Stack: trap.Stack, Uncatchable: true}
+	if got := abi.DecodeFailure(abi.AppendFailure(nil, fatal)); !reflect.DeepEqual(got, fatal) {
+		t.Errorf("uncatchable trap round trip: %#v", got)
+	}
 	empty := &vm.Trap{Message: ""}
 	if got := abi.DecodeFailure(abi.AppendFailure(nil, empty)); !reflect.DeepEqual(got, empty) {
 		t.Errorf("empty trap round trip: %#v", got)
@@ -154,6 +158,7 @@ func TestFailureEncoding(t *testing.T) {
 func FuzzDecodeFailure(f *testing.F) {
 	f.Add(abi.AppendFailure(nil, &vm.Trap{Message: "m", Stack: []vm.Frame{{Func: "f", Pos: "p"}}}))
 	f.Add(abi.AppendFailure(nil, errors.New("e")))
+	f.Add(abi.AppendFailure(nil, &vm.Trap{Message: "m", Uncatchable: true}))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		err := abi.DecodeFailure(data)
 		if errors.Is(err, abi.ErrMalformed) {

@@ -5,6 +5,7 @@ import (
 	_ "embed"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -126,6 +127,22 @@ func newWasmRuntime(ctx context.Context, cacheDir string) (*wasmRuntime, error) 
 // as long as the process).
 func (w *wasmRuntime) close(ctx context.Context) error { return w.rt.Close(ctx) }
 
+// guestModuleConfig is the configuration every guest instance gets. It
+// leaves wazero's deterministic defaults in place, which the sandbox
+// relies on: WASI's wall clock starts at 2022-01-01T00:00:00Z and its
+// monotonic clock at 0, each advancing 1 ms per reading, and random_get
+// reads a pseudo-random stream seeded with 42. So nothing the guest's Go
+// runtime reads from the system differs between runs; time and
+// randomness reach a program only through recorded primitives.
+// TestGuestSandboxIsDeterministic pins this: adding WithSysWalltime,
+// WithSysNanotime or WithRandSource here fails it.
+func guestModuleConfig(stderr io.Writer) wazero.ModuleConfig {
+	return wazero.NewModuleConfig().
+		WithName("").
+		WithStartFunctions("_initialize").
+		WithStderr(stderr)
+}
+
 // engineKey is the context key under which a wasm engine finds itself
 // when its guest calls hale.prim.
 type engineKey struct{}
@@ -168,11 +185,7 @@ func (w *wasmRuntime) newEngine(ctx context.Context, prog *wasmProgram, host vm.
 	// outside (the interpreter counts its steps), and a context value is
 	// how primImport finds the engine.
 	e.ctx = context.WithValue(context.Background(), engineKey{}, e)
-	cfg := wazero.NewModuleConfig().
-		WithName("").
-		WithStartFunctions("_initialize").
-		WithStderr(e.stderr)
-	mod, err := w.rt.InstantiateModule(experimental.WithMemoryAllocator(ctx, guestMemory), w.compiled, cfg)
+	mod, err := w.rt.InstantiateModule(experimental.WithMemoryAllocator(ctx, guestMemory), w.compiled, guestModuleConfig(e.stderr))
 	if err != nil {
 		return nil, fmt.Errorf("wasm engine: instantiating the guest: %w", err)
 	}
@@ -356,9 +369,12 @@ func primImport(ctx context.Context, mod api.Module, stack []uint64) {
 		// args is a view of guest memory, valid during this call: the
 		// host copies what it keeps.
 		out, err := e.host.Prim(uint16(id), args)
-		if err != nil {
+		switch {
+		case errors.Is(err, vm.ErrUncatchable):
+			res, kind = []byte(err.Error()), abi.Uncatchable
+		case err != nil:
 			res, kind = []byte(err.Error()), abi.Trap
-		} else {
+		default:
 			res, kind = out, abi.OK
 		}
 	}

@@ -31,8 +31,9 @@
 //
 // carries every vm.Host.Prim call: the primitive id (or vm.PrimPublish,
 // vm.PrimPrint), the canonical argument bytes, and a result buffer of
-// resCap bytes. The status word (Status) holds a kind (OK or Trap) and a
-// length n. When n <= resCap the n bytes (the canonical result, or the
+// resCap bytes. The status word (Status) holds a kind (OK, Trap, or
+// Uncatchable: a trap message of a host error wrapped by vm.Uncatchable)
+// and a length n. When n <= resCap the n bytes (the canonical result, or the
 // trap's message) are in the result buffer. When n > resCap nothing was
 // written: the host keeps the bytes as the pending result and the guest
 // calls prim(FetchID, 0, 0, buf, n) with a buffer of at least n bytes,
@@ -84,6 +85,9 @@ const (
 	OK   uint32 = 0 // the bytes are the canonical result
 	Trap uint32 = 1 // the bytes are a trap message
 	Bad  uint32 = 2 // protocol violation (bad address, fetch with nothing pending); bytes are a message
+	// Uncatchable: the bytes are the message of a trap no `try` may catch
+	// (a host error wrapped by vm.Uncatchable).
+	Uncatchable uint32 = 3
 )
 
 // Status packs a prim status word: the kind in the high 32 bits, the
@@ -95,8 +99,9 @@ func SplitStatus(s uint64) (kind, n uint32) { return uint32(s >> 32), uint32(s) 
 
 // First byte of an encoded failure.
 const (
-	failTrap  = 1 // a *vm.Trap: message, then the frames
-	failError = 2 // any other error (bad image, bad index, guest panic): message
+	failTrap            = 1 // a *vm.Trap: message, then the frames
+	failError           = 2 // any other error (bad image, bad index, guest panic): message
+	failUncatchableTrap = 3 // a *vm.Trap with Uncatchable set, encoded as failTrap
 )
 
 // AppendFailure appends the encoding of err: a *vm.Trap keeps its message
@@ -105,11 +110,16 @@ const (
 //
 //	trap   0x01 str(message) uvarint(frames) frames × (str(func) str(pos))
 //	error  0x02 str(message)
+//	trap   0x03 as 0x01, for a trap with Uncatchable set
 //	str(s) uvarint(len(s)) bytes of s
 func AppendFailure(buf []byte, err error) []byte {
 	var t *vm.Trap
 	if errors.As(err, &t) {
-		buf = append(buf, failTrap)
+		tag := byte(failTrap)
+		if t.Uncatchable {
+			tag = failUncatchableTrap
+		}
+		buf = append(buf, tag)
 		buf = appendStr(buf, t.Message)
 		buf = binary.AppendUvarint(buf, uint64(len(t.Stack)))
 		for _, f := range t.Stack {
@@ -143,12 +153,12 @@ func DecodeFailure(data []byte) error {
 			return ErrMalformed
 		}
 		return errors.New(msg)
-	case failTrap:
+	case failTrap, failUncatchableTrap:
 		n := d.uvarint()
 		if n > uint64(len(d.data)/2) { // every frame takes at least two bytes
 			return ErrMalformed
 		}
-		t := &vm.Trap{Message: msg}
+		t := &vm.Trap{Message: msg, Uncatchable: data[0] == failUncatchableTrap}
 		if n > 0 {
 			t.Stack = make([]vm.Frame, n)
 		}
