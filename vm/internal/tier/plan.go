@@ -107,40 +107,52 @@ func NewPlan(img *image.Image) *Plan {
 		}
 		p.Compiled[i], p.Params[i], p.Result[i] = true, params, res
 	}
-	// A function calling one that is not compiled is not compiled
-	// either; repeat until nothing changes.
-	for changed := true; changed; {
-		changed = false
-		for i := range img.Funcs {
-			if !p.Compiled[i] {
-				continue
+	// The passes below walk the call graph with worklists, so that the plan
+	// takes time linear in the size of the image, even with a million
+	// functions in one long call chain.
+	callees := make([][]int32, n)
+	callers := make([][]int32, n)
+	for i := range img.Funcs {
+		for _, in := range img.Funcs[i].Code {
+			if in.Op == image.OpCall {
+				callees[i] = append(callees[i], in.B)
+				callers[in.B] = append(callers[in.B], int32(i))
 			}
-			for _, in := range img.Funcs[i].Code {
-				if in.Op == image.OpCall && !p.Compiled[in.B] {
-					p.Compiled[i], changed = false, true
-					break
-				}
+		}
+	}
+	// A function calling one that is not compiled is not compiled either.
+	var work []int32
+	for i := range n {
+		if !p.Compiled[i] {
+			work = append(work, int32(i))
+		}
+	}
+	for len(work) > 0 {
+		f := work[len(work)-1]
+		work = work[:len(work)-1]
+		for _, c := range callers[f] {
+			if p.Compiled[c] {
+				p.Compiled[c] = false
+				work = append(work, c)
 			}
 		}
 	}
 	// Entries: compiled functions with a backward jump, in a call cycle,
 	// or calling an entry.
+	cyclic := inCycles(p.Compiled, callees)
 	for i := range img.Funcs {
-		if p.Compiled[i] && (loops(&img.Funcs[i]) || recurses(img, i)) {
+		if p.Compiled[i] && (loops(&img.Funcs[i]) || cyclic[i]) {
 			p.Entry[i] = true
+			work = append(work, int32(i))
 		}
 	}
-	for changed := true; changed; {
-		changed = false
-		for i := range img.Funcs {
-			if !p.Compiled[i] || p.Entry[i] {
-				continue
-			}
-			for _, in := range img.Funcs[i].Code {
-				if in.Op == image.OpCall && p.Entry[in.B] {
-					p.Entry[i], changed = true, true
-					break
-				}
+	for len(work) > 0 {
+		f := work[len(work)-1]
+		work = work[:len(work)-1]
+		for _, c := range callers[f] {
+			if p.Compiled[c] && !p.Entry[c] {
+				p.Entry[c] = true
+				work = append(work, c)
 			}
 		}
 	}
@@ -240,25 +252,84 @@ func loops(f *image.Func) bool {
 	return false
 }
 
-// recurses reports whether function fn can reach itself through calls.
-func recurses(img *image.Image, fn int) bool {
-	seen := make([]bool, len(img.Funcs))
-	work := []int{fn}
-	for len(work) > 0 {
-		f := work[len(work)-1]
-		work = work[:len(work)-1]
-		for _, in := range img.Funcs[f].Code {
-			if in.Op != image.OpCall {
+// inCycles reports, for each function in the subgraph of the call graph
+// that keep selects, whether it can reach itself through calls within
+// that subgraph: whether it calls itself or its strongly connected
+// component has more than one function. It is Tarjan's algorithm, run
+// with an explicit stack so that a long call chain cannot overflow the
+// goroutine's.
+func inCycles(keep []bool, callees [][]int32) []bool {
+	n := len(keep)
+	const unvisited = -1
+	index := make([]int32, n) // discovery order, or unvisited
+	low := make([]int32, n)
+	onStack := make([]bool, n)
+	cyclic := make([]bool, n)
+	for i := range index {
+		index[i] = unvisited
+	}
+	var stack []int32 // Tarjan's stack of the current components
+	type frame struct {
+		fn   int32
+		next int // index into callees[fn] of the next edge to follow
+	}
+	var frames []frame
+	var counter int32
+	for root := range n {
+		if !keep[root] || index[root] != unvisited {
+			continue
+		}
+		frames = append(frames, frame{fn: int32(root)})
+		index[root], low[root] = counter, counter
+		counter++
+		stack = append(stack, int32(root))
+		onStack[root] = true
+		for len(frames) > 0 {
+			top := &frames[len(frames)-1]
+			v := top.fn
+			if top.next < len(callees[v]) {
+				w := callees[v][top.next]
+				top.next++
+				switch {
+				case w == v:
+					cyclic[v] = true
+				case !keep[w]:
+				case index[w] == unvisited:
+					index[w], low[w] = counter, counter
+					counter++
+					stack = append(stack, w)
+					onStack[w] = true
+					frames = append(frames, frame{fn: w})
+				case onStack[w]:
+					low[v] = min(low[v], index[w])
+				}
 				continue
 			}
-			if int(in.B) == fn {
-				return true
+			frames = frames[:len(frames)-1]
+			if len(frames) > 0 {
+				parent := frames[len(frames)-1].fn
+				low[parent] = min(low[parent], low[v])
 			}
-			if !seen[in.B] {
-				seen[in.B] = true
-				work = append(work, int(in.B))
+			if low[v] != index[v] {
+				continue
+			}
+			// v is the root of a component: pop it.
+			size := 0
+			for i := len(stack) - 1; ; i-- {
+				if stack[i] == v {
+					size = len(stack) - i
+					break
+				}
+			}
+			members := stack[len(stack)-size:]
+			stack = stack[:len(stack)-size]
+			for _, w := range members {
+				onStack[w] = false
+				if size > 1 {
+					cyclic[w] = true
+				}
 			}
 		}
 	}
-	return false
+	return cyclic
 }
