@@ -12,7 +12,9 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"unicode/utf8"
 
+	"github.com/hale-lang/hale/internal/termsafe"
 	"github.com/hale-lang/hale/lang/ast"
 )
 
@@ -140,47 +142,141 @@ func (l List) Error() string {
 	return b.String()
 }
 
+// MaxLineWidth is the most characters of a source line Render echoes. A
+// longer line (a generated or minified file) is cut to a window of about
+// that many characters around the column, with "..." marking each side
+// that was cut, so that the caret still points at the column.
+const MaxLineWidth = 120
+
+// cutMarker marks the side of an echoed source line that was cut.
+const cutMarker = "..."
+
 // Render writes every diagnostic followed by its source line and a caret
 // under the column. source returns a file's bytes by logical path (nil
 // when unknown, in which case only the message line is printed).
+//
+// What Render writes is safe to print on a terminal: control characters
+// and other unprintable characters of the message (which may quote a file
+// name) and of the source line are escaped by termsafe.String (ESC shows
+// as \x1b), tabs excepted, and the caret counts the escapes' width.
 func Render(l List, source func(path string) []byte) string {
 	var b strings.Builder
+	lines := map[string][]int{} // line start offsets by file, computed once
 	for _, e := range l {
-		b.WriteString(e.Error())
+		b.WriteString(termsafe.String(e.Error()))
 		b.WriteByte('\n')
 		if source == nil {
 			continue
 		}
-		line, ok := sourceLine(source(e.Pos.File), e.Pos.Line)
+		src := source(e.Pos.File)
+		starts, ok := lines[e.Pos.File]
+		if !ok && src != nil {
+			starts = lineStarts(src)
+			lines[e.Pos.File] = starts
+		}
+		line, ok := sourceLine(src, starts, e.Pos.Line)
 		if !ok {
 			continue
 		}
+		shown, caret := excerpt(line, e.Pos.Col-1)
 		b.WriteString("    ")
-		b.WriteString(line)
+		b.WriteString(shown)
 		b.WriteString("\n    ")
-		// The column counts bytes; the caret is indented by one space per
-		// character before it (a UTF-8 character of several bytes takes
-		// one), and tabs stay tabs, so that it lines up.
-		col := min(max(e.Pos.Col-1, 0), len(line))
-		for _, r := range line[:col] {
-			if r == '\t' {
-				b.WriteByte('\t')
-			} else {
-				b.WriteByte(' ')
-			}
-		}
+		b.WriteString(caret)
 		b.WriteString("^\n")
 	}
 	return b.String()
 }
 
-func sourceLine(src []byte, n int) (string, bool) {
-	if src == nil || n < 1 {
+// lineStarts returns the offset of the first byte of every line of src.
+func lineStarts(src []byte) []int {
+	starts := []int{0}
+	for i, c := range src {
+		if c == '\n' {
+			starts = append(starts, i+1)
+		}
+	}
+	return starts
+}
+
+func sourceLine(src []byte, starts []int, n int) (string, bool) {
+	if src == nil || n < 1 || n > len(starts) {
 		return "", false
 	}
-	lines := strings.Split(string(src), "\n")
-	if n > len(lines) {
-		return "", false
+	end := len(src)
+	if n < len(starts) {
+		end = starts[n] - 1
 	}
-	return strings.TrimRight(lines[n-1], "\r"), true
+	return strings.TrimRight(string(src[starts[n-1]:end]), "\r"), true
+}
+
+// excerpt returns the part of line to echo, escaped and cut to
+// MaxLineWidth characters around the byte column col (0-based), and the
+// indentation of the caret under col. The column counts bytes; the caret
+// is indented by one space per character shown before it (a UTF-8
+// character of several bytes takes one, an escape such as \x1b its
+// length), and tabs stay tabs, so that it lines up.
+func excerpt(line string, col int) (shown, caret string) {
+	col = min(max(col, 0), len(line))
+	type cell struct {
+		text  string
+		width int
+	}
+	var cells []cell
+	at := -1 // the cell the caret points at
+	total := 0
+	for i := 0; i < len(line); {
+		_, size := utf8.DecodeRuneInString(line[i:])
+		if at < 0 && i >= col {
+			at = len(cells)
+		}
+		text := termsafe.String(line[i : i+size])
+		w := utf8.RuneCountInString(text)
+		cells = append(cells, cell{text, w})
+		total += w
+		i += size
+	}
+	if at < 0 {
+		at = len(cells)
+	}
+	from, to := 0, len(cells)
+	if total > MaxLineWidth {
+		// A window of cells around the caret, half before it if the line
+		// allows, the room left over after it.
+		budget := MaxLineWidth - 2*len(cutMarker)
+		from, to = at, at
+		width := 0
+		for from > 0 && width+cells[from-1].width <= budget/2 {
+			from--
+			width += cells[from].width
+		}
+		for to < len(cells) && width+cells[to].width <= budget {
+			width += cells[to].width
+			to++
+		}
+		for from > 0 && width+cells[from-1].width <= budget {
+			from--
+			width += cells[from].width
+		}
+	}
+	var s, c strings.Builder
+	if from > 0 {
+		s.WriteString(cutMarker)
+		c.WriteString(strings.Repeat(" ", len(cutMarker)))
+	}
+	for i := from; i < to; i++ {
+		s.WriteString(cells[i].text)
+		if i >= at {
+			continue
+		}
+		if cells[i].text == "\t" {
+			c.WriteByte('\t')
+		} else {
+			c.WriteString(strings.Repeat(" ", cells[i].width))
+		}
+	}
+	if to < len(cells) {
+		s.WriteString(cutMarker)
+	}
+	return s.String(), c.String()
 }
