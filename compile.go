@@ -2,6 +2,7 @@ package hale
 
 import (
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"io/fs"
 	"sync"
@@ -10,6 +11,7 @@ import (
 	"github.com/hale-lang/hale/codegen/image"
 	"github.com/hale-lang/hale/effects"
 	"github.com/hale-lang/hale/lang"
+	"github.com/hale-lang/hale/lang/diag"
 	"github.com/hale-lang/hale/sir"
 )
 
@@ -92,6 +94,13 @@ func compileLoaded(prog *lang.Program, err error, opts BuildOptions) (*Compiled,
 	}
 	img, err := codegen.Compile(s)
 	if err != nil {
+		// A limit of the image the program exceeds is a diagnostic at
+		// the expression that exceeds it (E09xx); anything else is a
+		// toolchain bug.
+		var one *diag.Error
+		if errors.As(err, &one) {
+			return nil, withSource(prog, err)
+		}
 		return nil, fmt.Errorf("%s: %w", prog.Entry, err)
 	}
 	c := &Compiled{Program: prog, Effects: fx, SIR: s, Image: img, Files: append([]string(nil), s.Files...), opts: opts}

@@ -34,12 +34,26 @@ import (
 
 	"github.com/hale-lang/hale/codegen/image"
 	"github.com/hale-lang/hale/lang/ast"
+	"github.com/hale-lang/hale/lang/diag"
 	"github.com/hale-lang/hale/sir"
 )
 
+// Diagnostic codes of the limits of an image that a checked program can
+// exceed (E09xx: code generation; docs/language.md lists them).
+const (
+	// CodeFrameTooLarge: a function needs more than image.MaxFrame
+	// registers, e.g. a list literal of 70,000 computed elements.
+	CodeFrameTooLarge diag.Code = "E0901"
+	// CodeCodeTooLong: a function compiles to more than 2^31-1
+	// instructions.
+	CodeCodeTooLong diag.Code = "E0902"
+)
+
 // Compile lowers p to a program image. It fails only on a SIR program that
-// breaks SIR's invariants or exceeds an image limit (a frame of more than
-// image.MaxFrame registers).
+// breaks SIR's invariants, or on one that exceeds a limit of the image (a
+// frame of more than image.MaxFrame registers): that error is a
+// *diag.Error at the expression that outgrew the limit, which
+// `hale check` reports like any other diagnostic.
 func Compile(p *sir.Program) (img *image.Image, err error) {
 	if p == nil {
 		return nil, fmt.Errorf("codegen: no program")

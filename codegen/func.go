@@ -6,6 +6,7 @@ import (
 
 	"github.com/hale-lang/hale/codegen/image"
 	"github.com/hale-lang/hale/lang/ast"
+	"github.com/hale-lang/hale/lang/diag"
 	"github.com/hale-lang/hale/sir"
 )
 
@@ -19,6 +20,11 @@ type fnComp struct {
 	loops   []*loop
 	at      image.Pos // position of the instruction being emitted
 	boundAt int       // pc of the last label bound
+
+	// cur is the position of the statement or expression being compiled,
+	// and overAt where it was when the frame first outgrew image.MaxFrame,
+	// for the diagnostic.
+	cur, overAt ast.Pos
 }
 
 // label is a jump target, bound once; jumps emitted before it is bound
@@ -44,7 +50,7 @@ func (c *compiler) function(index int, sf *sir.Func) error {
 	for _, l := range sf.Locals {
 		f.Locals = append(f.Locals, image.Local{Name: l.Name, Type: image.TypeRef(l.Type)})
 	}
-	g := &fnComp{c: c, f: f, top: sf.NumSlots, high: sf.NumSlots, boundAt: -1}
+	g := &fnComp{c: c, f: f, top: sf.NumSlots, high: sf.NumSlots, boundAt: -1, cur: sf.Pos}
 	f.Decl = c.pos(sf.Pos)
 	g.at = f.Decl
 	g.stmts(sf.Body)
@@ -58,7 +64,7 @@ func (c *compiler) function(index int, sf *sir.Func) error {
 func (c *compiler) spawn(index int, in *sir.Instance) error {
 	f := &c.img.Funcs[index]
 	*f = image.Func{Name: "main", Kind: image.FuncSpawn, Locus: in.Locus, Topic: -1, Result: image.TVoid}
-	g := &fnComp{c: c, f: f, boundAt: -1}
+	g := &fnComp{c: c, f: f, boundAt: -1, cur: in.Pos}
 	g.at = c.pos(in.Pos)
 	params := c.p.Loci[in.Locus].Params
 	if len(params) != len(in.Args) {
@@ -78,10 +84,13 @@ func (c *compiler) spawn(index int, in *sir.Instance) error {
 
 func (g *fnComp) finish() error {
 	if g.high > image.MaxFrame {
-		return fmt.Errorf("codegen: function %s needs %d registers, more than %d", g.f.Name, g.high, image.MaxFrame)
+		return &diag.Error{Pos: g.overAt, Code: CodeFrameTooLarge, Msg: fmt.Sprintf(
+			"%s needs %d registers, more than the %d a function may use; this expression keeps too many values at once (split it with variables)",
+			g.describe(), g.high, image.MaxFrame)}
 	}
 	if len(g.f.Code) > math.MaxInt32 {
-		return fmt.Errorf("codegen: function %s is too long", g.f.Name)
+		return &diag.Error{Pos: g.cur, Code: CodeCodeTooLong, Msg: fmt.Sprintf(
+			"%s compiles to more than %d instructions", g.describe(), math.MaxInt32)}
 	}
 	g.f.FrameSize = g.high
 	return nil
@@ -147,8 +156,19 @@ func (g *fnComp) allocN(n int) int {
 	g.top += n
 	if g.top > g.high {
 		g.high = g.top
+		if g.high > image.MaxFrame && !g.overAt.IsValid() {
+			g.overAt = g.cur
+		}
 	}
 	return r
+}
+
+// describe names the function being compiled in a diagnostic.
+func (g *fnComp) describe() string {
+	if g.f.Kind == image.FuncSpawn {
+		return "the spawn of this instance"
+	}
+	return "function " + g.f.Name
 }
 
 // window allocates n consecutive temporaries for the operands of one
@@ -172,6 +192,9 @@ func (g *fnComp) stmt(s sir.Stmt) {
 	mark := g.top
 	defer func() { g.top = mark }()
 	g.setPos(s.Pos())
+	if s.Pos().IsValid() {
+		g.cur = s.Pos()
+	}
 	switch s := s.(type) {
 	case *sir.Let:
 		g.expr(s.Value, s.Slot)
@@ -526,11 +549,27 @@ func (g *fnComp) operand(e sir.Expr) int {
 	return r
 }
 
+// firstOperand is operand for the operand an instruction evaluates first:
+// when dst is a temporary it holds that operand's value, so a chain such as
+// `1 + 2 + … + n`, nested n deep on the left, needs one register, not n.
+// A temporary destination is never read by the expression that writes it
+// (only a local is), so it is free until the instruction writes it.
+func (g *fnComp) firstOperand(e sir.Expr, dst int32) int {
+	if _, ok := e.(*sir.LocalRef); ok || int(dst) < g.f.NumSlots {
+		return g.operand(e)
+	}
+	g.expr(e, int(dst))
+	return int(dst)
+}
+
 // expr evaluates e into register dst. It writes dst only after reading
 // every operand, so dst may be a local that e reads.
 func (g *fnComp) expr(e sir.Expr, dst int) {
 	mark := g.top
 	defer func() { g.top = mark }()
+	if e.Pos().IsValid() {
+		g.cur = e.Pos()
+	}
 	d := int32(dst)
 	switch e := e.(type) {
 	case *sir.Const:
@@ -549,7 +588,7 @@ func (g *fnComp) expr(e sir.Expr, dst int) {
 		g.setPos(e.Pos())
 		g.emit(image.OpLoadState, d, int32(e.Slot), 0)
 	case *sir.Unary:
-		x := g.operand(e.X)
+		x := g.firstOperand(e.X, d)
 		g.setPos(e.Pos())
 		op := [...]image.Op{sir.NotBool: image.OpNot, sir.NegInt: image.OpNegInt, sir.NegFloat: image.OpNegFloat, sir.NotInt: image.OpNotInt}[e.Op]
 		g.emit(op, d, int32(x), 0)
@@ -677,19 +716,19 @@ func (g *fnComp) binary(e *sir.Binary, d int32) {
 			if e.Op == sir.IntSub {
 				k = -k
 			}
-			x := g.operand(e.X)
+			x := g.firstOperand(e.X, d)
 			g.setPos(e.Pos())
 			g.emit(image.OpAddIntK, d, int32(x), k)
 			return
 		}
 		if k, ok := smallInt(e.X); ok && e.Op == sir.IntAdd {
-			y := g.operand(e.Y)
+			y := g.firstOperand(e.Y, d)
 			g.setPos(e.Pos())
 			g.emit(image.OpAddIntK, d, int32(y), k)
 			return
 		}
 	}
-	x := g.operand(e.X)
+	x := g.firstOperand(e.X, d)
 	y := g.operand(e.Y)
 	g.setPos(e.Pos())
 	var op image.Op

@@ -61,6 +61,7 @@ func TestScripts(t *testing.T) {
 						"exitcode":  cmdExitCode,
 						"httpserve": cmdHTTPServe,
 						"corrupt":   cmdCorrupt,
+						"repeat":    cmdRepeat,
 					},
 					Setup: func(env *testscript.Env) error {
 						env.Setenv("XDG_CACHE_HOME", cache)
@@ -177,4 +178,23 @@ func cmdCorrupt(ts *testscript.TestScript, neg bool, args []string) {
 		ts.Fatalf("corrupt: unknown operation %q", args[0])
 	}
 	ts.Check(os.WriteFile(path, data, 0o644))
+}
+
+// cmdRepeat implements `repeat TEMPLATE OUT MARK N ITEM SEP`: OUT is
+// TEMPLATE with MARK replaced by N copies of ITEM joined by SEP, for
+// programs too large to hold in a script (a sum of 100,000 terms).
+func cmdRepeat(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 6 {
+		ts.Fatalf("usage: repeat TEMPLATE OUT MARK N ITEM SEP")
+	}
+	tmpl, err := os.ReadFile(ts.MkAbs(args[0]))
+	ts.Check(err)
+	n, err := strconv.Atoi(args[3])
+	ts.Check(err)
+	items := make([]string, n)
+	for i := range items {
+		items[i] = args[4]
+	}
+	out := strings.Replace(string(tmpl), args[2], strings.Join(items, args[5]), 1)
+	ts.Check(os.WriteFile(ts.MkAbs(args[1]), []byte(out), 0o644))
 }

@@ -21,15 +21,15 @@ instances:
 consumers:
   0 main "main" instances [0]
 
-func f0 fib (fn) params 1 slots 1 frame 4 -> int
+func f0 fib (fn) params 1 slots 1 frame 3 -> int
   ; r0 n: int
   0000  jge.int.k     r0, 2, @0002                   ; app.hl:3:10
   0001  ret           r0                             ; app.hl:3:16
-  0002  add.int.k     r2, r0, -1                     ; app.hl:4:18
-  0003  call          r2, f0(fib)                    ; app.hl:4:12
-  0004  add.int.k     r3, r0, -2                     ; app.hl:4:31
-  0005  call          r3, f0(fib)                    ; app.hl:4:25
-  0006  add.int       r1, r2, r3                     ; app.hl:4:23
+  0002  add.int.k     r1, r0, -1                     ; app.hl:4:18
+  0003  call          r1, f0(fib)                    ; app.hl:4:12
+  0004  add.int.k     r2, r0, -2                     ; app.hl:4:31
+  0005  call          r2, f0(fib)                    ; app.hl:4:25
+  0006  add.int       r1, r1, r2                     ; app.hl:4:23
   0007  ret           r1                             ; app.hl:4:5
 
 func f1 classify (fn) params 2 slots 6 frame 7 -> int
@@ -83,13 +83,13 @@ func f1 classify (fn) params 2 slots 6 frame 7 -> int
 func f2 Main.init (init) params 0 slots 0 frame 0
   0000  ret.void                                     ; app.hl:24:7
 
-func f3 Main.on start (start) params 0 slots 0 frame 5
-  0000  loadint       r2, 20                         ; app.hl:25:26
-  0001  call          r2, f0(fib)                    ; app.hl:25:22
-  0002  loadint       r3, 1                          ; app.hl:25:41
-  0003  loadint       r4, 2                          ; app.hl:25:44
-  0004  call          r3, f1(classify)               ; app.hl:25:32
-  0005  add.int       r1, r2, r3                     ; app.hl:25:30
+func f3 Main.on start (start) params 0 slots 0 frame 4
+  0000  loadint       r1, 20                         ; app.hl:25:26
+  0001  call          r1, f0(fib)                    ; app.hl:25:22
+  0002  loadint       r2, 1                          ; app.hl:25:41
+  0003  loadint       r3, 2                          ; app.hl:25:44
+  0004  call          r2, f1(classify)               ; app.hl:25:32
+  0005  add.int       r1, r1, r2                     ; app.hl:25:30
   0006  callb         r0, print, r1                  ; app.hl:25:16
   0007  ret.void                                     ; app.hl:25:5
 

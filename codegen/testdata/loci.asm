@@ -71,27 +71,27 @@ func f2 Counter.on start (start) params 0 slots 0 frame 2
   0004  publish       T0(Tick), r0                   ; app.hl:14:9
   0005  ret.void                                     ; app.hl:12:5
 
-func f3 Counter.on Tick (handler) params 1 slots 1 frame 6
+func f3 Counter.on Tick (handler) params 1 slots 1 frame 5
   ; r0 t: Tick
-  0000  field         r2, r0, 1                      ; app.hl:17:12
-  0001  loadstate     r3, s0(name)                   ; app.hl:17:23
-  0002  ne.str        r1, r2, r3                     ; app.hl:17:20
+  0000  field         r1, r0, 1                      ; app.hl:17:12
+  0001  loadstate     r2, s0(name)                   ; app.hl:17:23
+  0002  ne.str        r1, r1, r2                     ; app.hl:17:20
   0003  jump.f        r1, @0006
   0004  field         r1, r0, 0                      ; app.hl:17:35
   0005  call          r1, f4(Counter.bump)           ; app.hl:17:30
-  0006  loadstate     r4, s0(name)                   ; app.hl:18:15
-  0007  loadk         r5, k0(" ")                    ; app.hl:18:22
-  0008  concat.str    r3, r4, r5                     ; app.hl:18:20
-  0009  loadstate     r5, s2(total)                  ; app.hl:18:32
-  0010  callb         r4, str, r5                    ; app.hl:18:28
-  0011  concat.str    r2, r3, r4                     ; app.hl:18:26
+  0006  loadstate     r2, s0(name)                   ; app.hl:18:15
+  0007  loadk         r3, k0(" ")                    ; app.hl:18:22
+  0008  concat.str    r2, r2, r3                     ; app.hl:18:20
+  0009  loadstate     r4, s2(total)                  ; app.hl:18:32
+  0010  callb         r3, str, r4                    ; app.hl:18:28
+  0011  concat.str    r2, r2, r3                     ; app.hl:18:26
   0012  callb         r1, print, r2                  ; app.hl:18:9
   0013  ret.void                                     ; app.hl:16:5
 
 func f4 Counter.bump (locus fn) params 1 slots 1 frame 4
   ; r0 by: int
-  0000  loadstate     r2, s2(total)                  ; app.hl:11:24
-  0001  add.int       r1, r2, r0
+  0000  loadstate     r1, s2(total)                  ; app.hl:11:24
+  0001  add.int       r1, r1, r0
   0002  storestate    s2(total), r1
   0003  loadstate     r1, s3(seen)                   ; app.hl:11:37
   0004  loadstate     r2, s0(name)                   ; app.hl:11:42
@@ -104,15 +104,15 @@ func f5 Clock.init (init) params 0 slots 0 frame 1
   0001  storestate    s0(last), r0                   ; app.hl:23:5
   0002  ret.void                                     ; app.hl:22:7
 
-func f6 Clock.on start (start) params 0 slots 0 frame 5
+func f6 Clock.on start (start) params 0 slots 0 frame 4
   0000  callprim      r0, p1(std::time::now_ms), r1  ; app.hl:25:16
   0001  storestate    s0(last), r0                   ; app.hl:25:9
   0002  loadint       r1, 10                         ; app.hl:26:29
   0003  callprim      r0, p2(std::time::sleep_ms), r1 ; app.hl:26:9
-  0004  loadk         r2, k1("tick at ")             ; app.hl:27:26
-  0005  loadstate     r4, s0(last)                   ; app.hl:27:43
-  0006  callb         r3, str, r4                    ; app.hl:27:39
-  0007  concat.str    r1, r2, r3                     ; app.hl:27:37
+  0004  loadk         r1, k1("tick at ")             ; app.hl:27:26
+  0005  loadstate     r3, s0(last)                   ; app.hl:27:43
+  0006  callb         r2, str, r3                    ; app.hl:27:39
+  0007  concat.str    r1, r1, r2                     ; app.hl:27:37
   0008  callprim      r0, p0(std::io::println), r1   ; app.hl:27:9
   0009  ret.void                                     ; app.hl:24:5
 

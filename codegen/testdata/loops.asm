@@ -111,15 +111,15 @@ func f2 count (fn) params 1 slots 7 frame 9 -> int
 func f3 Main.init (init) params 0 slots 0 frame 0
   0000  ret.void                                     ; app.hl:34:7
 
-func f4 Main.on start (start) params 0 slots 0 frame 6
-  0000  loadint       r3, 1                          ; app.hl:35:27
-  0001  loadint       r4, 2                          ; app.hl:35:30
-  0002  loadint       r5, 3                          ; app.hl:35:33
-  0003  new.list      r2, r3, 3                      ; app.hl:35:26
-  0004  call          r2, f0(sum)                    ; app.hl:35:22
-  0005  loadint       r3, 5                          ; app.hl:35:45
-  0006  call          r3, f2(count)                  ; app.hl:35:39
-  0007  add.int       r1, r2, r3                     ; app.hl:35:37
+func f4 Main.on start (start) params 0 slots 0 frame 5
+  0000  loadint       r2, 1                          ; app.hl:35:27
+  0001  loadint       r3, 2                          ; app.hl:35:30
+  0002  loadint       r4, 3                          ; app.hl:35:33
+  0003  new.list      r1, r2, 3                      ; app.hl:35:26
+  0004  call          r1, f0(sum)                    ; app.hl:35:22
+  0005  loadint       r2, 5                          ; app.hl:35:45
+  0006  call          r2, f2(count)                  ; app.hl:35:39
+  0007  add.int       r1, r1, r2                     ; app.hl:35:37
   0008  callb         r0, print, r1                  ; app.hl:35:16
   0009  loadk         r3, k1("a")                    ; app.hl:35:62
   0010  loadint       r4, 1                          ; app.hl:35:67

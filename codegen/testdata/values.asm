@@ -59,7 +59,7 @@ instances:
 consumers:
   0 main "main" instances [0]
 
-func f0 area (fn) params 1 slots 4 frame 7 -> float
+func f0 area (fn) params 1 slots 4 frame 6 -> float
   ; r0 s: Shape
   ; r1 r: float
   ; r2 n: string
@@ -69,9 +69,9 @@ func f0 area (fn) params 1 slots 4 frame 7 -> float
   0002  ret           r4                             ; app.hl:7:25
   0003  jne.variant   r0, 1, @0009                   ; app.hl:8:9
   0004  enum.field    r1, r0, 1
-  0005  loadk         r6, k1(3.14)                   ; app.hl:8:41
-  0006  mul.float     r5, r6, r1                     ; app.hl:8:46
-  0007  mul.float     r4, r5, r1                     ; app.hl:8:50
+  0005  loadk         r4, k1(3.14)                   ; app.hl:8:41
+  0006  mul.float     r4, r4, r1                     ; app.hl:8:46
+  0007  mul.float     r4, r4, r1                     ; app.hl:8:50
   0008  ret           r4                             ; app.hl:8:34
   0009  enum.field    r2, r0, 0                      ; app.hl:9:9
   0010  len.str       r5, r2                         ; app.hl:9:43
@@ -101,7 +101,7 @@ func f1 words (fn) params 3 slots 4 frame 5 -> string
   0014  ret           r4                             ; app.hl:16:53
   0015  ret.void                                     ; app.hl:13:4
 
-func f2 ops (fn) params 4 slots 9 frame 26
+func f2 ops (fn) params 4 slots 9 frame 25
   ; r0 a: int
   ; r1 f: float
   ; r2 s: string
@@ -115,8 +115,8 @@ func f2 ops (fn) params 4 slots 9 frame 26
   0001  mul.int       r9, r0, r11                    ; app.hl:20:32
   0002  move          r10, r0                        ; app.hl:20:24
   0003  new.struct    r4, r9, t6(Point)              ; app.hl:20:13
-  0004  field         r10, r4, 0                     ; app.hl:21:5
-  0005  add.int.k     r9, r10, 1
+  0004  field         r9, r4, 0                      ; app.hl:21:5
+  0005  add.int.k     r9, r9, 1
   0006  setfield      r4, 0, r9
   0007  move          r9, r0                         ; app.hl:22:15
   0008  neg.int       r10, r0                        ; app.hl:22:18
@@ -125,8 +125,8 @@ func f2 ops (fn) params 4 slots 9 frame 26
   0011  loadint       r16, 3                         ; app.hl:22:33
   0012  rem.int       r12, r0, r16                   ; app.hl:22:31
   0013  add.int.k     r13, r0, -1                    ; app.hl:22:38
-  0014  loadint       r16, 1                         ; app.hl:22:43
-  0015  sub.int       r14, r16, r0                   ; app.hl:22:45
+  0014  loadint       r14, 1                         ; app.hl:22:43
+  0015  sub.int       r14, r14, r0                   ; app.hl:22:45
   0016  loadk         r15, k9(10000000000)           ; app.hl:22:50
   0017  new.list      r5, r9, 7                      ; app.hl:22:14
   0018  loadint       r9, 0                          ; app.hl:23:8
@@ -137,13 +137,13 @@ func f2 ops (fn) params 4 slots 9 frame 26
   0023  move          r10, r1                        ; app.hl:24:19
   0024  new.map       r6, r9, 1                      ; app.hl:24:13
   0025  loadk         r9, k10("k")                   ; app.hl:25:7
-  0026  loadk         r13, k11(2.0)                  ; app.hl:25:18
-  0027  div.float     r12, r1, r13                   ; app.hl:25:16
-  0028  mul.float     r13, r1, r1                    ; app.hl:25:26
-  0029  sub.float     r11, r12, r13                  ; app.hl:25:22
-  0030  loadk         r13, k11(2.0)                  ; app.hl:25:36
-  0031  rem.float     r12, r1, r13                   ; app.hl:25:34
-  0032  add.float     r10, r11, r12                  ; app.hl:25:30
+  0026  loadk         r11, k11(2.0)                  ; app.hl:25:18
+  0027  div.float     r10, r1, r11                   ; app.hl:25:16
+  0028  mul.float     r11, r1, r1                    ; app.hl:25:26
+  0029  sub.float     r10, r10, r11                  ; app.hl:25:22
+  0030  loadk         r12, k11(2.0)                  ; app.hl:25:36
+  0031  rem.float     r11, r1, r12                   ; app.hl:25:34
+  0032  add.float     r10, r10, r11                  ; app.hl:25:30
   0033  setindex.map  r6, r9, r10                    ; app.hl:25:5
   0034  empty.map     r7, bool                       ; app.hl:26:26
   0035  move          r10, r1                        ; app.hl:27:21
@@ -233,11 +233,11 @@ func f2 ops (fn) params 4 slots 9 frame 26
   0119  callb         r13, max.int, r23              ; app.hl:32:31
   0120  move          r23, r1                        ; app.hl:32:46
   0121  callb         r14, int.float, r23            ; app.hl:32:42
-  0122  loadk         r24, k15("12")                 ; app.hl:32:54
-  0123  callb         r23, int.string, r24           ; app.hl:32:50
-  0124  loadk         r25, k16("-3")                 ; app.hl:32:66
-  0125  callb         r24, int.string, r25           ; app.hl:32:62
-  0126  add.int       r15, r23, r24                  ; app.hl:32:60
+  0122  loadk         r23, k15("12")                 ; app.hl:32:54
+  0123  callb         r15, int.string, r23           ; app.hl:32:50
+  0124  loadk         r24, k16("-3")                 ; app.hl:32:66
+  0125  callb         r23, int.string, r24           ; app.hl:32:62
+  0126  add.int       r15, r15, r23                  ; app.hl:32:60
   0127  len.list      r16, r5                        ; app.hl:32:73
   0128  len.map       r17, r6                        ; app.hl:32:82
   0129  len.str       r18, r2                        ; app.hl:32:90
@@ -251,22 +251,22 @@ func f2 ops (fn) params 4 slots 9 frame 26
   0137  callb         r22, find, r23                 ; app.hl:32:120
   0138  new.list      r10, r11, 12                   ; app.hl:32:11
   0139  callb         r9, print, r10                 ; app.hl:32:5
-  0140  loadk         r12, k18(b"\x00")              ; app.hl:33:16
-  0141  concat.bytes  r11, r3, r12                   ; app.hl:33:14
-  0142  move          r13, r3                        ; app.hl:33:32
-  0143  loadint       r14, 0                         ; app.hl:33:36
-  0144  loadint       r15, 1                         ; app.hl:33:39
-  0145  callb         r12, slice.bytes, r13          ; app.hl:33:26
-  0146  concat.bytes  r10, r11, r12                  ; app.hl:33:24
+  0140  loadk         r11, k18(b"\x00")              ; app.hl:33:16
+  0141  concat.bytes  r10, r3, r11                   ; app.hl:33:14
+  0142  move          r12, r3                        ; app.hl:33:32
+  0143  loadint       r13, 0                         ; app.hl:33:36
+  0144  loadint       r14, 1                         ; app.hl:33:39
+  0145  callb         r11, slice.bytes, r12          ; app.hl:33:26
+  0146  concat.bytes  r10, r10, r11                  ; app.hl:33:24
   0147  callb         r9, print, r10                 ; app.hl:33:5
-  0148  move          r13, r5                        ; app.hl:34:22
-  0149  loadint       r14, 1                         ; app.hl:34:26
-  0150  loadint       r15, 2                         ; app.hl:34:29
-  0151  callb         r12, slice.list, r13           ; app.hl:34:16
-  0152  concat.list   r11, r5, r12                   ; app.hl:34:14
-  0153  move          r13, r5                        ; app.hl:34:39
-  0154  callb         r12, sort, r13                 ; app.hl:34:34
-  0155  concat.list   r10, r11, r12                  ; app.hl:34:32
+  0148  move          r12, r5                        ; app.hl:34:22
+  0149  loadint       r13, 1                         ; app.hl:34:26
+  0150  loadint       r14, 2                         ; app.hl:34:29
+  0151  callb         r11, slice.list, r12           ; app.hl:34:16
+  0152  concat.list   r10, r5, r11                   ; app.hl:34:14
+  0153  move          r12, r5                        ; app.hl:34:39
+  0154  callb         r11, sort, r12                 ; app.hl:34:34
+  0155  concat.list   r10, r10, r11                  ; app.hl:34:32
   0156  callb         r9, print, r10                 ; app.hl:34:5
   0157  loadint       r10, 1                         ; app.hl:35:14
   0158  push          r5, r10                        ; app.hl:35:5
@@ -294,10 +294,10 @@ func f2 ops (fn) params 4 slots 9 frame 26
   0180  move          r17, r2                        ; app.hl:36:91
   0181  loadk         r18, k5("a")                   ; app.hl:36:94
   0182  callb         r15, ends_with, r17            ; app.hl:36:81
-  0183  move          r18, r7                        ; app.hl:36:105
-  0184  loadk         r19, k19(true)                 ; app.hl:36:108
-  0185  callb         r17, has, r18                  ; app.hl:36:101
-  0186  not           r16, r17                       ; app.hl:36:100
+  0183  move          r17, r7                        ; app.hl:36:105
+  0184  loadk         r18, k19(true)                 ; app.hl:36:108
+  0185  callb         r16, has, r17                  ; app.hl:36:101
+  0186  not           r16, r16                       ; app.hl:36:100
   0187  new.list      r10, r11, 6                    ; app.hl:36:11
   0188  callb         r9, print, r10                 ; app.hl:36:5
   0189  move          r11, r6                        ; app.hl:37:16
@@ -322,29 +322,29 @@ func f2 ops (fn) params 4 slots 9 frame 26
   0208  loadk         r12, k21(", ")                 ; app.hl:38:48
   0209  callb         r10, join, r11                 ; app.hl:38:33
   0210  callb         r9, print, r10                 ; app.hl:38:27
-  0211  move          r15, r2                        ; app.hl:38:67
-  0212  callb         r14, trim, r15                 ; app.hl:38:62
-  0213  move          r16, r2                        ; app.hl:38:78
-  0214  callb         r15, upper, r16                ; app.hl:38:72
-  0215  concat.str    r13, r14, r15                  ; app.hl:38:70
-  0216  move          r15, r2                        ; app.hl:38:89
-  0217  callb         r14, lower, r15                ; app.hl:38:83
-  0218  concat.str    r12, r13, r14                  ; app.hl:38:81
-  0219  move          r14, r2                        ; app.hl:38:102
-  0220  loadk         r15, k5("a")                   ; app.hl:38:105
-  0221  loadk         r16, k13("b")                  ; app.hl:38:110
-  0222  callb         r13, replace, r14              ; app.hl:38:94
-  0223  concat.str    r11, r12, r13                  ; app.hl:38:92
-  0224  move          r13, r2                        ; app.hl:38:123
-  0225  loadint       r14, 0                         ; app.hl:38:126
-  0226  loadint       r15, 1                         ; app.hl:38:129
-  0227  callb         r12, slice.str, r13            ; app.hl:38:117
-  0228  concat.str    r10, r11, r12                  ; app.hl:38:115
+  0211  move          r11, r2                        ; app.hl:38:67
+  0212  callb         r10, trim, r11                 ; app.hl:38:62
+  0213  move          r12, r2                        ; app.hl:38:78
+  0214  callb         r11, upper, r12                ; app.hl:38:72
+  0215  concat.str    r10, r10, r11                  ; app.hl:38:70
+  0216  move          r12, r2                        ; app.hl:38:89
+  0217  callb         r11, lower, r12                ; app.hl:38:83
+  0218  concat.str    r10, r10, r11                  ; app.hl:38:81
+  0219  move          r12, r2                        ; app.hl:38:102
+  0220  loadk         r13, k5("a")                   ; app.hl:38:105
+  0221  loadk         r14, k13("b")                  ; app.hl:38:110
+  0222  callb         r11, replace, r12              ; app.hl:38:94
+  0223  concat.str    r10, r10, r11                  ; app.hl:38:92
+  0224  move          r12, r2                        ; app.hl:38:123
+  0225  loadint       r13, 0                         ; app.hl:38:126
+  0226  loadint       r14, 1                         ; app.hl:38:129
+  0227  callb         r11, slice.str, r12            ; app.hl:38:117
+  0228  concat.str    r10, r10, r11                  ; app.hl:38:115
   0229  callb         r9, print, r10                 ; app.hl:38:56
-  0230  loadk         r12, k22("1.5")                ; app.hl:39:17
-  0231  callb         r11, float.string, r12         ; app.hl:39:11
-  0232  loadk         r12, k12(1.0)                  ; app.hl:39:26
-  0233  add.float     r10, r11, r12                  ; app.hl:39:24
+  0230  loadk         r11, k22("1.5")                ; app.hl:39:17
+  0231  callb         r10, float.string, r11         ; app.hl:39:11
+  0232  loadk         r11, k12(1.0)                  ; app.hl:39:26
+  0233  add.float     r10, r10, r11                  ; app.hl:39:24
   0234  callb         r9, print, r10                 ; app.hl:39:5
   0235  move          r11, r4                        ; app.hl:39:56
   0236  callb         r10, std::json::encode, r11    ; app.hl:39:38
@@ -357,14 +357,14 @@ func f2 ops (fn) params 4 slots 9 frame 26
   0243  jne.int.k     r0, 5, @0246                   ; app.hl:40:34
   0244  loadk         r10, k25("five")               ; app.hl:40:47
   0245  callb         r9, panic, r10                 ; app.hl:40:41
-  0246  move          r12, r4                        ; app.hl:41:30
-  0247  loadk         r13, k12(1.0)                  ; app.hl:41:33
-  0248  new.enum      r11, r12, k26(Shape::Circle)   ; app.hl:41:16
-  0249  call          r11, f0(area)                  ; app.hl:41:11
-  0250  move          r13, r8                        ; app.hl:41:59
-  0251  new.enum      r12, r13, k27(Shape::Named)    ; app.hl:41:46
-  0252  call          r12, f0(area)                  ; app.hl:41:41
-  0253  add.float     r10, r11, r12                  ; app.hl:41:39
+  0246  move          r11, r4                        ; app.hl:41:30
+  0247  loadk         r12, k12(1.0)                  ; app.hl:41:33
+  0248  new.enum      r10, r11, k26(Shape::Circle)   ; app.hl:41:16
+  0249  call          r10, f0(area)                  ; app.hl:41:11
+  0250  move          r12, r8                        ; app.hl:41:59
+  0251  new.enum      r11, r12, k27(Shape::Named)    ; app.hl:41:46
+  0252  call          r11, f0(area)                  ; app.hl:41:41
+  0253  add.float     r10, r10, r11                  ; app.hl:41:39
   0254  callb         r9, print, r10                 ; app.hl:41:5
   0255  loadint       r10, 0                         ; app.hl:42:17
   0256  loadk         r11, k5("a")                   ; app.hl:42:20

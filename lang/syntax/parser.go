@@ -21,6 +21,14 @@ const (
 	// hostile input cannot overflow the Go stack (which is fatal, not a
 	// recoverable panic).
 	maxDepth = 1000
+	// maxChain bounds the nodes that loops, not recursion, stack up in
+	// one expression: the operators of `a + b + c …` and the calls,
+	// indexes and fields of `a.b(c)[d] …`. Each of them nests the tree
+	// one level deeper on the left, and every phase after the parser
+	// walks trees recursively, so a chain of millions would overflow its
+	// stack. The tree of an expression is at most maxDepth + maxChain
+	// deep.
+	maxChain = 1 << 17
 )
 
 // Parse parses one user source file. path is the logical path stamped into
@@ -52,6 +60,10 @@ type parser struct {
 	// tooDeep is set when nesting exceeded maxDepth: the error unwinds to
 	// the top level instead of resuming at the next statement.
 	tooDeep bool
+	// chain counts the nodes the loops of parseBinary and parsePostfix
+	// built in the outermost expression being parsed (exprs > 0).
+	chain int
+	exprs int
 }
 
 // bailout unwinds the parser to the enclosing declaration after an error.
@@ -241,6 +253,15 @@ func (p *parser) enter() {
 
 func (p *parser) leave() { p.depth-- }
 
+// chained counts one more node stacked on the left of an expression's
+// tree (see maxChain); at is the offset of its operator.
+func (p *parser) chained(at int) {
+	p.chain++
+	if p.chain > maxChain {
+		p.failAt(at, "E0110", "expression nested too deep (more than %d operators, calls, indexes and fields in one expression); split it with variables", maxChain)
+	}
+}
+
 // commaList parses `elem { "," elem } [","] close`, the opening token
 // already consumed; with min1 at least one element is required. noun names
 // an element in error messages.
@@ -269,7 +290,7 @@ func (p *parser) parseFile(f *ast.File) {
 					if _, ok := r.(bailout); !ok {
 						panic(r)
 					}
-					p.depth = 0
+					p.depth, p.exprs = 0, 0
 					p.tooDeep = false
 					if p.i == start {
 						p.next()
@@ -654,13 +675,13 @@ func (p *parser) parseBlock() *ast.Block {
 // errors in one fn are all reported. An error about nesting depth unwinds
 // further, to the top level.
 func (p *parser) parseStmtOrSync() (st ast.Stmt) {
-	start, depth := p.i, p.depth
+	start, depth, exprs := p.i, p.depth, p.exprs
 	defer func() {
 		if r := recover(); r != nil {
 			if _, ok := r.(bailout); !ok || p.tooDeep {
 				panic(r)
 			}
-			p.depth = depth
+			p.depth, p.exprs = depth, exprs
 			if p.i == start {
 				p.next()
 			}
@@ -1015,7 +1036,11 @@ var binaryOps = map[string]ast.BinaryOp{
 // inside parentheses (or brackets, braces, call arguments), as in Rust.
 func (p *parser) parseExpr(head bool) ast.Expr {
 	p.enter()
-	defer p.leave()
+	if p.exprs == 0 {
+		p.chain = 0
+	}
+	p.exprs++
+	defer func() { p.exprs--; p.leave() }()
 	return p.parseBinary(1, head)
 }
 
@@ -1033,6 +1058,7 @@ func (p *parser) parseBinary(minPrec int, head bool) ast.Expr {
 			// x--; lexes as two minus signs glued together before the ";".
 			p.failHint(t.off, fmt.Sprintf("write %q", p.src[x.Pos().Offset:t.off]+" -= 1;"), "Hale has no \"--\" operator")
 		}
+		p.chained(t.off)
 		p.next()
 		y := p.parseBinary(op.Precedence()+1, head)
 		x = &ast.BinaryExpr{
@@ -1061,6 +1087,9 @@ func (p *parser) parseUnary(head bool) ast.Expr {
 func (p *parser) parsePostfix(head bool) ast.Expr {
 	x := p.parsePrimary(head)
 	for {
+		if p.is("(") || p.is("[") || p.is(".") {
+			p.chained(p.tok().off)
+		}
 		switch {
 		case p.is("("):
 			p.next()
