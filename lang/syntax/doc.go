@@ -12,11 +12,14 @@
 //
 // # Design
 //
-// The lexer is participle's regular-expression lexer (lexDef in lexer.go);
-// literal values are decoded and validated right after lexing so that an
-// error can point inside a token (at a bad escape or digit). The parser is
+// The lexer is a hand-written scanner (scan in lexer.go) of rules written
+// as regular expressions; the tests hold it to those expressions, run by
+// participle's regular-expression lexer, which the lexer was until its
+// cost (half a microsecond a byte) dominated large sources. Literal
+// values are decoded and validated right after lexing so that an error
+// can point inside a token (at a bad escape or digit). The parser is
 // hand-written recursive descent with precedence climbing for binary
-// operators, reading participle's tokens. We chose this over participle
+// operators. We chose this over participle
 // grammar structs plus a conversion pass because the grammar is LL(1)
 // except for one context rule (no bare struct literal in an if, while, for
 // or match head), which a hand parser handles with a flag; because we want

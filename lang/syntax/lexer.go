@@ -7,8 +7,6 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/alecthomas/participle/v2/lexer"
-
 	"github.com/hale-lang/hale/lang/diag"
 )
 
@@ -50,104 +48,226 @@ var keywords = map[string]bool{
 	"stdin": true, "to": true, "true": true, "false": true,
 }
 
-// lexDef is the participle lexer. Rules are tried in order and the first
-// match wins; rules with lower-case names are elided by participle. Each
-// attempt costs time proportional to the rest of the input (up to a bound),
-// so the frequent tokens come first. The Open… rules catch unterminated
-// literals and comments so that they get an error at their start; the final
-// rule takes any other character, so the lexer itself never fails and the
-// parser reports the character.
+// rule is the lexical rule a token matched. The rules are those of a
+// regular-expression lexer, tried in order with the first match winning
+// (the reference definition, with participle, is lexDef in
+// lexer_test.go, which checks that scan agrees with it); scan implements
+// them by hand, because the regular expressions cost about half a
+// microsecond a byte, most of the time spent on a large source:
+//
+//	whitespace   [ \t\r\n]+                       (skipped)
+//	Ident        [A-Za-z_][A-Za-z0-9_]*
+//	Punct        ::|\.\.|=>|->|==|!=|<<=|>>=|<<|>>|<=|>=|&&|\|\||\+\+|:=|\+=|-=|\*=|%=|&=|\|=|\^=
+//	             |[-+*%<>=!.,:;(){}\[\]@&|^]
+//	Number       0[xXbB][0-9A-Za-z_]*
+//	             |[0-9][0-9_]*(?:\.[0-9][0-9_]*(?:[eE][+-]?[0-9_]*)?|[eE][+-]?[0-9_]*)[0-9A-Za-z_]*
+//	             |[0-9][0-9A-Za-z_]*
+//	String       "(?:[^"\\\n]|\\[^\n])*"
+//	comment      //[^\n]*|/\*(?s:.)*?\*/         (skipped)
+//	OpenComment  /\*(?s:.)*
+//	Slash        /=|/                             (after the comments)
+//	OpenString   "[^\n]*
+//	Char         (?s:.)                           (any other character)
+//
+// The Open… rules catch unterminated literals and comments so that they
+// get an error at their start; Char takes any other character (or byte
+// that is not UTF-8), so the lexer itself never fails and the parser
+// reports the character.
 //
 // A bytes literal b"…" lexes as the identifier b immediately followed by a
 // string; lex joins the two. Numbers are matched broadly (trailing letters
 // and digits included) and validated by scanNumber, which can then point at
 // the offending character instead of splitting "0x1g" into a number and an
 // identifier.
-var lexDef = lexer.MustSimple([]lexer.SimpleRule{
-	{Name: "whitespace", Pattern: `[ \t\r\n]+`},
-	{Name: "Ident", Pattern: `[A-Za-z_][A-Za-z0-9_]*`},
-	{Name: "Punct", Pattern: `::|\.\.|=>|->|==|!=|<<=|>>=|<<|>>|<=|>=|&&|\|\||\+\+|:=|\+=|-=|\*=|%=|&=|\|=|\^=|[-+*%<>=!.,:;(){}\[\]@&|^]`},
-	{Name: "Number", Pattern: `0[xXbB][0-9A-Za-z_]*` +
-		`|[0-9][0-9_]*(?:\.[0-9][0-9_]*(?:[eE][+-]?[0-9_]*)?|[eE][+-]?[0-9_]*)[0-9A-Za-z_]*` +
-		`|[0-9][0-9A-Za-z_]*`},
-	{Name: "String", Pattern: `"(?:[^"\\\n]|\\[^\n])*"`},
-	{Name: "comment", Pattern: `//[^\n]*|/\*(?s:.)*?\*/`},
-	{Name: "OpenComment", Pattern: `/\*(?s:.)*`},
-	{Name: "Slash", Pattern: `/=|/`}, // after the comments: "//" and "/*" start comments
-	{Name: "OpenString", Pattern: `"[^\n]*`},
-	{Name: "Char", Pattern: `(?s:.)`},
-})
+type rule uint8
 
-var (
-	symbols   = lexDef.Symbols()
-	tyIdent   = symbols["Ident"]
-	tyNumber  = symbols["Number"]
-	tyString  = symbols["String"]
-	tyPunct   = symbols["Punct"]
-	tySlash   = symbols["Slash"]
-	tyOpenStr = symbols["OpenString"]
-	tyOpenCom = symbols["OpenComment"]
+const (
+	ruleWhitespace rule = iota
+	ruleIdent
+	rulePunct
+	ruleNumber
+	ruleString
+	ruleComment
+	ruleOpenComment
+	ruleSlash
+	ruleOpenString
+	ruleChar
 )
+
+// threeCharPuncts are the operators of three characters, which win over
+// their first two characters (and their first) alone.
+var threeCharPuncts = map[string]bool{"<<=": true, ">>=": true}
+
+// twoCharPuncts are the operators of two characters, which win over
+// their first character alone.
+var twoCharPuncts = map[string]bool{
+	"::": true, "..": true, "=>": true, "->": true, "==": true, "!=": true, "<<": true, ">>": true,
+	"<=": true, ">=": true, "&&": true, "||": true, "++": true, ":=": true, "+=": true, "-=": true,
+	"*=": true, "%=": true, "&=": true, "|=": true, "^=": true,
+}
+
+// oneCharPuncts are the operators and delimiters of one character.
+const oneCharPuncts = "-+*%<>=!.,:;(){}[]@&|^"
+
+func isIdentStart(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c == '_' }
+func isIdentChar(c byte) bool  { return isIdentStart(c) || c >= '0' && c <= '9' }
+func isDecimal(c byte) bool    { return c >= '0' && c <= '9' }
+
+// scan returns the rule the token starting at src[i] matches and the
+// offset just past it; i < len(src).
+func scan(src string, i int) (rule, int) {
+	c := src[i]
+	// skip advances j past the bytes that ok accepts.
+	skip := func(j int, ok func(byte) bool) int {
+		for j < len(src) && ok(src[j]) {
+			j++
+		}
+		return j
+	}
+	switch {
+	case c == ' ' || c == '\t' || c == '\r' || c == '\n':
+		return ruleWhitespace, skip(i, func(c byte) bool { return c == ' ' || c == '\t' || c == '\r' || c == '\n' })
+	case isIdentStart(c):
+		return ruleIdent, skip(i+1, isIdentChar)
+	case isDecimal(c):
+		return ruleNumber, scanNumberEnd(src, i)
+	case c == '"':
+		for j := i + 1; j < len(src); j++ {
+			switch src[j] {
+			case '"':
+				return ruleString, j + 1
+			case '\n':
+				return ruleOpenString, j
+			case '\\':
+				if j+1 >= len(src) || src[j+1] == '\n' {
+					return ruleOpenString, skip(j, func(c byte) bool { return c != '\n' })
+				}
+				// The escaped character may be several bytes long; its
+				// continuation bytes are not '"', '\\' or '\n' anyway.
+				j++
+			}
+		}
+		return ruleOpenString, len(src)
+	case c == '/':
+		if i+1 < len(src) {
+			switch src[i+1] {
+			case '/':
+				return ruleComment, skip(i, func(c byte) bool { return c != '\n' })
+			case '*':
+				if k := strings.Index(src[i+2:], "*/"); k >= 0 {
+					return ruleComment, i + 2 + k + 2
+				}
+				return ruleOpenComment, len(src)
+			case '=':
+				return ruleSlash, i + 2
+			}
+		}
+		return ruleSlash, i + 1
+	}
+	if i+2 < len(src) && threeCharPuncts[src[i:i+3]] {
+		return rulePunct, i + 3
+	}
+	if i+1 < len(src) && twoCharPuncts[src[i:i+2]] {
+		return rulePunct, i + 2
+	}
+	if strings.IndexByte(oneCharPuncts, c) >= 0 {
+		return rulePunct, i + 1
+	}
+	_, size := utf8.DecodeRuneInString(src[i:])
+	return ruleChar, i + size
+}
+
+// scanNumberEnd returns the end of the Number token starting with the
+// decimal digit at src[i], following the three alternatives of the rule
+// in order.
+func scanNumberEnd(src string, i int) int {
+	alnum := func(j int) int {
+		for j < len(src) && isIdentChar(src[j]) {
+			j++
+		}
+		return j
+	}
+	if i+1 < len(src) && src[i] == '0' && strings.IndexByte("xXbB", src[i+1]) >= 0 {
+		return alnum(i + 2)
+	}
+	j := i + 1
+	for j < len(src) && (isDecimal(src[j]) || src[j] == '_') {
+		j++
+	}
+	exponent := func(j int) int { // src[j] is 'e' or 'E'
+		j++
+		if j < len(src) && (src[j] == '+' || src[j] == '-') {
+			j++
+		}
+		return alnum(j)
+	}
+	switch {
+	case j+1 < len(src) && src[j] == '.' && isDecimal(src[j+1]):
+		j += 2
+		for j < len(src) && (isDecimal(src[j]) || src[j] == '_') {
+			j++
+		}
+		if j < len(src) && (src[j] == 'e' || src[j] == 'E') {
+			return exponent(j)
+		}
+		return alnum(j)
+	case j < len(src) && (src[j] == 'e' || src[j] == 'E'):
+		return exponent(j)
+	}
+	return alnum(i + 1)
+}
 
 // lex turns src into tokens, ending with one kEOF token. Lexical errors
 // (bad characters, unterminated literals, bad escapes, malformed numbers)
 // are added to p.errs; the token stays in the stream (as kBad when it has
 // no usable value) so parsing can go on.
 func (p *parser) lex(src string) []token {
-	lx, err := lexDef.LexString(p.path, src)
-	if err != nil {
-		p.errorAt(0, "E0101", "%v", err)
-		return []token{{kind: kEOF, off: len(src), end: len(src)}}
-	}
 	toks := make([]token, 0, len(src)/4+1)
-	for {
-		t, err := lx.Next()
-		if err != nil {
-			// Unreachable: the Char rule matches anything left.
-			p.errorAt(len(src), "E0101", "%v", err)
-			break
+	for off := 0; off < len(src); {
+		r, end := scan(src, off)
+		text := src[off:end]
+		off = end
+		if r == ruleWhitespace || r == ruleComment {
+			continue
 		}
-		if t.EOF() {
-			break
-		}
-		tok := token{text: t.Value, off: t.Pos.Offset, end: t.Pos.Offset + len(t.Value)}
+		tok := token{text: text, off: end - len(text), end: end}
 		bytes := false
-		if n := len(toks); n > 0 && (t.Type == tyString || t.Type == tyOpenStr) &&
+		if n := len(toks); n > 0 && (r == ruleString || r == ruleOpenString) &&
 			toks[n-1].kind == kIdent && toks[n-1].text == "b" && toks[n-1].end == tok.off {
 			bytes = true
 			tok.off--
 			tok.text = src[tok.off:tok.end]
 			toks = toks[:n-1]
 		}
-		switch t.Type {
-		case tyIdent:
+		switch r {
+		case ruleIdent:
 			tok.kind = kIdent
-			if keywords[t.Value] {
+			if keywords[text] {
 				tok.kind = kKeyword
 			}
-		case tyPunct, tySlash:
+		case rulePunct, ruleSlash:
 			tok.kind = kPunct
-		case tyNumber:
+		case ruleNumber:
 			p.scanNumber(&tok)
-		case tyString:
+		case ruleString:
 			tok.kind = kString
 			if bytes {
 				tok.kind = kBytes
 			}
-			tok.sval = p.unquote(t.Value[1:len(t.Value)-1], t.Pos.Offset+1, bytes)
-		case tyOpenStr:
+			tok.sval = p.unquote(text[1:len(text)-1], end-len(text)+1, bytes)
+		case ruleOpenString:
 			tok.kind = kBad
 			if bytes {
 				p.errorAt(tok.off, "E0103", "bytes literal not terminated")
 			} else {
 				p.errorAt(tok.off, "E0103", "string literal not terminated")
 			}
-		case tyOpenCom:
+		case ruleOpenComment:
 			tok.kind = kBad
 			p.errorAt(tok.off, "E0104", "comment not terminated")
 		default:
 			tok.kind = kBad
-			p.errorAt(tok.off, "E0102", "invalid character %s%s", quoteChar(t.Value), charHint(t.Value))
+			p.errorAt(tok.off, "E0102", "invalid character %s%s", quoteChar(text), charHint(text))
 		}
 		toks = append(toks, tok)
 	}
