@@ -23,6 +23,7 @@
 package termsafe
 
 import (
+	"io"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -128,4 +129,18 @@ func JSON(b []byte) []byte {
 
 func appendU(b []byte, r rune) []byte {
 	return append(b, '\\', 'u', hexDigits[r>>12&0xf], hexDigits[r>>8&0xf], hexDigits[r>>4&0xf], hexDigits[r&0xf])
+}
+
+// JSONWriter returns a writer that passes JSON text to w through JSON.
+// Each Write must hold whole characters, as json.Encoder's do (one
+// encoded value each).
+func JSONWriter(w io.Writer) io.Writer { return jsonWriter{w} }
+
+type jsonWriter struct{ w io.Writer }
+
+func (j jsonWriter) Write(p []byte) (int, error) {
+	if _, err := j.w.Write(JSON(p)); err != nil {
+		return 0, err
+	}
+	return len(p), nil
 }

@@ -10,6 +10,8 @@ import (
 	"math"
 	"slices"
 	"strings"
+
+	"github.com/hale-lang/hale/internal/termsafe"
 )
 
 // How `hale replay --diff` compares two runs.
@@ -372,7 +374,7 @@ func (r *Report) WriteText(w io.Writer) error {
 		fmt.Fprintf(&b, "replay OK: %d consumers, %d deliveries, %d journal calls, 0 divergences\n",
 			r.Consumers, r.Deliveries, r.JournalCalls)
 	}
-	_, err := io.WriteString(w, b.String())
+	_, err := io.WriteString(w, termsafe.Lines(b.String()))
 	return err
 }
 
@@ -427,7 +429,7 @@ func (r *Report) WriteJSON(w io.Writer) error {
 		}
 		out.FirstDivergence = dj
 	}
-	enc := json.NewEncoder(w)
+	enc := json.NewEncoder(termsafe.JSONWriter(w))
 	enc.SetEscapeHTML(false)
 	return enc.Encode(out)
 }

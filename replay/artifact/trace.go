@@ -9,6 +9,8 @@ import (
 	"strings"
 	"text/tabwriter"
 	"time"
+
+	"github.com/hale-lang/hale/internal/termsafe"
 )
 
 // Summary is what `hale trace summary` shows. The JSON keys are part of
@@ -91,22 +93,25 @@ func Summarize(a *Artifact, problem error) *Summary {
 	return s
 }
 
-// WriteText writes the summary for a person to read.
+// WriteText writes the summary for a person to read. The strings come
+// from the artifact, which may be forged: each is escaped (termsafe), a
+// tab included, since a tab would shift the columns.
 func (s *Summary) WriteText(w io.Writer) error {
+	esc := func(s string) string { return strings.ReplaceAll(termsafe.String(s), "\t", `\t`) }
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintf(tw, "format version\t%d\n", s.FormatVersion)
-	fmt.Fprintf(tw, "hale version\t%s\n", s.HaleVersion)
-	fmt.Fprintf(tw, "created\t%s\n", s.Created)
-	fmt.Fprintf(tw, "build digest\t%s\n", s.BuildDigest)
-	fmt.Fprintf(tw, "shape hash\t%s\n", s.ShapeHash)
-	fmt.Fprintf(tw, "env policy\t%s\n", s.EnvPolicy)
+	fmt.Fprintf(tw, "hale version\t%s\n", esc(s.HaleVersion))
+	fmt.Fprintf(tw, "created\t%s\n", esc(s.Created))
+	fmt.Fprintf(tw, "build digest\t%s\n", esc(s.BuildDigest))
+	fmt.Fprintf(tw, "shape hash\t%s\n", esc(s.ShapeHash))
+	fmt.Fprintf(tw, "env policy\t%s\n", esc(s.EnvPolicy))
 	if len(s.Files) > 0 {
-		fmt.Fprintf(tw, "files\t%s\n", strings.Join(s.Files, " "))
+		fmt.Fprintf(tw, "files\t%s\n", esc(strings.Join(s.Files, " ")))
 	}
 	if s.Complete {
-		fmt.Fprintf(tw, "complete\tyes (verdict %s, exit code %d)\n", s.Verdict, s.ExitCode)
+		fmt.Fprintf(tw, "complete\tyes (verdict %s, exit code %d)\n", esc(s.Verdict), s.ExitCode)
 	} else {
-		fmt.Fprintf(tw, "complete\tno: %s\n", s.Problem)
+		fmt.Fprintf(tw, "complete\tno: %s\n", esc(s.Problem))
 	}
 	fmt.Fprintf(tw, "entries\t%d\n", s.Entries)
 	kinds := make([]string, 0, len(s.ByKind))
@@ -115,7 +120,7 @@ func (s *Summary) WriteText(w io.Writer) error {
 	}
 	slices.SortFunc(kinds, func(a, b string) int { return kindRank(a) - kindRank(b) })
 	for _, k := range kinds {
-		fmt.Fprintf(tw, "  %s\t%d\n", k, s.ByKind[k])
+		fmt.Fprintf(tw, "  %s\t%d\n", esc(k), s.ByKind[k])
 	}
 	fmt.Fprintf(tw, "consumers\t%d\n", len(s.Consumers))
 	if err := tw.Flush(); err != nil {
@@ -125,7 +130,7 @@ func (s *Summary) WriteText(w io.Writer) error {
 	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintf(tw, "  id\tkind\tname\tentries\n")
 	for _, c := range s.Consumers {
-		fmt.Fprintf(tw, "  %d\t%s\t%s\t%d\n", c.ID, c.Kind, c.Name, c.Entries)
+		fmt.Fprintf(tw, "  %d\t%s\t%s\t%d\n", c.ID, esc(c.Kind), esc(c.Name), c.Entries)
 	}
 	return tw.Flush()
 }
@@ -152,10 +157,13 @@ type ValueDecoder func(field, hint string, data []byte) (any, bool)
 // result_hex, data_hex) and, when decode is not nil and succeeds, also as
 // decoded views (payload, args, result). A delivery also carries its
 // coordinate ("C:N") and its bare coordinate (delivery, its number in
-// file order).
+// file order). Every character that is not printable is escaped
+// (termsafe.JSON), so the dump is safe to print on a terminal.
 func Dump(w io.Writer, a *Artifact, decode ValueDecoder) error {
 	a = a.full()
-	enc := json.NewEncoder(w)
+	// encoding/json escapes the C0 controls but not DEL or C1 controls,
+	// which a forged artifact or a program's output may hold.
+	enc := json.NewEncoder(termsafe.JSONWriter(w))
 	enc.SetEscapeHTML(false)
 	view := func(field, hint string, data []byte) any {
 		if decode == nil {

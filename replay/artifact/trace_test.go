@@ -162,3 +162,62 @@ func TestDumpDecoder(t *testing.T) {
 		t.Errorf("decoder asked\n%s\nwant\n%s", got, wantAsked)
 	}
 }
+
+// hasControl reports whether s holds a character a terminal could obey:
+// anything below space but tab and newline, DEL, a C1 control.
+func hasControl(s string) bool {
+	for _, r := range s {
+		if r < ' ' && r != '\t' && r != '\n' || r >= 0x7f && r <= 0x9f {
+			return true
+		}
+	}
+	return false
+}
+
+// TestReportsEscapeControlCharacters: the strings of an artifact reach
+// the trace summary, the dump and the replay report escaped, whatever
+// they hold (a forged artifact, a program's output).
+func TestReportsEscapeControlCharacters(t *testing.T) {
+	art := sample()
+	art.Header.Consumers[1].Name = "work\x1b]0;owned\aers"
+	art.Header.Files[0] = "app\x1b[2J.hl"
+	art.Entries[7].Body = Output{Channel: ChannelStdout, Primitive: "std::io::println", Args: []byte("x"), Outcome: OK, Result: []byte("del\x7f csi\u009b esc\x1b\n")}
+	a, err := Salvage(mustEncode(t, art))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var summary strings.Builder
+	if err := Summarize(a, nil).WriteText(&summary); err != nil {
+		t.Fatal(err)
+	}
+	if hasControl(summary.String()) || !strings.Contains(summary.String(), `work\x1b]0;owned\aers`) || !strings.Contains(summary.String(), `app\x1b[2J.hl`) {
+		t.Errorf("summary:\n%q", summary.String())
+	}
+	var dump strings.Builder
+	if err := Dump(&dump, a, nil); err != nil {
+		t.Fatal(err)
+	}
+	if hasControl(dump.String()) || !strings.Contains(dump.String(), `"text":"del\u007f csi\u009b esc\u001b\n"`) {
+		t.Errorf("dump:\n%s", dump.String())
+	}
+	rep := &Report{Verdict: ReportDiverged, Divergences: []*Divergence{{
+		At: Coordinate{Consumer: 1, N: 2}, Sentence: "consumer 1: output #1 was \"\x1b[31mred\" in the recording", Position: "app\x1b.hl:1:1",
+	}}}
+	var text strings.Builder
+	if err := rep.WriteText(&text); err != nil {
+		t.Fatal(err)
+	}
+	if hasControl(text.String()) || !strings.Contains(text.String(), `was "\x1b[31mred" in the recording`) {
+		t.Errorf("report:\n%q", text.String())
+	}
+	var js bytes.Buffer
+	rep.Divergences[0].Recorded = "\u0085"
+	if err := rep.WriteJSON(&js); err != nil || hasControl(js.String()) {
+		t.Errorf("report JSON %v:\n%q", err, js.String())
+	}
+	refused := RefusedReport(errors.New("bad \x1b header"))
+	text.Reset()
+	if err := refused.WriteText(&text); err != nil || text.String() != "replay REFUSED: bad \\x1b header\n" {
+		t.Errorf("refusal %v: %q", err, text.String())
+	}
+}

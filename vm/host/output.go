@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/hale-lang/hale/internal/termsafe"
 	"github.com/hale-lang/hale/vm"
 )
 
@@ -98,7 +99,9 @@ type TrapReport struct {
 func (t *TrapReport) String() string {
 	var b strings.Builder
 	b.WriteString("trap: ")
-	b.WriteString(t.Trap.Message)
+	// The message may hold the program's own text (an assert's); it is
+	// escaped like everything else hale reports (termsafe).
+	b.WriteString(termsafe.String(t.Trap.Message))
 	b.WriteByte('\n')
 	for _, f := range t.Trap.Stack {
 		b.WriteString("  at ")
@@ -111,7 +114,7 @@ func (t *TrapReport) String() string {
 	}
 	if t.Delivery == nil {
 		b.WriteString("  at start-up (initialising " + t.Instance + ")\n")
-		return b.String()
+		return termsafe.Lines(b.String())
 	}
 	b.WriteString("  delivery " + strconv.Itoa(t.Consumer) + ":" + strconv.Itoa(t.N) + " (target " + t.Instance + ", message ")
 	if t.Delivery.IsStart() {
@@ -119,5 +122,5 @@ func (t *TrapReport) String() string {
 	} else {
 		b.WriteString(t.Delivery.Message.String() + ", topic " + t.Topic + ")\n")
 	}
-	return b.String()
+	return termsafe.Lines(b.String())
 }

@@ -9,13 +9,14 @@ import (
 	"strconv"
 	"syscall"
 
+	"github.com/hale-lang/hale/internal/termsafe"
 	"github.com/hale-lang/hale/replay"
 	"github.com/hale-lang/hale/replay/artifact"
 )
 
 // writeJSON prints v as indented JSON followed by a newline.
 func writeJSON(w io.Writer, v any) error {
-	enc := json.NewEncoder(w)
+	enc := json.NewEncoder(termsafe.JSONWriter(w))
 	enc.SetEscapeHTML(false)
 	enc.SetIndent("", "  ")
 	return enc.Encode(v)

@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/hale-lang/hale"
+	"github.com/hale-lang/hale/internal/termsafe"
 	"github.com/hale-lang/hale/replay"
 	"github.com/hale-lang/hale/replay/artifact"
 	"github.com/hale-lang/hale/vm/host"
@@ -169,7 +170,7 @@ func admit(e env, f replayFlags, artifactPath, programPath string) (*hale.Compil
 		return nil, nil, exitf(ExitUsage, "%s: %s", artifactPath, msg)
 	}
 	if adm != nil && adm.Warning != "" {
-		fmt.Fprintln(e.stderr, adm.Warning)
+		fmt.Fprintln(e.stderr, termsafe.Lines(adm.Warning))
 	}
 	return c, art, nil
 }
@@ -214,9 +215,9 @@ func printReport(e env, f replayFlags, rep *artifact.Report) error {
 	if f.diff && len(rep.Divergences) > 1 {
 		fmt.Fprintf(e.stderr, "further divergences (each other consumer's first, then the ending):\n")
 		for _, d := range rep.Divergences[1:] {
-			fmt.Fprintf(e.stderr, "%s\n", d.Sentence)
+			fmt.Fprintf(e.stderr, "%s\n", termsafe.String(d.Sentence))
 			if d.Position != "" {
-				fmt.Fprintf(e.stderr, "  at %s\n", d.Position)
+				fmt.Fprintf(e.stderr, "  at %s\n", termsafe.String(d.Position))
 			}
 		}
 	}
@@ -247,9 +248,11 @@ func newInspector(e env) func(*replay.Inspection) replay.InspectAction {
 	in := bufio.NewScanner(e.stdin)
 	return func(ins *replay.Inspection) replay.InspectAction {
 		show := func(v any) { _ = writeJSON(e.stdout, v) }
-		fmt.Fprintf(e.stdout, "stopped before delivery %s (target %s, message %s", ins.View.Coordinate, ins.View.Pending.Target, ins.View.Pending.Message)
+		// The names come from the artifact, which may be forged.
+		esc := termsafe.String
+		fmt.Fprintf(e.stdout, "stopped before delivery %s (target %s, message %s", esc(ins.View.Coordinate), esc(ins.View.Pending.Target), esc(ins.View.Pending.Message))
 		if ins.View.Pending.Topic != "" {
-			fmt.Fprintf(e.stdout, ", topic %s", ins.View.Pending.Topic)
+			fmt.Fprintf(e.stdout, ", topic %s", esc(ins.View.Pending.Topic))
 		}
 		fmt.Fprintln(e.stdout, ")")
 		for {
@@ -269,10 +272,10 @@ func newInspector(e env) func(*replay.Inspection) replay.InspectAction {
 				}
 				st, err := ins.State(name)
 				if err != nil {
-					fmt.Fprintf(e.stdout, "error: %v (instances here: %s)\n", err, strings.Join(ins.Instances(), ", "))
+					fmt.Fprintf(e.stdout, "error: %s (instances here: %s)\n", esc(err.Error()), esc(strings.Join(ins.Instances(), ", ")))
 					continue
 				}
-				fmt.Fprintln(e.stdout, string(st))
+				fmt.Fprintln(e.stdout, string(termsafe.JSON(st)))
 			case "msg":
 				show(ins.View.Pending)
 			case "where":

@@ -11,6 +11,8 @@ import (
 	"os"
 
 	"github.com/spf13/cobra"
+
+	"github.com/hale-lang/hale/internal/termsafe"
 )
 
 // Exit codes shared by every command (docs/cli.md).
@@ -71,13 +73,13 @@ func Run(args []string, e env) (code int) {
 	var xe *exitError
 	if errors.As(err, &xe) {
 		if xe.msg != "" {
-			fmt.Fprintf(e.stderr, "hale: %s\n", xe.msg)
+			fmt.Fprintf(e.stderr, "hale: %s\n", termsafe.Lines(xe.msg))
 		}
 		return xe.code
 	}
 	// Everything cobra reports itself (unknown command or flag, wrong
 	// argument count) is a usage error.
-	fmt.Fprintf(e.stderr, "hale: %s\n", err)
+	fmt.Fprintf(e.stderr, "hale: %s\n", termsafe.Lines(err.Error()))
 	fmt.Fprintf(e.stderr, "Run 'hale --help' for usage.\n")
 	return ExitUsage
 }

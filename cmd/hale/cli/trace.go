@@ -6,6 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/hale-lang/hale/internal/termsafe"
 	"github.com/hale-lang/hale/replay/artifact"
 )
 
@@ -59,7 +60,7 @@ func newTraceCmd(e env) *cobra.Command {
 				return err
 			}
 			if problem != nil {
-				fmt.Fprintf(e.stderr, "hale: %s: %v (the entries above are those before the damage)\n", args[0], problem)
+				fmt.Fprintf(e.stderr, "hale: %s: %s (the entries above are those before the damage)\n", termsafe.String(args[0]), termsafe.String(problem.Error()))
 			}
 			return nil
 		},
@@ -78,7 +79,7 @@ func newTraceCmd(e env) *cobra.Command {
 				return exitf(ExitFailure, "%s: inconsistent: %v", args[0], err)
 			}
 			a, _ := artifact.Decode(data)
-			fmt.Fprintf(e.stdout, "%s: consistent: %s, %s\n", args[0],
+			fmt.Fprintf(e.stdout, "%s: consistent: %s, %s\n", termsafe.String(args[0]),
 				count(a.Len(), "entry", "entries"), count(len(a.Header.Consumers), "consumer", "consumers"))
 			return nil
 		},
