@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -266,4 +267,40 @@ func TestBenchPrograms(t *testing.T) {
 			t.Errorf("hale run --engine native %s: exit %d, output %q, want %q\n%s", f, code, stdout.Bytes(), out, stderr.Bytes())
 		}
 	}
+}
+
+// writeManyFns writes a program of one-line functions
+// `fn fK() -> int { return K; }`, as many as fill about mb megabytes,
+// and a main that calls one of them, and returns its path.
+func writeManyFns(tb testing.TB, dir string, mb int) string {
+	tb.Helper()
+	var b strings.Builder
+	for k := 0; b.Len() < mb<<20; k++ {
+		fmt.Fprintf(&b, "fn f%d() -> int { return %d; }\n", k, k)
+	}
+	b.WriteString("locus M { on start { print(f1()); } }\nmain { spawn M; }\n")
+	path := filepath.Join(dir, fmt.Sprintf("fns_%dmb.hl", mb))
+	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+		tb.Fatal(err)
+	}
+	return path
+}
+
+// BenchmarkHugeSource runs `hale check` and `hale run` on generated
+// programs of 1, 5 and 10 MB of one-line functions (28,000 to 290,000
+// of them), so that compile time can be seen to grow linearly with the
+// size of the source: check-1mb-ms … run-10mb-ms, with their CPU times.
+// Run it with
+//
+//	go test ./cmd/hale/cli -run XXX -bench HugeSource -benchtime 1x
+func BenchmarkHugeSource(b *testing.B) {
+	g := newBench(b)
+	var cmds []benchCmd
+	for _, mb := range []int{1, 5, 10} {
+		path := writeManyFns(b, g.tmp, mb)
+		cmds = append(cmds,
+			benchCmd{name: fmt.Sprintf("check-%dmb", mb), args: []string{"hale", "check", path}},
+			benchCmd{name: fmt.Sprintf("run-%dmb", mb), args: []string{"hale", "run", path}, want: "1\n"})
+	}
+	g.sideBySide(b, cmds)
 }
