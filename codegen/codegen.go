@@ -7,8 +7,11 @@
 // (parameters, locals, SIR's hidden slots), then temporaries, allocated
 // by the code generator in stack order as expressions need them, so the
 // frame size is known before the function runs. Operands that are locals
-// are read in place; every other operand is evaluated into a fresh
-// temporary. A call evaluates its arguments into consecutive temporaries
+// are read in place; the first operand of an operation whose destination
+// is a temporary is evaluated into that destination (a temporary is free
+// until the operation writes it), so a chain `a + b + c + …` needs one
+// register however long it is; every other operand is evaluated into a
+// fresh temporary, given back when the operation is emitted. A call evaluates its arguments into consecutive temporaries
 // at the top of the frame; the callee's frame starts at the first of them
 // (the arguments become its parameters without a copy) and its result
 // lands there.
