@@ -231,3 +231,26 @@ func TestNoCascade(t *testing.T) {
 		}
 	}
 }
+
+// TestChainLimit: a chain nests the tree one level per operator, call,
+// index or field (maxChain), though the parser builds it with a loop.
+// (Not in errorsTests, whose sources seed the fuzz targets and the
+// comparison with the regular-expression lexer, slow on such lines.)
+func TestChainLimit(t *testing.T) {
+	for _, tt := range []struct{ src, want string }{
+		{"fn f() { let x = 1" + strings.Repeat("+1", 1<<17+1) + "; }",
+			`t.hl:1:262163: expression nested too deep (more than 131072 operators, calls, indexes and fields in one expression); split it with variables [E0110]`},
+		{"fn f() { let x = a" + strings.Repeat(".b[0](1)", 1<<16) + ".c; }",
+			`t.hl:1:349544: expression nested too deep (more than 131072 operators, calls, indexes and fields in one expression); split it with variables [E0110]`},
+		{"fn f() { let x = 1" + strings.Repeat("+1", 1<<17) + "; }", ""},
+	} {
+		_, errs := Parse("t.hl", []byte(tt.src))
+		got := ""
+		if len(errs) > 0 {
+			got = errs[0].Error()
+		}
+		if got != tt.want {
+			t.Errorf("%.40q...: got %q, want %q", tt.src, got, tt.want)
+		}
+	}
+}
