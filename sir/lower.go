@@ -305,6 +305,9 @@ type fnCtx struct {
 	fn    *Func // nil for spawn arguments (no frame)
 	locus int
 	next  int // next free hidden slot
+	// loopVals holds the spawn loop variables' values while a spawn's
+	// arguments are lowered for one iteration (they become constants).
+	loopVals map[*ast.Symbol]int64
 }
 
 func (l *lowerer) newCtx(f *Func, numSlots int) *fnCtx {
@@ -419,8 +422,10 @@ func (l *lowerer) lowerMain() {
 	pools := map[string]int{}
 	var pinned, async []int
 	argCtx := &fnCtx{l: l, locus: -1}
-	for _, s := range m.Spawns {
-		in := &Instance{Name: s.InstanceName(), Pos: s.Pos(), Locus: -1}
+	for _, sa := range l.expandMain(m) {
+		s := sa.spawn
+		argCtx.loopVals = sa.vals
+		in := &Instance{Name: sa.name, Pos: s.Pos(), Locus: -1}
 		if s.Locus.Sym != nil && s.Locus.Sym.Locus != nil {
 			if li, ok := l.locusIndex[s.Locus.Sym.Locus]; ok {
 				in.Locus = li
@@ -906,6 +911,9 @@ func (c *fnCtx) symbolRef(e ast.Expr, sym *ast.Symbol) Expr {
 	}
 	switch sym.Kind {
 	case ast.SymLocal:
+		if v, ok := c.loopVals[sym]; ok {
+			return &Const{ExprBase: ExprBase{e.Pos(), TInt}, Value: IntValue(v)}
+		}
 		if c.fn == nil {
 			c.l.internal(e.Pos(), "local %s outside a function", sym.Name)
 		}

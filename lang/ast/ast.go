@@ -147,8 +147,22 @@ type Handler struct {
 // MainDecl is `main { spawn …; bind …; }`.
 type MainDecl struct {
 	Span
-	Spawns []*Spawn // in source order ("main order")
-	Binds  []*Bind  // in source order
+	Spawns []*Spawn     // in source order, those inside spawn loops included
+	Binds  []*Bind      // in source order
+	Loops  []*SpawnLoop // every spawn loop, nested ones included, in source order
+	// Items holds the top-level spawns, binds and loops in source order;
+	// expanding it (loops unrolled) gives "main order".
+	Items []Node
+}
+
+// SpawnLoop is `for i in lo..hi { spawn …; }` in main: the bounds are
+// constant and the body is unrolled at compile time.
+type SpawnLoop struct {
+	Span
+	Var    *Ident // Var.Sym is an int SymLocal, read only by spawn arguments
+	Lo, Hi Expr
+	Body   []Node     // *Spawn, *SpawnLoop, or *Bind (which the checker rejects)
+	Outer  *SpawnLoop // the enclosing loop, nil at the top of main
 }
 
 // PlacementKind says where an instance runs.
@@ -187,11 +201,14 @@ type Spawn struct {
 	Locus     *Ident // Locus.Sym is the SymLocus
 	HasArgs   bool   // written with parentheses
 	Args      []Expr
-	As        *Ident     // nil: the instance is named after the locus
-	Placement *Placement // nil: on main
+	As        *Ident       // nil: the instance is named after the locus
+	Index     []*Ident     // `as grid[i][j]`: the loop variables naming the instance
+	Loops     []*SpawnLoop // the enclosing spawn loops, outermost first
+	Placement *Placement   // nil: on main
 }
 
-// InstanceName is the spawned instance's name: the `as` name or the locus name.
+// InstanceName is the spawned instance's name: the `as` name or the locus
+// name. Inside a spawn loop it is the base name, without the indices.
 func (s *Spawn) InstanceName() string {
 	if s.As != nil {
 		return s.As.Name
@@ -202,7 +219,8 @@ func (s *Spawn) InstanceName() string {
 // Bind is `bind stdin to Topic;`.
 type Bind struct {
 	Span
-	Topic *Ident // Topic.Sym is the SymTopic
+	Topic *Ident     // Topic.Sym is the SymTopic
+	Loop  *SpawnLoop // non-nil when written inside a spawn loop (an error)
 }
 
 func (*ConstDecl) declNode() {}

@@ -93,6 +93,13 @@ func Inspect(n Node, f func(Node) bool) {
 		for _, b := range n.Binds {
 			Inspect(b, f)
 		}
+		for _, l := range n.Loops {
+			Inspect(l, f)
+		}
+	case *SpawnLoop:
+		Inspect(n.Var, f)
+		inspectExpr(n.Lo, f)
+		inspectExpr(n.Hi, f)
 	case *Spawn:
 		Inspect(n.Locus, f)
 		for _, a := range n.Args {
@@ -100,6 +107,9 @@ func Inspect(n Node, f func(Node) bool) {
 		}
 		if n.As != nil {
 			Inspect(n.As, f)
+		}
+		for _, ix := range n.Index {
+			Inspect(ix, f)
 		}
 		if n.Placement != nil {
 			Inspect(n.Placement, f)

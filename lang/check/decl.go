@@ -690,6 +690,7 @@ func (c *checker) checkMain(entry *ast.File) {
 		} else {
 			first = m.decl
 		}
+		c.spawnLoops(m.decl)
 		c.spawns(m.decl)
 		c.binds(m.decl)
 	}
@@ -704,6 +705,8 @@ func (c *checker) spawns(m *ast.MainDecl) {
 			continue
 		}
 		c.fn = &funcCtx{name: "main", result: ast.VoidType}
+		c.loopScope(sp.Loops)
+		c.spawnIndex(sp)
 		sym := c.res.Scope[sp.Locus.Name]
 		var params []*ast.Type
 		switch {
@@ -738,12 +741,13 @@ func (c *checker) spawns(m *ast.MainDecl) {
 			c.errorf(p.Pos(), "E0510", "pool name must not be empty")
 		}
 		c.fn = nil
+		c.scope = nil
 	}
 	// Two spawns of one locus type need `as`.
 	needsAs := map[*ast.Spawn]bool{}
 	for _, sp := range spawned {
 		group := byLocus[sp.Locus.Sym]
-		if sp.As != nil || len(group) < 2 {
+		if sp.As != nil || len(group) < 2 || len(sp.Loops) > 0 { // a looped spawn without as is E0521
 			continue
 		}
 		other := group[0]
@@ -771,11 +775,133 @@ func (c *checker) spawns(m *ast.MainDecl) {
 	}
 }
 
+// loopScope makes the variables of loops (outermost first) the only
+// local names in scope, for a spawn's arguments or an inner loop's bounds.
+func (c *checker) loopScope(loops []*ast.SpawnLoop) {
+	c.scope = nil
+	for _, l := range loops {
+		if l.Var == nil || l.Var.Sym == nil {
+			continue
+		}
+		c.enter()
+		c.scope.names[l.Var.Name] = l.Var.Sym
+	}
+}
+
+// maxSpawnLoopDepth bounds how deeply spawn loops nest, so a hostile
+// program cannot make the checker recurse without end.
+const maxSpawnLoopDepth = 16
+
+// spawnLoops checks each spawn loop's bounds (int, constant: literals,
+// consts and operators) and declares its variable, outer loops first.
+func (c *checker) spawnLoops(m *ast.MainDecl) {
+	for _, l := range m.Loops {
+		if l == nil || l.Var == nil {
+			continue
+		}
+		var outer []*ast.SpawnLoop
+		for o := l.Outer; o != nil; o = o.Outer {
+			outer = append([]*ast.SpawnLoop{o}, outer...)
+		}
+		if len(outer) == maxSpawnLoopDepth {
+			c.errorf(l.Pos(), "E0520", "spawn loops nest more than %d deep", maxSpawnLoopDepth)
+		}
+		c.fn = &funcCtx{name: "main", result: ast.VoidType}
+		c.loopScope(outer)
+		for _, bound := range []*ast.Expr{&l.Lo, &l.Hi} {
+			c.expectValue(bound, ast.IntType, "in a spawn loop's bound")
+			c.loopBound(*bound)
+		}
+		for _, o := range outer {
+			if o.Var.Name == l.Var.Name && l.Var.Name != "_" {
+				c.errorf(l.Var.Pos(), "E0202", "duplicate declaration of %q (first declared at %s)", l.Var.Name, o.Var.Pos())
+			}
+		}
+		sym := &ast.Symbol{Kind: ast.SymLocal, Name: l.Var.Name, Pos: l.Var.Pos(), Type: ast.IntType}
+		l.Var.Sym = sym
+		c.localKind[sym] = "a spawn loop variable"
+		c.fn = nil
+		c.scope = nil
+	}
+}
+
+// loopBound reports the parts of a spawn loop's bound that are not
+// constant: the loop is unrolled at compile time.
+func (c *checker) loopBound(e ast.Expr) {
+	switch e := e.(type) {
+	case nil, *ast.IntLit:
+	case *ast.Name:
+		c.loopBoundRef(e.Ident.Sym, e.Pos(), e.Ident.Name)
+	case *ast.PathExpr:
+		c.loopBoundRef(e.Sym, e.Pos(), e.Joined())
+	case *ast.UnaryExpr:
+		c.loopBound(e.X)
+	case *ast.BinaryExpr:
+		c.loopBound(e.X)
+		c.loopBound(e.Y)
+	default:
+		c.errorf(e.Pos(), "E0520", "a spawn loop's bound must be constant (literals, consts and operators)")
+	}
+}
+
+func (c *checker) loopBoundRef(sym *ast.Symbol, pos ast.Pos, name string) {
+	switch {
+	case sym == nil, sym.Kind == ast.SymConst:
+	case c.localKind[sym] == "a spawn loop variable":
+		c.errorf(pos, "E0520", "loop variable %q may appear only in spawn arguments and instance name indices, not in a bound", name)
+	default:
+		c.errorf(pos, "E0520", "a spawn loop's bound must be constant (literals, consts and operators); %q is not a constant", name)
+	}
+}
+
+// spawnIndex checks a spawn's instance name against its loops: inside a
+// loop the name is required and its indices are the loop variables,
+// outermost first, each once; outside a loop there are no indices.
+func (c *checker) spawnIndex(sp *ast.Spawn) {
+	if len(sp.Loops) == 0 {
+		if len(sp.Index) > 0 {
+			c.errorf(sp.Index[0].Pos(), "E0522", "an instance name has indices only inside a spawn loop")
+		}
+		return
+	}
+	want := ""
+	for _, l := range sp.Loops {
+		if l.Var != nil {
+			want += "[" + l.Var.Name + "]"
+		}
+	}
+	if sp.As == nil {
+		c.errorf(sp.Pos(), "E0521", "a spawn inside a spawn loop needs an indexed name: write \"as NAME%s\"", want)
+		return
+	}
+	fix := sp.As.Name + want
+	seen := map[string]bool{}
+	for k, ix := range sp.Index {
+		switch {
+		case seen[ix.Name]:
+			c.errorf(ix.Pos(), "E0522", "index %q is repeated in instance name %q; write \"as %s\"", ix.Name, sp.As.Name, fix)
+			return
+		case k < len(sp.Loops) && sp.Loops[k].Var != nil && ix.Name == sp.Loops[k].Var.Name:
+			ix.Sym = sp.Loops[k].Var.Sym
+		default:
+			c.errorf(ix.Pos(), "E0522", "the indices of instance name %q must be the enclosing loop variables, outermost first; write \"as %s\"", sp.As.Name, fix)
+			return
+		}
+		seen[ix.Name] = true
+	}
+	if len(sp.Index) < len(sp.Loops) {
+		c.errorf(sp.As.Pos(), "E0522", "instance name %q needs one index per enclosing spawn loop; write \"as %s\"", sp.As.Name, fix)
+	}
+}
+
 func (c *checker) binds(m *ast.MainDecl) {
 	var stdin *ast.Bind
 	for _, b := range m.Binds {
 		if b == nil {
 			continue
+		}
+		if b.Loop != nil {
+			c.errorf(b.Pos(), "E0523", "bind may not stand inside a spawn loop (bind stdin once, at the top of main)")
 		}
 		if stdin != nil {
 			c.errorf(b.Pos(), "E0512", "stdin is already bound (at %s)", stdin.Pos())

@@ -162,7 +162,14 @@ func (d *dumper) node(n ast.Node) {
 			d.close()
 		}
 		if n.As != nil {
-			d.word("as " + n.As.Name)
+			name := n.As.Name
+			for _, ix := range n.Index {
+				name += "[" + ix.Name + "]"
+			}
+			d.word("as " + name)
+		}
+		for _, l := range n.Loops {
+			d.word("in-loop " + l.Var.Name)
 		}
 		if n.Placement != nil {
 			d.word("on " + n.Placement.Kind.String())

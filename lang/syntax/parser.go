@@ -541,27 +541,56 @@ func (p *parser) parseMain() *ast.MainDecl {
 	from := p.next().off
 	d := &ast.MainDecl{}
 	p.expect("{", "after \"main\"")
+	d.Items = p.parseMainItems(d, nil)
+	p.next()
+	d.Span = p.span(from)
+	return d
+}
+
+// parseMainItems parses spawns, binds and spawn loops up to the closing
+// "}" (left for the caller), inside loop (nil at the top of main).
+func (p *parser) parseMainItems(d *ast.MainDecl, loop *ast.SpawnLoop) []ast.Node {
+	var items []ast.Node
 	for !p.is("}") {
 		switch {
 		case p.is("spawn"):
-			d.Spawns = append(d.Spawns, p.parseSpawn())
+			s := p.parseSpawn()
+			for l := loop; l != nil; l = l.Outer {
+				s.Loops = append([]*ast.SpawnLoop{l}, s.Loops...)
+			}
+			d.Spawns = append(d.Spawns, s)
+			items = append(items, s)
 		case p.is("bind"):
 			bfrom := p.next().off
 			p.expect("stdin", "after \"bind\"")
 			p.expect("to", "after \"bind stdin\"")
-			b := &ast.Bind{Topic: p.ident("topic name")}
+			b := &ast.Bind{Topic: p.ident("topic name"), Loop: loop}
 			p.expect(";", "after bind")
 			b.Span = p.span(bfrom)
 			d.Binds = append(d.Binds, b)
+			items = append(items, b)
+		case p.is("for"):
+			lfrom := p.next().off
+			l := &ast.SpawnLoop{Var: p.ident("loop variable name after \"for\""), Outer: loop}
+			p.expect("in", "after the loop variable")
+			l.Lo = p.parseExpr(true)
+			p.expect("..", "in a spawn loop's range (for i in 0..N)")
+			l.Hi = p.parseExpr(true)
+			p.expect("{", "after a spawn loop's range")
+			d.Loops = append(d.Loops, l)
+			p.enter() // nesting is bounded like expressions'
+			l.Body = p.parseMainItems(d, l)
+			p.leave()
+			p.next()
+			l.Span = p.span(lfrom)
+			items = append(items, l)
 		case p.tok().kind == kEOF:
 			p.fail("expected \"}\" to close main, found end of file")
 		default:
-			p.fail("expected \"spawn\" or \"bind\" in main, found %s", p.found())
+			p.fail("expected \"spawn\", \"bind\" or \"for\" in main, found %s", p.found())
 		}
 	}
-	p.next()
-	d.Span = p.span(from)
-	return d
+	return items
 }
 
 func (p *parser) parseSpawn() *ast.Spawn {
@@ -575,6 +604,10 @@ func (p *parser) parseSpawn() *ast.Spawn {
 	}
 	if p.accept("as") {
 		s.As = p.ident("instance name after \"as\"")
+		for p.accept("[") {
+			s.Index = append(s.Index, p.ident("loop variable in an instance name's index"))
+			p.expect("]", "after the index of an instance name")
+		}
 	}
 	if p.is("on") {
 		pfrom := p.next().off
