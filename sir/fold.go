@@ -75,13 +75,22 @@ func (l *lowerer) constValue(c *ast.ConstDecl) (Value, bool) {
 }
 
 func (l *lowerer) notConst(e ast.Expr) (Value, bool) {
-	l.errs.Add(e.Pos(), CodeNotConst, "value of const %s is not a constant expression", l.constName)
+	l.errs.Add(e.Pos(), CodeNotConst, "%s is not a constant expression", l.foldedWhat())
 	return Value{}, false
 }
 
 func (l *lowerer) constTrap(pos ast.Pos, msg string) (Value, bool) {
-	l.errs.Add(pos, CodeConstTrap, "value of const %s traps: %s", l.constName, msg)
+	l.errs.Add(pos, CodeConstTrap, "%s traps: %s", l.foldedWhat(), msg)
 	return Value{}, false
+}
+
+// foldedWhat names what is being folded, for messages: a const's value,
+// or (outside any const) a spawn loop's bound.
+func (l *lowerer) foldedWhat() string {
+	if l.constName == "" {
+		return "a spawn loop bound"
+	}
+	return "value of const " + l.constName
 }
 
 // fold evaluates a constant expression.

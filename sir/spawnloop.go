@@ -54,7 +54,7 @@ func (l *lowerer) expandMain(m *ast.MainDecl) []spawnAt {
 	ranges := map[*ast.SpawnLoop]loopRange{}
 	ok := true
 	outer := l.constName
-	l.constName = "spawn loop bound"
+	l.constName = "" // messages name "a spawn loop bound"
 	for _, lp := range m.Loops {
 		lo, okLo := l.fold(lp.Lo)
 		hi, okHi := l.fold(lp.Hi)

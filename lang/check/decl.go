@@ -727,8 +727,10 @@ func (c *checker) spawns(m *ast.MainDecl) {
 			case len(sp.Args) != len(params):
 				c.errorf(sp.Locus.Pos(), "E0507", "locus %q takes %s, got %d", sp.Locus.Name, plural(len(params), "argument"), len(sp.Args))
 			}
-			byLocus[sym] = append(byLocus[sym], sp)
-			spawned = append(spawned, sp)
+			if len(sp.Loops) == 0 || sp.As != nil { // a looped spawn without a name is E0521 only
+				byLocus[sym] = append(byLocus[sym], sp)
+				spawned = append(spawned, sp)
+			}
 		}
 		for i := range sp.Args {
 			var want *ast.Type
@@ -747,7 +749,7 @@ func (c *checker) spawns(m *ast.MainDecl) {
 	needsAs := map[*ast.Spawn]bool{}
 	for _, sp := range spawned {
 		group := byLocus[sp.Locus.Sym]
-		if sp.As != nil || len(group) < 2 || len(sp.Loops) > 0 { // a looped spawn without as is E0521
+		if sp.As != nil || len(group) < 2 {
 			continue
 		}
 		other := group[0]
@@ -829,7 +831,7 @@ func (c *checker) spawnLoops(m *ast.MainDecl) {
 // constant: the loop is unrolled at compile time.
 func (c *checker) loopBound(e ast.Expr) {
 	switch e := e.(type) {
-	case nil, *ast.IntLit:
+	case nil, *ast.IntLit, *ast.FloatLit, *ast.StringLit, *ast.BytesLit, *ast.BoolLit: // wrong types are E0301
 	case *ast.Name:
 		c.loopBoundRef(e.Ident.Sym, e.Pos(), e.Ident.Name)
 	case *ast.PathExpr:

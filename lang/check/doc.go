@@ -141,6 +141,10 @@
 //	E0510  empty pool name
 //	E0511  stdin bound to a topic without exactly one string field
 //	E0512  stdin bound twice
+//	E0520  a spawn loop bound that is not constant (or reads a loop variable)
+//	E0521  a spawn inside a spawn loop without "as name[i]"
+//	E0522  instance name indices that are not the enclosing loop variables, outermost first, each once
+//	E0523  bind inside a spawn loop
 //
 //	E0601  unknown annotation
 //	E0602  annotation not allowed on this declaration (or outside the
