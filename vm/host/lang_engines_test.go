@@ -148,3 +148,39 @@ func TestEnginesMath(t *testing.T) {
 
 // floatText is str() of a float, as the interpreter writes it.
 func floatText(f float64) string { return value.Format(value.Float(f)) }
+
+// spawnLoopSrc spawns 60 workers on a pool and 4 pinned ones through spawn
+// loops; every worker answers its own job, so the tally is the same
+// whatever order the consumers run in.
+const spawnLoopSrc = `const N: int = 60;
+topic Job { n: int }
+topic Done { id: int, n: int }
+locus Boss { on start { for k in 0..N + 4 { publish Job { n: k }; } } }
+locus Worker(id: int, scale: int) {
+    on Job(j) { if j.n == id { publish Done { id: id, n: j.n * scale }; } }
+}
+locus Tally {
+    var got: int = 0;
+    var sum: int = 0;
+    on Done(d) {
+        got += 1;
+        sum += d.n;
+        if got == N + 4 { print("done " + str(got) + " " + str(sum)); }
+    }
+}
+main {
+    spawn Boss;
+    for i in 0..N { spawn Worker(i, i) as workers[i] on pool("w"); }
+    for g in 0..2 {
+        for k in 0..2 { spawn Worker(N + g * 2 + k, 1000) as solo[g][k] on pinned; }
+    }
+    spawn Tally;
+}
+`
+
+// TestEnginesSpawnLoop runs a spawn loop of 60 workers (and a nested one of
+// pinned workers) on both engines.
+func TestEnginesSpawnLoop(t *testing.T) {
+	// sum of i*i for i < 60, plus 60..63 times 1000.
+	runEngineCases(t, []engineCase{{name: "60 workers", src: spawnLoopSrc, stdout: "done 64 316210\n"}})
+}
