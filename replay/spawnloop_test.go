@@ -43,7 +43,11 @@ main {
 // its brackets.
 func TestReplaySpawnLoop(t *testing.T) {
 	p := compileProgram(t, spawnLoopSrc)
-	for i := range runs {
+	n := runs
+	if raceBuild || testing.Short() {
+		n = 5 // the race detector makes each recording several times slower
+	}
+	for i := range n {
 		rec := record(t, p, host.Options{}, artifact.EnvWithheld)
 		if !strings.HasPrefix(rec.stdout, "done [") || strings.Count(rec.stdout, ",") != 63 {
 			t.Fatalf("recorded %q", rec.stdout)
