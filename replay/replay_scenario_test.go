@@ -6,10 +6,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -604,3 +606,137 @@ main { spawn M; }
 		})
 	}
 }
+
+// TestInterruptStopsASleepLoopAtOnce interrupts a handler that sleeps in a
+// loop: the sleep in progress is cut short and the handler ends at its
+// next call, which neither runs nor is journaled. Before, every sleep
+// after the interrupt returned at once and the loop ran on to the next
+// poll: two seconds and 1.4 million recorded sleeps. The replay is
+// identical, and a replay interrupted in turn stops as fast.
+func TestInterruptStopsASleepLoopAtOnce(t *testing.T) {
+	saved := engine
+	defer func() { engine = saved }()
+	kinds := []host.EngineKind{host.EngineNative, host.EngineWasm}
+	if raceBuild {
+		kinds = kinds[1:]
+	}
+	p := compileProgram(t, `
+locus M { on start { print("sleeping"); while true { std::time::sleep_ms(1000); } } }
+main { spawn M; }
+`)
+	for _, kind := range kinds {
+		t.Run(kind.String(), func(t *testing.T) {
+			engine = kind
+			ctx, cancel := context.WithCancel(context.Background())
+			clock := &interruptingClock{cancel: cancel}
+			rec := recordCtx(t, ctx, p, host.Options{Clock: clock}, artifact.EnvWithheld)
+			if took := time.Since(clock.canceledAt); clock.canceledAt.IsZero() || took > time.Second {
+				t.Errorf("the run took %v to stop after the interrupt", took)
+			}
+			if rec.res.Verdict != host.VerdictCanceled || rec.res.Code != host.ExitCanceled ||
+				rec.art.Trailer.Verdict != artifact.VerdictCanceled || rec.art.Trailer.ExitCode != host.ExitCanceled {
+				t.Fatalf("recorded %s (%d), trailer %s (%d), want canceled (130)",
+					rec.res.Verdict, rec.res.Code, rec.art.Trailer.Verdict, rec.art.Trailer.ExitCode)
+			}
+			sleeps := 0
+			for i := range rec.art.Len() {
+				if inv, ok := rec.art.Entry(i).Body.(artifact.Invocation); ok && inv.Primitive == "std::time::sleep_ms" {
+					sleeps++
+				}
+			}
+			// The one sleep in progress at the interrupt, and none after.
+			if sleeps != 1 {
+				t.Errorf("%d sleeps recorded, want the one the interrupt cut short", sleeps)
+			}
+			rp := replayRun(t, rec.art, p, replay.Options{})
+			if rp.report.Diverged() || !rp.stats.Clean() || rp.stdout != rec.stdout {
+				t.Fatalf("replay:\n%s\n%q", rp.explain(), rp.stdout)
+			}
+		})
+	}
+}
+
+// interruptingClock is the system clock, except that the first sleep
+// cancels the run 50 ms after it began: the interrupt comes while the
+// program sleeps, whatever the engine's start-up time.
+type interruptingClock struct {
+	once       sync.Once
+	cancel     context.CancelFunc
+	canceledAt time.Time // written before cancel, read after the run
+}
+
+func (c *interruptingClock) Now() time.Time { return time.Now() }
+
+func (c *interruptingClock) Sleep(ctx context.Context, d time.Duration) {
+	c.once.Do(func() {
+		time.AfterFunc(50*time.Millisecond, func() { c.canceledAt = time.Now(); c.cancel() })
+	})
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+	case <-ctx.Done():
+	}
+}
+
+// TestInterruptedReplayStopsAtOnce interrupts a replay (Ctrl-C during
+// `hale replay`): a native recording of a busy handler that calls a
+// primitive now and then, replayed on the slower wasm engine, stops
+// within a second of the interrupt, as canceled, rather than at the end
+// of the recording.
+func TestInterruptedReplayStopsAtOnce(t *testing.T) {
+	if testing.Short() || raceBuild {
+		t.Skip("needs both engines")
+	}
+	saved := engine
+	defer func() { engine = saved }()
+	p := compileProgram(t, `
+locus M {
+    on start {
+        std::io::eprintln("started");
+        var i = 0;
+        while true { i += 1; if i % 10000 == 0 { let t = std::time::now_ms(); } }
+    }
+}
+main { spawn M; }
+`)
+	engine = host.EngineNative
+	ctx, cancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
+	defer cancel()
+	rec := recordCtx(t, ctx, p, host.Options{}, artifact.EnvWithheld)
+	if rec.art.Trailer.Verdict != artifact.VerdictCanceled {
+		t.Fatalf("recorded %s", rec.art.Trailer.Verdict)
+	}
+
+	h, err := replay.ReplayHeader(rec.art, p.img, p.info())
+	if err != nil {
+		t.Fatal(err)
+	}
+	own, err := artifact.New(io.Discard, h, artifact.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := replay.NewReplayer(rec.art, p.img, replay.Options{Record: own})
+	replayCtx, interrupt := context.WithCancel(context.Background())
+	defer interrupt()
+	var interruptedAt time.Time
+	opts := host.Options{Engine: host.EngineWasm, Stderr: writerFunc(func(b []byte) (int, error) {
+		// The program has started: interrupt the replay a little later.
+		time.AfterFunc(50*time.Millisecond, func() { interruptedAt = time.Now(); interrupt() })
+		return len(b), nil
+	})}
+	r.Install(&opts)
+	res, err := host.Run(replayCtx, p.img, opts)
+	took := time.Since(interruptedAt)
+	if !errors.Is(err, context.Canceled) || res.Verdict != host.VerdictCanceled || res.Code != host.ExitCanceled {
+		t.Fatalf("replay: %v %+v", err, res)
+	}
+	if interruptedAt.IsZero() || took > time.Second {
+		t.Errorf("the replay took %v to stop after the interrupt", took)
+	}
+}
+
+// writerFunc is an io.Writer made of a function.
+type writerFunc func([]byte) (int, error)
+
+func (f writerFunc) Write(b []byte) (int, error) { return f(b) }

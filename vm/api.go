@@ -158,9 +158,11 @@ const (
 // interrupts a handler that never ends. Polls are not journaled.
 const PrimPoll uint16 = 0
 
-// PollSteps is the number of steps between two polls: about 10 ms of
-// interpretation on the native engine and 0.1 s on the wasm engine.
-const PollSteps = 1 << 22
+// PollSteps is the number of steps between two polls: a few ms of
+// interpretation on the native engine and about 50 ms on the wasm engine,
+// so that an interrupt stops even an endless loop within 0.1 s. A poll
+// costs one host call, nothing next to a million steps.
+const PollSteps = 1 << 20
 
 // The interpreter's entry points, implemented by Machine (machine.go):
 //

@@ -27,18 +27,23 @@ import (
 // implementation runs; pure primitives are computed directly. args is
 // only valid during the call.
 func (c *consumer) Prim(id uint16, args []byte) ([]byte, error) {
+	// After an interrupt (Ctrl-C) every call of the gateway, a poll, a
+	// publish, a print or a primitive, ends the running handler: the call
+	// does not run and is not journaled, so that a handler looping on a
+	// primitive (a sleep that now returns at once) stops at its next call
+	// rather than at its next poll. Only cancellation does this: after an
+	// exit or a trap elsewhere a running handler still finishes, as the
+	// language promises.
+	if err := c.r.ctx.Err(); err != nil {
+		// As the context's own watcher does; whichever comes first.
+		c.r.stop(VerdictCanceled, ExitCanceled, nil, nil, err)
+		return nil, fmt.Errorf("interrupted: %w", err)
+	}
 	switch id {
 	case vm.PrimPublish:
 		return nil, c.publishCall(args)
 	case vm.PrimPoll:
-		// A long handler run asks whether to go on. Only cancellation
-		// (Ctrl-C) interrupts it: after an exit or a trap elsewhere a
-		// running handler still finishes, as the language promises.
-		if err := c.r.ctx.Err(); err != nil {
-			// As the context's own watcher does; whichever comes first.
-			c.r.stop(VerdictCanceled, ExitCanceled, nil, nil, err)
-			return nil, fmt.Errorf("interrupted: %w", err)
-		}
+		// A long handler run asks whether to go on.
 		if p, ok := c.r.journal.(Poller); ok {
 			if err := p.Poll(c.id); err != nil {
 				return nil, c.interrupt(err)
