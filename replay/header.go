@@ -28,6 +28,9 @@ type HeaderInfo struct {
 	// image's Files also name the standard library files its positions
 	// point into).
 	Files []string
+	// MemoryLimit is the run's memory limit per consumer, in bytes
+	// (host.Options.MemoryLimit; 0: not recorded).
+	MemoryLimit int64
 }
 
 // consumerKinds names the image's consumer kinds as the header does.
@@ -53,6 +56,7 @@ func NewHeader(img *image.Image, info HeaderInfo) (*artifact.Header, error) {
 		ShapeHash:   info.ShapeHash,
 		EnvPolicy:   info.EnvPolicy,
 		Files:       append([]string{}, info.Files...),
+		MemoryLimit: info.MemoryLimit,
 	}
 	if h.EnvPolicy == "" {
 		h.EnvPolicy = artifact.EnvWithheld
@@ -89,10 +93,11 @@ func NewHeader(img *image.Image, info HeaderInfo) (*artifact.Header, error) {
 }
 
 // replayHeader builds the header of a replay's own recording: as
-// NewHeader, but with the env policy of the artifact being replayed,
-// whatever info says (docs/replay.md).
+// NewHeader, but with the env policy and the memory limit of the artifact
+// being replayed, whatever info says (docs/replay.md).
 func replayHeader(art *artifact.Artifact, img *image.Image, info HeaderInfo) (*artifact.Header, error) {
 	info.EnvPolicy = art.Header.EnvPolicy
+	info.MemoryLimit = art.Header.MemoryLimit
 	return NewHeader(img, info)
 }
 

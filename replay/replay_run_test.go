@@ -66,6 +66,7 @@ func recordCtx(t testing.TB, ctx context.Context, p *program, opts host.Options,
 	t.Helper()
 	info := p.info()
 	info.EnvPolicy = envPolicy
+	info.MemoryLimit = opts.MemoryLimit
 	h, err := replay.NewHeader(p.img, info)
 	if err != nil {
 		t.Fatal(err)

@@ -740,3 +740,56 @@ main { spawn M; }
 type writerFunc func([]byte) (int, error)
 
 func (f writerFunc) Write(b []byte) (int, error) { return f(b) }
+
+// TestOutOfMemoryIsRecordedAndReplayed records a program whose data grows
+// without end under a small memory limit, on both engines: the artifact's
+// header keeps the limit, the trap "out of memory" is recorded like any
+// other, and the replay (on the same engine and on the other one), which
+// runs with the recorded limit, traps at the same point: identical.
+func TestOutOfMemoryIsRecordedAndReplayed(t *testing.T) {
+	saved := engine
+	defer func() { engine = saved }()
+	kinds := []host.EngineKind{host.EngineNative, host.EngineWasm}
+	if raceBuild {
+		kinds = kinds[1:]
+	}
+	p := compileProgram(t, `
+locus M { on start { var xs: [[int]] = []; while true { push(xs, [1,2,3,4,5,6,7,8]); } } }
+main { spawn M; }
+`)
+	const limit = 8 << 20
+	var traps []artifact.Trap
+	for _, kind := range kinds {
+		engine = kind
+		rec := record(t, p, host.Options{MemoryLimit: limit}, artifact.EnvWithheld)
+		if rec.res.Verdict != host.VerdictTrap || rec.res.Code != host.ExitTrap {
+			t.Fatalf("%v: recorded %+v", kind, rec.res)
+		}
+		if rec.art.Header.MemoryLimit != limit {
+			t.Errorf("%v: header memory limit %d, want %d", kind, rec.art.Header.MemoryLimit, limit)
+		}
+		var trap *artifact.Trap
+		for i := range rec.art.Len() {
+			if tr, ok := rec.art.Entry(i).Body.(artifact.Trap); ok {
+				trap = &tr
+			}
+		}
+		if trap == nil || trap.Message != "out of memory: the consumer's data outgrew its limit of 8 MiB" {
+			t.Fatalf("%v: recorded trap %+v", kind, trap)
+		}
+		traps = append(traps, *trap)
+		for _, other := range kinds {
+			engine = other
+			rp := replayRun(t, rec.art, p, replay.Options{})
+			if rp.report.Diverged() || !rp.stats.Clean() || rp.stderr != rec.stderr {
+				t.Fatalf("%v recording replayed on %v:\n%s\n%q", kind, other, rp.explain(), rp.stderr)
+			}
+			if rp.art.Header.MemoryLimit != limit {
+				t.Errorf("the replay's own recording has memory limit %d", rp.art.Header.MemoryLimit)
+			}
+		}
+	}
+	if len(traps) == 2 && (traps[0].Position != traps[1].Position || !slices.Equal(traps[0].Stack, traps[1].Stack)) {
+		t.Errorf("native trapped at %s, wasm at %s", traps[0].Position, traps[1].Position)
+	}
+}

@@ -551,6 +551,9 @@ func keyOf(d *host.Delivery) deliveryKey {
 // Install makes the replayer the Journal, Order and Input of a run.
 func (r *Replayer) Install(o *host.Options) {
 	o.Journal, o.Order, o.Input = r, r, r.Input()
+	// The recorded limit, so that a trap for running out of memory comes
+	// where it came in the recording (0: the default, as then).
+	o.MemoryLimit = r.art.Header.MemoryLimit
 }
 
 // Input returns the recorded ingress lines.

@@ -290,6 +290,21 @@ func (m *Machine) builtin(b image.Builtin, args []value.Value) (value.Value, err
 	return value.Value{}, trapMsg("internal error: bad builtin " + b.String())
 }
 
+// builtinCost is what builtin b charges to the memory limit for its
+// result v: the shallow size of a value it made, a slot for a list it
+// grew, nothing for one it found (pop, remove) or a scalar.
+func builtinCost(b image.Builtin, v value.Value) int64 {
+	switch b {
+	case image.BuiltinPush, image.BuiltinInsert:
+		return value.SizeSlot
+	case image.BuiltinStr, image.BuiltinKeys, image.BuiltinValues, image.BuiltinSliceList,
+		image.BuiltinSort, image.BuiltinSplit, image.BuiltinJoin, image.BuiltinTrim,
+		image.BuiltinUpper, image.BuiltinLower, image.BuiltinReplace, image.BuiltinJSONEncode:
+		return value.ShallowSize(v)
+	}
+	return 0
+}
+
 // print sends str(v) to the host as a canonical string, without the
 // newline (the host adds it).
 func (m *Machine) print(v value.Value) error {
@@ -331,6 +346,7 @@ func (m *Machine) callPrim(p *primCode, args []value.Value, ip unsafe.Pointer) (
 	if err != nil {
 		return value.Value{}, trapMsg("bad result from " + p.name + ": " + err.Error())
 	}
+	m.charge(int64(len(res)) + value.ShallowSize(v))
 	return v, nil
 }
 

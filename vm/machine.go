@@ -58,6 +58,8 @@ type Machine struct {
 	// tierHold, when not 0, is the frame count of a call whose tier
 	// call fell back: calls deeper than it are interpreted.
 	tierHold int
+
+	mem memory // the memory limit's accounting (memory.go)
 }
 
 // funcCode is a function ready to run. Its code is a copy of the image's
@@ -130,6 +132,7 @@ func New(img *image.Image, host Host) (*Machine, error) {
 		stack:      make([]value.Value, 256),
 		initBudget: math.MaxInt64,
 	}
+	m.SetMemoryLimit(DefaultMemoryLimit)
 	m.consts = make([]value.Value, len(img.Consts))
 	for i, k := range img.Consts {
 		m.consts[i] = m.constValue(k)
@@ -298,6 +301,7 @@ func (m *Machine) Init(inst int) (err error) {
 	in := &m.insts[inst]
 	l := &m.img.Loci[in.locus]
 	in.slots = make([]value.Value, l.NumSlots)
+	m.charge(value.SizeSlot * int64(l.NumSlots))
 	in.inited = false
 	m.busy = true
 	defer m.finish(&err)
@@ -355,6 +359,7 @@ func (m *Machine) Deliver(inst int, handler int, payload []byte) (err error) {
 			return errors.New("vm: payload of " + m.img.Topics[handler].Name + ": " + err.Error())
 		}
 		m.stack[0] = v
+		m.charge(int64(len(payload)) + value.ShallowSize(v))
 	}
 	budget := int64(math.MaxInt64)
 	if l.Budget > 0 {

@@ -400,11 +400,16 @@ func (m *Machine) cold(in *image.Instr, regs, ip unsafe.Pointer) (unsafe.Pointer
 		*reg(regs, in.A) = value.Int(^(*reg(regs, in.B)).AsInt())
 
 	case image.OpConcatStr:
-		*reg(regs, in.A) = value.Str((*reg(regs, in.B)).AsStr() + (*reg(regs, in.C)).AsStr())
+		s := (*reg(regs, in.B)).AsStr() + (*reg(regs, in.C)).AsStr()
+		*reg(regs, in.A) = value.Str(s)
+		m.charge(int64(len(s)))
 	case image.OpConcatBytes:
-		*reg(regs, in.A) = value.BytesOf((*reg(regs, in.B)).AsStr() + (*reg(regs, in.C)).AsStr())
+		s := (*reg(regs, in.B)).AsStr() + (*reg(regs, in.C)).AsStr()
+		*reg(regs, in.A) = value.BytesOf(s)
+		m.charge(int64(len(s)))
 	case image.OpConcatList:
 		*reg(regs, in.A) = value.Concat((*reg(regs, in.B)).AsList(), (*reg(regs, in.C)).AsList())
+		m.charge(value.ShallowSize(*reg(regs, in.A)))
 
 	case image.OpEq, image.OpNe:
 		eq, err := value.Equal(*reg(regs, in.B), *reg(regs, in.C))
@@ -445,6 +450,7 @@ func (m *Machine) cold(in *image.Instr, regs, ip unsafe.Pointer) (unsafe.Pointer
 			return ip, m.failHost(ip, err)
 		}
 		*reg(regs, in.A) = v
+		m.charge(builtinCost(image.Builtin(in.B), v))
 	case image.OpCallPrim:
 		p := &m.prims[in.B]
 		v, err := m.callPrim(p, window(regs, in.C, p.nargs), ip)
@@ -455,17 +461,22 @@ func (m *Machine) cold(in *image.Instr, regs, ip unsafe.Pointer) (unsafe.Pointer
 
 	case image.OpNewList:
 		*reg(regs, in.A) = value.NewList(window(regs, in.B, int(in.C)))
+		m.charge(value.SizeListHeader + value.SizeSlot*int64(in.C))
 	case image.OpNewMap:
 		*reg(regs, in.A) = newMap(window(regs, in.B, 2*int(in.C)))
+		m.charge(value.SizeMapHeader + value.SizeMapEntry*int64(in.C))
 	case image.OpEmptyMap:
 		*reg(regs, in.A) = value.NewMap(value.Kind(in.B), 0)
+		m.charge(value.SizeMapHeader)
 	case image.OpNewStruct:
 		t := m.types[in.C]
 		*reg(regs, in.A) = value.NewStruct(t, window(regs, in.B, len(t.Fields)))
+		m.charge(value.SizeObjectHeader + value.SizeSlot*int64(len(t.Fields)))
 	case image.OpNewEnum:
 		k := m.consts[in.C]
 		t, vi := k.EnumType(), k.Variant()
 		*reg(regs, in.A) = value.NewEnum(t, vi, window(regs, in.B, len(t.Variants[vi].Fields)))
+		m.charge(value.ShallowSize(*reg(regs, in.A)))
 
 	case image.OpIndexMap:
 		v, ok := (*reg(regs, in.B)).AsMap().Get(*reg(regs, in.C))
@@ -491,6 +502,7 @@ func (m *Machine) cold(in *image.Instr, regs, ip unsafe.Pointer) (unsafe.Pointer
 		if err := (*reg(regs, in.A)).AsMap().Set(*reg(regs, in.B), *reg(regs, in.C)); err != nil {
 			return ip, m.fail(ip, msgMapIter)
 		}
+		m.charge(value.SizeMapEntry)
 	case image.OpSetField:
 		(*reg(regs, in.A)).AsStruct().SetField(int(in.B), *reg(regs, in.C))
 	case image.OpLenList:
@@ -503,6 +515,7 @@ func (m *Machine) cold(in *image.Instr, regs, ip unsafe.Pointer) (unsafe.Pointer
 		if err := (*reg(regs, in.A)).AsList().Push(*reg(regs, in.B)); err != nil {
 			return ip, m.fail(ip, msgListIter)
 		}
+		m.charge(value.SizeSlot)
 
 	case image.OpIterList:
 		(*reg(regs, in.A)).AsList().BeginIter()
@@ -532,6 +545,11 @@ func (m *Machine) cold(in *image.Instr, regs, ip unsafe.Pointer) (unsafe.Pointer
 
 	default:
 		return ip, m.fail(ip, "internal error: bad opcode "+in.Op.String())
+	}
+	if m.overAllowance() {
+		if err := m.measure(); err != nil {
+			return ip, m.fail(ip, err.Error())
+		}
 	}
 	return ip, nil
 }

@@ -74,6 +74,11 @@ type Header struct {
 	Files       []string // logical paths of the program's files
 	Consumers   []Consumer
 	Types       []byte // type table written by the runtime; opaque here
+	// MemoryLimit is the memory limit of each consumer's data the run had
+	// (host.Options.MemoryLimit), in bytes; a replay runs with it. 0: not
+	// recorded (recordings made before the field existed), the default.
+	// It is not part of the program's identity.
+	MemoryLimit int64
 }
 
 // Consumer is one row of the consumer table: a sequential executor (the

@@ -36,7 +36,8 @@ func sample() *Artifact {
 				{ID: 2, Kind: ConsumerPinned, Name: "Ledger", Instances: []string{"Ledger"}},
 				{ID: 3, Kind: ConsumerIngress, Name: "stdin", Instances: []string{"Stdin"}},
 			},
-			Types: []byte{0xde, 0xad},
+			Types:       []byte{0xde, 0xad},
+			MemoryLimit: 256 << 20,
 		},
 		Entries: []Entry{
 			{0, 0, Delivery{Target: "Main", Start: true}},
@@ -96,6 +97,26 @@ func TestRoundTrip(t *testing.T) {
 	again := mustEncode(t, got)
 	if !bytes.Equal(again, data) {
 		t.Error("encode(decode(x)) != x")
+	}
+}
+
+// TestHeaderWithoutMemoryLimit decodes a header written before the
+// memory limit was recorded (the field absent at its end): the limit is 0,
+// and a replay runs with the default.
+func TestHeaderWithoutMemoryLimit(t *testing.T) {
+	h := sample().Header
+	h.MemoryLimit = 0
+	body := appendHeader(nil, &h)
+	body = body[:len(body)-1] // the limit's one byte, 0
+	data := append([]byte(Magic), byte(FormatVersion))
+	data = binary.AppendUvarint(data, uint64(len(body)))
+	data = seal(append(data, body...), 0, nil, VerdictQuiescent, 0)
+	a, err := Decode(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.Header.MemoryLimit != 0 || a.Header.EnvPolicy != EnvWithheld || len(a.Header.Consumers) != 4 {
+		t.Errorf("header %+v", a.Header)
 	}
 }
 

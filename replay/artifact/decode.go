@@ -759,6 +759,13 @@ func (c *cursor) header(h *Header) {
 		h.Consumers = append(h.Consumers, k)
 	}
 	h.Types = c.bytes("type table")
+	if c.err == nil && c.pos < c.end { // absent from recordings of older versions
+		limit := c.uvarint("memory limit")
+		if limit > math.MaxInt64 {
+			c.failAt(c.pos, "memory limit %d is out of range", limit)
+		}
+		h.MemoryLimit = int64(limit)
+	}
 }
 
 // body reads an entry body: consumer, seq, then the kind's fields.

@@ -177,7 +177,8 @@ func appendHeader(b []byte, h *Header) []byte {
 		b = appendString(b, c.Name)
 		b = appendStrings(b, c.Instances)
 	}
-	return appendBytes(b, h.Types)
+	b = appendBytes(b, h.Types)
+	return binary.AppendUvarint(b, uint64(max(h.MemoryLimit, 0)))
 }
 
 // appendBody appends the kind-specific part of an entry body, the bytes

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -27,10 +28,11 @@ type Summary struct {
 	Entries       uint64            `json:"entries"`
 	ByKind        map[string]uint64 `json:"by_kind"`
 
-	Files    []string `json:"-"`
-	Verdict  string   `json:"-"` // "" when incomplete
-	ExitCode int64    `json:"-"`
-	Problem  string   `json:"-"` // why the artifact is incomplete
+	Files       []string `json:"-"`
+	MemoryLimit int64    `json:"-"` // 0: not recorded
+	Verdict     string   `json:"-"` // "" when incomplete
+	ExitCode    int64    `json:"-"`
+	Problem     string   `json:"-"` // why the artifact is incomplete
 }
 
 // ConsumerSummary is one consumer and its number of entries.
@@ -58,6 +60,7 @@ func Summarize(a *Artifact, problem error) *Summary {
 		Entries:       uint64(len(a.Entries)),
 		ByKind:        map[string]uint64{},
 		Files:         a.Header.Files,
+		MemoryLimit:   a.Header.MemoryLimit,
 	}
 	for k := KindInvocation; k <= KindExit; k++ {
 		s.ByKind[k.String()] = 0
@@ -107,6 +110,9 @@ func (s *Summary) WriteText(w io.Writer) error {
 	fmt.Fprintf(tw, "env policy\t%s\n", esc(s.EnvPolicy))
 	if len(s.Files) > 0 {
 		fmt.Fprintf(tw, "files\t%s\n", esc(strings.Join(s.Files, " ")))
+	}
+	if s.MemoryLimit > 0 {
+		fmt.Fprintf(tw, "memory limit\t%s per consumer\n", formatBytes(s.MemoryLimit))
 	}
 	if s.Complete {
 		fmt.Fprintf(tw, "complete\tyes (verdict %s, exit code %d)\n", esc(s.Verdict), s.ExitCode)
@@ -298,4 +304,19 @@ func coordinateString(c *Coordinate) *string {
 	}
 	s := c.String()
 	return &s
+}
+
+// formatBytes writes a byte count as the memory limit is written (see
+// vm.FormatBytes, which this package does not import): in GiB, MiB or KiB
+// when it is a whole number of them, else in bytes.
+func formatBytes(n int64) string {
+	for _, u := range []struct {
+		size int64
+		name string
+	}{{1 << 30, "GiB"}, {1 << 20, "MiB"}, {1 << 10, "KiB"}} {
+		if n >= u.size && n%u.size == 0 {
+			return strconv.FormatInt(n/u.size, 10) + " " + u.name
+		}
+	}
+	return strconv.FormatInt(n, 10) + " bytes"
 }

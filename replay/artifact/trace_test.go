@@ -71,6 +71,7 @@ build digest    ` + sampleDigest + `
 shape hash      ` + sampleShape + `
 env policy      withheld
 files           app.hl lib/util.hl
+memory limit    256 MiB per consumer
 complete        yes (verdict exit, exit code 3)
 entries         13
   invocation    3

@@ -126,7 +126,7 @@ func input(n uint32) ([]byte, bool) {
 }
 
 //go:wasmexport load
-func load(n, flags uint32) (r int32) {
+func load(n, flags uint32, memLimit int64) (r int32) {
 	defer recoverInto(&r)
 	data, ok := input(n)
 	if !ok {
@@ -144,6 +144,7 @@ func load(n, flags uint32) (r int32) {
 	if flags&abi.LoadTier != 0 {
 		m.EnableTier(gate.tier)
 	}
+	m.SetMemoryLimit(memLimit)
 	machine = m
 	return done()
 }

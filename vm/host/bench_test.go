@@ -3,6 +3,7 @@ package host
 import (
 	"context"
 	"fmt"
+	"github.com/hale-lang/hale/vm"
 	"testing"
 	"time"
 
@@ -118,7 +119,7 @@ func BenchmarkStartupCold(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		e, err := w.newEngine(ctx, &wasmProgram{image: data}, hostFunc(nil))
+		e, err := w.newEngine(ctx, &wasmProgram{image: data}, hostFunc(nil), vm.DefaultMemoryLimit)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -144,7 +145,7 @@ func BenchmarkStartupWarm(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		e, err := w.newEngine(ctx, &wasmProgram{image: data}, hostFunc(nil))
+		e, err := w.newEngine(ctx, &wasmProgram{image: data}, hostFunc(nil), vm.DefaultMemoryLimit)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -164,7 +165,7 @@ func BenchmarkEngineInstance(b *testing.B) {
 		b.Fatal(err)
 	}
 	for b.Loop() {
-		e, err := w.newEngine(ctx, &wasmProgram{image: data}, hostFunc(nil))
+		e, err := w.newEngine(ctx, &wasmProgram{image: data}, hostFunc(nil), vm.DefaultMemoryLimit)
 		if err != nil {
 			b.Fatal(err)
 		}

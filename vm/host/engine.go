@@ -3,6 +3,8 @@ package host
 import (
 	"context"
 	"fmt"
+	"strconv"
+	"strings"
 
 	"github.com/hale-lang/hale/codegen/image"
 	"github.com/hale-lang/hale/vm"
@@ -68,7 +70,7 @@ func ParseEngine(name string) (EngineKind, error) {
 // for tools and tests that drive instances directly.
 func NewEngine(ctx context.Context, kind EngineKind, img *image.Image, host vm.Host) (Engine, error) {
 	if kind != EngineWasm {
-		return newEngine(ctx, kind, img, nil, host)
+		return newEngine(ctx, kind, img, nil, host, vm.DefaultMemoryLimit)
 	}
 	w, err := defaultWasm()
 	if err != nil {
@@ -78,7 +80,7 @@ func NewEngine(ctx context.Context, kind EngineKind, img *image.Image, host vm.H
 	if err != nil {
 		return nil, err
 	}
-	e, err := w.newEngine(ctx, prog, host)
+	e, err := w.newEngine(ctx, prog, host, vm.DefaultMemoryLimit)
 	if err != nil {
 		prog.close(ctx)
 		return nil, err
@@ -88,17 +90,50 @@ func NewEngine(ctx context.Context, kind EngineKind, img *image.Image, host vm.H
 }
 
 // newEngine is NewEngine with the program already prepared (for the wasm
-// engine), so that Run prepares it once for all consumers.
-func newEngine(ctx context.Context, kind EngineKind, img *image.Image, prog *wasmProgram, host vm.Host) (Engine, error) {
+// engine), so that Run prepares it once for all consumers, and a memory
+// limit (vm.Machine.SetMemoryLimit).
+func newEngine(ctx context.Context, kind EngineKind, img *image.Image, prog *wasmProgram, host vm.Host, memLimit int64) (Engine, error) {
 	switch kind {
 	case EngineWasm:
 		w, err := defaultWasm()
 		if err != nil {
 			return nil, err
 		}
-		return w.newEngine(ctx, prog, host)
+		return w.newEngine(ctx, prog, host, memLimit)
 	case EngineNative:
-		return newNative(img, host)
+		return newNative(img, host, memLimit)
 	}
 	return nil, fmt.Errorf("unknown engine %v", kind)
+}
+
+// Bounds of a memory limit (Options.MemoryLimit) set by a person: below
+// MinMemoryLimit a program can hardly start; above MaxMemoryLimit the
+// wasm engine's interpreter, which addresses 4 GiB in all and whose Go
+// collector needs room beside the data (1.6 GiB of memory for 1 GiB of
+// data), could run out before the limit is reached.
+const (
+	MinMemoryLimit = 1 << 20
+	MaxMemoryLimit = 1 << 30
+)
+
+// ParseMemoryLimit reads a memory limit as HALE_MEMORY_LIMIT gives it: a
+// whole number of bytes, or of KiB, MiB or GiB with that suffix (K, M and
+// G are the same units): "512MiB", "2GiB", "1073741824". It must be
+// between MinMemoryLimit and MaxMemoryLimit.
+func ParseMemoryLimit(s string) (int64, error) {
+	num, unit := s, int64(1)
+	for _, u := range []struct {
+		suffix string
+		size   int64
+	}{{"KiB", 1 << 10}, {"MiB", 1 << 20}, {"GiB", 1 << 30}, {"K", 1 << 10}, {"M", 1 << 20}, {"G", 1 << 30}} {
+		if strings.HasSuffix(s, u.suffix) {
+			num, unit = strings.TrimSuffix(s, u.suffix), u.size
+			break
+		}
+	}
+	n, err := strconv.ParseInt(strings.TrimSpace(num), 10, 64)
+	if err != nil || n <= 0 || n > MaxMemoryLimit/unit || n*unit < MinMemoryLimit {
+		return 0, fmt.Errorf("memory limit %q: want a size from 1MiB to 1GiB, such as 512MiB", s)
+	}
+	return n * unit, nil
 }

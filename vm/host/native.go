@@ -13,12 +13,13 @@ type nativeEngine struct {
 	m *vm.Machine
 }
 
-func newNative(img *image.Image, host vm.Host) (_ Engine, err error) {
+func newNative(img *image.Image, host vm.Host, memLimit int64) (_ Engine, err error) {
 	defer recoverError(&err)
 	m, err := vm.New(img, host)
 	if err != nil {
 		return nil, err
 	}
+	m.SetMemoryLimit(memLimit)
 	return &nativeEngine{m: m}, nil
 }
 

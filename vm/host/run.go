@@ -58,6 +58,12 @@ type Options struct {
 	// nil: arrival order.
 	Order Order
 
+	// MemoryLimit bounds the data of each consumer, in bytes, as the
+	// interpreter counts it (vm.Machine.SetMemoryLimit): a handler that
+	// outgrows it traps with "out of memory". 0 is vm.DefaultMemoryLimit.
+	// A recording keeps it, and a replay runs with the recorded one.
+	MemoryLimit int64
+
 	// engine, when set (tests), makes the engines instead of Engine.
 	engine func(host vm.Host) (Engine, error)
 }
@@ -352,7 +358,7 @@ func (r *runner) startEngines(img *image.Image) error {
 				c.engine, errs[i] = r.opts.engine(c)
 				return
 			}
-			c.engine, errs[i] = newEngine(r.ctx, r.opts.Engine, img, prog, c)
+			c.engine, errs[i] = newEngine(r.ctx, r.opts.Engine, img, prog, c, r.memoryLimit())
 		}()
 	}
 	wg.Wait()
@@ -558,6 +564,14 @@ func (r *runner) stop(verdict string, code int, trap *TrapReport, halt, err erro
 	for _, c := range r.execs {
 		c.signal()
 	}
+}
+
+// memoryLimit is the memory limit of each consumer's engine.
+func (r *runner) memoryLimit() int64 {
+	if r.opts.MemoryLimit > 0 {
+		return r.opts.MemoryLimit
+	}
+	return vm.DefaultMemoryLimit
 }
 
 // canceled reports whether the run has stopped as canceled.

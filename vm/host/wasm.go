@@ -178,7 +178,7 @@ type wasmEngine struct {
 	hasPending  bool
 }
 
-func (w *wasmRuntime) newEngine(ctx context.Context, prog *wasmProgram, host vm.Host) (Engine, error) {
+func (w *wasmRuntime) newEngine(ctx context.Context, prog *wasmProgram, host vm.Host, memLimit int64) (Engine, error) {
 	img := prog.image
 	e := &wasmEngine{host: host, stderr: &cappedBuffer{max: 8 << 10}}
 	// Calls carry their own context: the guest is never interrupted from
@@ -210,7 +210,7 @@ func (w *wasmRuntime) newEngine(ctx context.Context, prog *wasmProgram, host vm.
 		mod.Close(e.ctx)
 		return nil, err
 	}
-	e.stack[0], e.stack[1] = uint64(len(img)), 0
+	e.stack[0], e.stack[1], e.stack[2] = uint64(len(img)), 0, uint64(memLimit)
 	if prog.tier != nil {
 		poll := func() error { _, err := host.Prim(vm.PrimPoll, nil); return err }
 		if e.tier, err = w.newTierInstance(ctx, prog, poll); err != nil {

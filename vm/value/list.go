@@ -8,6 +8,7 @@ import "unsafe"
 type List struct {
 	elems []Value
 	iter  int32
+	mark  uint32 // the Sizer pass that last counted it
 }
 
 // NewList returns a list value holding a copy of elems.

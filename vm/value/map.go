@@ -16,6 +16,7 @@ type Map struct {
 	entries []mapEntry
 	dead    int // tombstones in entries
 	iter    int32
+	mark    uint32 // the Sizer pass that last counted it
 	keyKind Kind
 	indexed bool
 	ints    map[uint64]int // int and bool keys -> position in entries

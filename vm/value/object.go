@@ -7,6 +7,7 @@ import "unsafe"
 type Struct struct {
 	typ    *Type
 	fields []Value
+	mark   uint32 // the Sizer pass that last counted it
 }
 
 // NewStruct returns a struct value of type t holding a copy of fields, which
@@ -98,6 +99,7 @@ func allocStruct(t *Type, n int) *Struct {
 type enumObj struct {
 	typ  *Type
 	vals []Value
+	mark uint32 // the Sizer pass that last counted it
 }
 
 // NewEnum returns variant i of enum type t carrying a copy of vals (nil or

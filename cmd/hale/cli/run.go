@@ -9,6 +9,7 @@ import (
 	"github.com/hale-lang/hale"
 	"github.com/hale-lang/hale/replay"
 	"github.com/hale-lang/hale/replay/artifact"
+	"github.com/hale-lang/hale/vm"
 	"github.com/hale-lang/hale/vm/host"
 )
 
@@ -38,14 +39,19 @@ func newRunCmd(e env) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			opts := host.Options{
-				Engine: kind,
-				Stdin:  e.stdin,
-				Stdout: e.stdout,
-				Stderr: e.stderr,
-				Args:   progArgs,
+			limit, err := memoryLimit(e)
+			if err != nil {
+				return err
 			}
-			rec, err := startRecording(e, args[0], c)
+			opts := host.Options{
+				Engine:      kind,
+				Stdin:       e.stdin,
+				Stdout:      e.stdout,
+				Stderr:      e.stderr,
+				Args:        progArgs,
+				MemoryLimit: limit,
+			}
+			rec, err := startRecording(e, args[0], c, limit)
 			if err != nil {
 				return err
 			}
@@ -89,7 +95,7 @@ func identity(c *hale.Compiled) replay.HeaderInfo {
 
 // startRecording installs the recorder when LOTUS_OBS_RECORD is set and
 // non-empty; otherwise it returns nil and the run has no recorder at all.
-func startRecording(e env, path string, c *hale.Compiled) (*replay.RecordingJournal, error) {
+func startRecording(e env, path string, c *hale.Compiled, memLimit int64) (*replay.RecordingJournal, error) {
 	settings, err := artifact.FromEnv(e.getenv)
 	if err != nil {
 		return nil, exitf(ExitUsage, "%v", err)
@@ -104,11 +110,27 @@ func startRecording(e env, path string, c *hale.Compiled) (*replay.RecordingJour
 	if err := checkRecordingTarget(settings.Path, ins); err != nil {
 		return nil, err
 	}
-	rec, err := replay.StartRecording(settings, c.Image, identity(c))
+	info := identity(c)
+	info.MemoryLimit = memLimit
+	rec, err := replay.StartRecording(settings, c.Image, info)
 	if err != nil {
 		return nil, exitf(ExitRecording, "recording failed: %v", err)
 	}
 	return rec, nil
+}
+
+// memoryLimit is each consumer's memory limit: $HALE_MEMORY_LIMIT when
+// set, otherwise the default. A bad value is a usage error.
+func memoryLimit(e env) (int64, error) {
+	v := e.getenv("HALE_MEMORY_LIMIT")
+	if v == "" {
+		return vm.DefaultMemoryLimit, nil
+	}
+	limit, err := host.ParseMemoryLimit(v)
+	if err != nil {
+		return 0, exitf(ExitUsage, "HALE_MEMORY_LIMIT: %v", err)
+	}
+	return limit, nil
 }
 
 // defaultEngine is the engine used without --engine: $HALE_ENGINE when

@@ -13,8 +13,10 @@
 //	r  < 0   failure; -r bytes of an encoded failure (AppendFailure) start at result()
 //
 //	alloc(size u32) -> u32          address of the guest's input buffer, grown to hold size bytes
-//	load(n u32, flags u32) -> i32   the input buffer's first n bytes are an encoded program image;
-//	                                flags LoadTier: call the tier's entry functions through the host
+//	load(n u32, flags u32, limit i64) -> i32
+//	                                the input buffer's first n bytes are an encoded program image;
+//	                                flags LoadTier: call the tier's entry functions through the host;
+//	                                limit: the machine's memory limit in bytes (vm.Machine.SetMemoryLimit)
 //	init(inst u32) -> i32           evaluate instance inst's spawn arguments and state initialisers
 //	deliver(inst u32, handler i32, n u32) -> i32
 //	                                run inst's handler (vm.HandlerStart or a topic index) on the
