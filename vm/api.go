@@ -83,6 +83,7 @@
 //	<msg>                                            assert(false, msg), panic(msg)
 //	budget exhausted                                 a handler run exceeds its @budget
 //	stack overflow                                   more than MaxDepth nested calls, or frames beyond MaxStack registers
+//	out of memory: the consumer's data outgrew …     the values the machine holds passed its memory limit (memory.go)
 //	value contains itself                            ==, contains, std::json::encode, publish or a primitive argument of a cyclic value
 //	value nested too deeply                          the same on a value nested deeper than 1000 containers
 //	<host error>                                     a primitive, publish or print the host failed (err.Error())
