@@ -159,6 +159,13 @@ const (
 // interrupts a handler that never ends. Polls are not journaled.
 const PrimPoll uint16 = 0
 
+// ErrInterrupted ends a handler run without a trap. A host answers a
+// gateway call (a poll, a primitive, a publish or a print) with an error
+// wrapping it when the run was interrupted (Ctrl-C): the call has no
+// result, and the machine returns that error from Init or Deliver as it
+// does a poll's, never as a trap (which a program could observe).
+var ErrInterrupted = errors.New("interrupted")
+
 // PollSteps is the number of steps between two polls: a few ms of
 // interpretation on the native engine and about 50 ms on the wasm engine,
 // so that an interrupt stops even an endless loop within 0.1 s. A poll

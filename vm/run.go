@@ -250,11 +250,16 @@ func (m *Machine) fail(ip unsafe.Pointer, msg string) error {
 }
 
 // failHost is fail for an error of a call that may have crossed the host
-// gateway: a host error wrapped by Uncatchable makes an uncatchable trap.
+// gateway: a host error wrapped by Uncatchable makes an uncatchable trap,
+// and an interruption (ErrInterrupted) ends the run as it is, not as a
+// trap.
 //
 //go:noinline
 func (m *Machine) failHost(ip unsafe.Pointer, err error) error {
 	m.frames[len(m.frames)-1].ip = ip
+	if errors.Is(err, ErrInterrupted) {
+		return err
+	}
 	t := m.trap(err.Error())
 	t.Uncatchable = errors.Is(err, ErrUncatchable)
 	return t

@@ -83,6 +83,8 @@ func (g *gateway) call(id uint32, args []byte, keep bool) ([]byte, error) {
 		return nil, errors.New(string(g.buf[:n]))
 	case abi.Uncatchable:
 		return nil, vm.Uncatchable(errors.New(string(g.buf[:n])))
+	case abi.Interrupted:
+		return nil, vm.ErrInterrupted
 	}
 	return nil, errors.New("guest: " + string(g.buf[:n]))
 }

@@ -37,7 +37,7 @@ func (c *consumer) Prim(id uint16, args []byte) ([]byte, error) {
 	if err := c.r.ctx.Err(); err != nil {
 		// As the context's own watcher does; whichever comes first.
 		c.r.stop(VerdictCanceled, ExitCanceled, nil, nil, err)
-		return nil, fmt.Errorf("interrupted: %w", err)
+		return nil, fmt.Errorf("%w: %w", vm.ErrInterrupted, err)
 	}
 	switch id {
 	case vm.PrimPublish:

@@ -370,6 +370,8 @@ func primImport(ctx context.Context, mod api.Module, stack []uint64) {
 		// host copies what it keeps.
 		out, err := e.host.Prim(uint16(id), args)
 		switch {
+		case errors.Is(err, vm.ErrInterrupted):
+			res, kind = []byte(err.Error()), abi.Interrupted
 		case errors.Is(err, vm.ErrUncatchable):
 			res, kind = []byte(err.Error()), abi.Uncatchable
 		case err != nil:

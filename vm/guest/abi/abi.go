@@ -33,9 +33,10 @@
 //
 // carries every vm.Host.Prim call: the primitive id (or vm.PrimPublish,
 // vm.PrimPrint), the canonical argument bytes, and a result buffer of
-// resCap bytes. The status word (Status) holds a kind (OK, Trap, or
-// Uncatchable: a trap message of a host error wrapped by vm.Uncatchable)
-// and a length n. When n <= resCap the n bytes (the canonical result, or the
+// resCap bytes. The status word (Status) holds a kind (OK, Trap,
+// Uncatchable: a trap message of a host error wrapped by vm.Uncatchable,
+// or Interrupted: the run was interrupted, the handler ends without a
+// trap) and a length n. When n <= resCap the n bytes (the canonical result, or the
 // trap's message) are in the result buffer. When n > resCap nothing was
 // written: the host keeps the bytes as the pending result and the guest
 // calls prim(FetchID, 0, 0, buf, n) with a buffer of at least n bytes,
@@ -90,6 +91,9 @@ const (
 	// Uncatchable: the bytes are the message of a trap no `try` may catch
 	// (a host error wrapped by vm.Uncatchable).
 	Uncatchable uint32 = 3
+	// Interrupted: the run was interrupted (vm.ErrInterrupted); the call
+	// did not run and the handler ends without a trap. Bytes are a message.
+	Interrupted uint32 = 4
 )
 
 // Status packs a prim status word: the kind in the high 32 bits, the

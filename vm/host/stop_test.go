@@ -2,9 +2,13 @@ package host
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/hale-lang/hale/vm"
 )
 
 // TestOutOfMemoryTrapsAlike runs a program whose data grows without end
@@ -47,5 +51,40 @@ func TestParseMemoryLimit(t *testing.T) {
 		if got != c.want || (err == nil) != (c.want != 0) {
 			t.Errorf("ParseMemoryLimit(%q) = %d, %v; want %d", c.in, got, err, c.want)
 		}
+	}
+}
+
+// TestInterruptedCallIsNotATrap answers a primitive call with
+// vm.ErrInterrupted, as the runtime does after Ctrl-C: on both engines the
+// handler ends there with that error, not with a trap the program or the
+// trap report could see, and the statement after the call does not run.
+func TestInterruptedCallIsNotATrap(t *testing.T) {
+	_, img := compileAll(t, `
+locus M { on start { std::time::sleep_ms(5); print("after the sleep"); } }
+main { spawn M; }
+`)
+	for _, kind := range realEngines {
+		t.Run(kind.String(), func(t *testing.T) {
+			printed := false
+			e, err := NewEngine(context.Background(), kind, img, hostFunc(func(id uint16, args []byte) ([]byte, error) {
+				if id == vm.PrimPrint {
+					printed = true
+					return nil, nil
+				}
+				return nil, fmt.Errorf("%w: context canceled", vm.ErrInterrupted)
+			}))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer e.Close()
+			if err := e.Init(0); err != nil {
+				t.Fatal(err)
+			}
+			err = e.Deliver(0, vm.HandlerStart, nil)
+			var tr *vm.Trap
+			if err == nil || errors.As(err, &tr) || !strings.Contains(err.Error(), "interrupted") || printed {
+				t.Errorf("deliver: %v (a trap: %v), printed %v", err, tr != nil, printed)
+			}
+		})
 	}
 }
