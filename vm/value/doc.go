@@ -9,6 +9,9 @@
 // a published payload needs. Type is the descriptor of a type; struct and
 // enum descriptors are nominal and may be recursive.
 //
+// A Sizer measures the data reachable from a set of values, the same way on
+// every platform, for the interpreter's memory limit.
+//
 // The package formats values as Hale's str(x) (Format), renders the JSON
 // view used by the tools (AppendJSON), and encodes values (Encode, Decode,
 // EncodeTuple, DecodeTuple) and type tables (EncodeTypes, DecodeTypes) in
