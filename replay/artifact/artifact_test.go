@@ -6,6 +6,7 @@ import (
 	"errors"
 	"reflect"
 	"regexp"
+	"strings"
 	"testing"
 	"time"
 
@@ -100,23 +101,32 @@ func TestRoundTrip(t *testing.T) {
 	}
 }
 
-// TestHeaderWithoutMemoryLimit decodes a header written before the
-// memory limit was recorded (the field absent at its end): the limit is 0,
-// and a replay runs with the default.
-func TestHeaderWithoutMemoryLimit(t *testing.T) {
+// TestHeaderMemoryLimit checks the header's last field: absent in a
+// header written before the memory limit was recorded (the limit is 0,
+// and a replay runs with the default), and so absent when 0, so that a
+// header has one encoding; an explicit 0 is refused.
+func TestHeaderMemoryLimit(t *testing.T) {
 	h := sample().Header
+	withLimit := appendHeader(nil, &h)
 	h.MemoryLimit = 0
-	body := appendHeader(nil, &h)
-	body = body[:len(body)-1] // the limit's one byte, 0
-	data := append([]byte(Magic), byte(FormatVersion))
-	data = binary.AppendUvarint(data, uint64(len(body)))
-	data = seal(append(data, body...), 0, nil, VerdictQuiescent, 0)
-	a, err := Decode(data)
+	without := appendHeader(nil, &h)
+	if !bytes.Equal(withLimit[:len(without)], without) || !bytes.Equal(withLimit[len(without):], []byte{0x80, 0x80, 0x80, 0x80, 0x01}) {
+		t.Fatalf("with the limit %x, without %x", withLimit, without)
+	}
+	file := func(body []byte) []byte {
+		data := append([]byte(Magic), byte(FormatVersion))
+		data = binary.AppendUvarint(data, uint64(len(body)))
+		return seal(append(data, body...), 0, nil, VerdictQuiescent, 0)
+	}
+	a, err := Decode(file(without))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if a.Header.MemoryLimit != 0 || a.Header.EnvPolicy != EnvWithheld || len(a.Header.Consumers) != 4 {
 		t.Errorf("header %+v", a.Header)
+	}
+	if _, err := Decode(file(append(without, 0))); err == nil || !strings.Contains(err.Error(), "memory limit 0 is out of range") {
+		t.Errorf("an explicit 0: %v", err)
 	}
 }
 

@@ -760,9 +760,11 @@ func (c *cursor) header(h *Header) {
 	}
 	h.Types = c.bytes("type table")
 	if c.err == nil && c.pos < c.end { // absent from recordings of older versions
+		at := c.pos
 		limit := c.uvarint("memory limit")
-		if limit > math.MaxInt64 {
-			c.failAt(c.pos, "memory limit %d is out of range", limit)
+		if limit == 0 || limit > math.MaxInt64 {
+			// Not recorded is written as no field at all.
+			c.failAt(at, "memory limit %d is out of range", limit)
 		}
 		h.MemoryLimit = int64(limit)
 	}

@@ -178,7 +178,10 @@ func appendHeader(b []byte, h *Header) []byte {
 		b = appendStrings(b, c.Instances)
 	}
 	b = appendBytes(b, h.Types)
-	return binary.AppendUvarint(b, uint64(max(h.MemoryLimit, 0)))
+	if h.MemoryLimit > 0 { // absent when not recorded, so that each header has one encoding
+		b = binary.AppendUvarint(b, uint64(h.MemoryLimit))
+	}
+	return b
 }
 
 // appendBody appends the kind-specific part of an entry body, the bytes
