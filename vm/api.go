@@ -166,11 +166,12 @@ const PrimPoll uint16 = 0
 // does a poll's, never as a trap (which a program could observe).
 var ErrInterrupted = errors.New("interrupted")
 
-// PollSteps is the number of steps between two polls: a few ms of
-// interpretation on the native engine and about 50 ms on the wasm engine,
-// so that an interrupt stops even an endless loop within 0.1 s. A poll
-// costs one host call, nothing next to a million steps.
-const PollSteps = 1 << 20
+// PollSteps is the number of steps between two polls: under a millisecond
+// of interpretation on the native engine and about 10 ms on the wasm
+// engine, so that an interrupt stops even an endless loop within 0.1 s,
+// also on a busy machine. A poll costs one host call, nothing next to a
+// quarter of a million steps.
+const PollSteps = 1 << 18
 
 // The interpreter's entry points, implemented by Machine (machine.go):
 //

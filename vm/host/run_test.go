@@ -552,29 +552,42 @@ main { spawn Echo; bind stdin to Line; }
 
 // TestCancelEndlessHandler cancels a run whose handler never returns: the
 // interpreter polls the host between slices of steps, so the run ends,
-// canceled, on both engines.
+// canceled, on both engines. The cancel comes once the handler is
+// spinning (after its eprintln, which is written at once): a call after
+// the cancel would not run.
 func TestCancelEndlessHandler(t *testing.T) {
 	img := compileAll(t, `
-locus M { on start { print("spinning"); var i = 0; while true { i += 1; } } }
+locus M { on start { std::io::eprintln("spinning"); var i = 0; while true { i += 1; } } }
 main { spawn M; }
 `)
 	for _, kind := range []EngineKind{EngineNative, EngineWasm} {
 		t.Run(kind.String(), func(t *testing.T) {
 			ctx, cancel := context.WithCancel(context.Background())
-			// Long enough for the guest to start and print on a loaded
-			// machine (200 ms was not, at a load average of 15).
-			time.AfterFunc(time.Second, cancel)
+			var mu sync.Mutex
 			var out strings.Builder
-			res, err := Run(ctx, img, Options{Engine: kind, Stdout: &out})
+			stderr := writerFunc(func(b []byte) (int, error) {
+				mu.Lock()
+				defer mu.Unlock()
+				time.AfterFunc(100*time.Millisecond, cancel)
+				return out.Write(b)
+			})
+			res, err := Run(ctx, img, Options{Engine: kind, Stderr: stderr})
 			if !errors.Is(err, context.Canceled) || res.Verdict != VerdictCanceled || res.Code != ExitCanceled {
 				t.Fatalf("run: %v %+v", err, res)
 			}
+			mu.Lock()
+			defer mu.Unlock()
 			if out.String() != "spinning\n" {
-				t.Errorf("stdout %q", out.String())
+				t.Errorf("stderr %q", out.String())
 			}
 		})
 	}
 }
+
+// writerFunc is an io.Writer made of a function.
+type writerFunc func([]byte) (int, error)
+
+func (f writerFunc) Write(b []byte) (int, error) { return f(b) }
 
 // TestCancelDuringStartUp cancels a run while a state initialiser sleeps:
 // the run ends canceled without initialising the rest or running any

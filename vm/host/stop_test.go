@@ -59,7 +59,7 @@ func TestParseMemoryLimit(t *testing.T) {
 // handler ends there with that error, not with a trap the program or the
 // trap report could see, and the statement after the call does not run.
 func TestInterruptedCallIsNotATrap(t *testing.T) {
-	_, img := compileAll(t, `
+	img := compileAll(t, `
 locus M { on start { std::time::sleep_ms(5); print("after the sleep"); } }
 main { spawn M; }
 `)
