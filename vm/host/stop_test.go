@@ -88,3 +88,19 @@ main { spawn M; }
 		})
 	}
 }
+
+// TestGuestOutOfMemoryCrashIsATrap: should the wasm guest still run out of
+// its 4 GiB (memory the limit does not count), the Go runtime's failure to
+// grow the memory, a wasm trap inside runtime.growMemory, is reported as
+// the out of memory trap rather than as a crashed engine.
+func TestGuestOutOfMemoryCrashIsATrap(t *testing.T) {
+	e := &wasmEngine{stderr: &cappedBuffer{max: 100}}
+	crash := errors.New("wasm error: out of bounds memory access\nwasm stack trace:\n\t.runtime.growMemory(i32) i32\n\t.runtime.sbrk(i32) i32")
+	var tr *vm.Trap
+	if err := e.crashed(crash); !errors.As(err, &tr) || tr.Message != msgOutOfMemory {
+		t.Errorf("growMemory crash: %v", err)
+	}
+	if err := e.crashed(errors.New("wasm error: unreachable")); errors.As(err, &tr) {
+		t.Errorf("another crash became a trap: %v", err)
+	}
+}

@@ -320,7 +320,9 @@ func (e *wasmEngine) call(fn api.Function) error {
 // exit, a wasm trap): the module cannot be used again.
 func (e *wasmEngine) crashed(err error) error {
 	tail := e.stderr.String()
-	if strings.Contains(tail, "fatal error: out of memory") {
+	// The Go runtime either reports that it ran out, or fails to grow
+	// the memory past the 4 GiB a WebAssembly instance addresses.
+	if strings.Contains(tail, "fatal error: out of memory") || strings.Contains(err.Error(), ".runtime.growMemory(") {
 		// The program, not the engine, failed: it is a trap like any
 		// other, reported at its delivery. The guest is gone, so there
 		// is no Hale stack.
