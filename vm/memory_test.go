@@ -25,17 +25,17 @@ func TestMemoryLimitTraps(t *testing.T) {
 	var steps int64
 	for run := range 2 {
 		m := initMachine(t, img, &pollHost{})
-		m.SetMemoryLimit(32 << 20)
+		m.SetMemoryLimit(8 << 20)
 		start := time.Now()
 		err := m.Deliver(0, vm.HandlerStart, nil)
 		var tr *vm.Trap
-		if !errors.As(err, &tr) || tr.Message != "out of memory: the consumer's data outgrew its limit of 32 MiB" {
+		if !errors.As(err, &tr) || tr.Message != "out of memory: the consumer's data outgrew its limit of 8 MiB" {
 			t.Fatalf("got %v, want the out of memory trap", err)
 		}
 		if len(tr.Stack) != 1 || tr.Stack[0].Func != "M.on start" || !strings.HasPrefix(tr.Stack[0].Pos, "app.hl:2:") {
 			t.Errorf("stack %+v", tr.Stack)
 		}
-		if took := time.Since(start); took > 5*time.Second {
+		if took := time.Since(start); took > 20*time.Second { // generous: under -race on a busy machine
 			t.Errorf("took %v to trap", took)
 		}
 		if run == 1 && (m.Steps() != steps || tr.Stack[0] != first.Stack[0]) {
