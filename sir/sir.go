@@ -892,6 +892,9 @@ const (
 	BuiltinAtan                  // std::math::atan(f)
 	BuiltinAtan2                 // std::math::atan2(y, x)
 	BuiltinHypot                 // std::math::hypot(x, y)
+	BuiltinFormatInt             // format.int(i, spec) -> string: i laid out by a packed format spec (lang/format)
+	BuiltinFormatFloat           // format.float(f, spec) -> string
+	BuiltinFormatStr             // format.str(s, spec) -> string: s padded to the spec's width
 	NumBuiltins
 )
 
@@ -907,6 +910,7 @@ var builtinNames = [...]string{
 	"std::math::log", "std::math::exp",
 	"std::math::sin", "std::math::cos", "std::math::tan", "std::math::asin",
 	"std::math::acos", "std::math::atan", "std::math::atan2", "std::math::hypot",
+	"format.int", "format.float", "format.str",
 }
 
 // String returns the builtin's SIR name ("len.list", "push",
