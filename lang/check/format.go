@@ -38,7 +38,7 @@ func (c *checker) format(e *ast.CallExpr) *ast.Type {
 	}
 	fine := true
 	if values := len(e.Args) - 1; values != holes {
-		c.errorf(lit.Pos(), "E0306", "format literal has %s but %s follow it", plural(holes, "placeholder"), plural(values, "argument"))
+		c.errorf(lit.Pos(), "E0306", "format literal has %s but is followed by %s", plural(holes, "placeholder"), plural(values, "argument"))
 		fine = false
 	}
 	for _, p := range pieces {

@@ -161,20 +161,22 @@ func parseSpec(s string, at int) (Spec, *Error) {
 		}
 		return n, i > start
 	}
+	start := i
 	if w, ok := digits(); ok {
 		if w > MaxWidth {
-			return bad(i-1, "width above "+strconv.Itoa(MaxWidth))
+			return bad(start, "width above "+strconv.Itoa(MaxWidth))
 		}
 		spec.Width = w
 	}
 	if i < len(s) && s[i] == '.' {
 		i++
+		start = i
 		p, ok := digits()
 		if !ok {
 			return bad(i, "a precision needs digits after the point")
 		}
 		if p > MaxPrecision {
-			return bad(i-1, "precision above "+strconv.Itoa(MaxPrecision))
+			return bad(start, "precision above "+strconv.Itoa(MaxPrecision))
 		}
 		spec.Precision = p
 	}
