@@ -22,6 +22,7 @@ func (c *checker) format(e *ast.CallExpr) *ast.Type {
 	if !ok {
 		if !invalid(types[0]) {
 			c.errorf(e.Args[0].Pos(), "E0330", `the first argument of "format" must be a string literal, not %s`, describeFormatArg(types[0]))
+			c.endAt(e.Args[0].End())
 		}
 		return ast.StringType
 	}
@@ -39,6 +40,7 @@ func (c *checker) format(e *ast.CallExpr) *ast.Type {
 	fine := true
 	if values := len(e.Args) - 1; values != holes {
 		c.errorf(lit.Pos(), "E0306", "format literal has %s but is followed by %s", plural(holes, "placeholder"), plural(values, "argument"))
+		c.endAt(lit.End())
 		fine = false
 	}
 	for _, p := range pieces {
@@ -48,6 +50,9 @@ func (c *checker) format(e *ast.CallExpr) *ast.Type {
 		t := types[p.Arg+1]
 		if why := p.Spec.Fits(formatKind(t)); why != "" {
 			c.errorf(literalPos(lit, p.Offset), "E0331", "placeholder %d of the format literal does not fit its argument of type %s: %s", p.Arg+1, t, why)
+			if end := literalPos(lit, p.End); end != lit.Pos() {
+				c.endAt(end)
+			}
 			fine = false
 		}
 	}
