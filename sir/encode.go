@@ -76,6 +76,7 @@ const (
 	tagMakeEnum
 	tagIndex
 	tagFieldRef
+	tagConcat
 )
 
 // MarshalBinary encodes the program canonically.
@@ -509,6 +510,9 @@ func (e *encoder) expr(x Expr) error {
 		head(tagFieldRef)
 		e.idx(x.Field)
 		return e.expr(x.X)
+	case *Concat:
+		head(tagConcat)
+		return e.exprs(x.Parts)
 	}
 	return fmt.Errorf("unknown expression %T", x)
 }
@@ -956,6 +960,8 @@ func (d *decoder) expr() Expr {
 		x = &Index{ExprBase: b, Kind: IndexKind(d.byte()), X: d.expr(), Index: d.expr()}
 	case tagFieldRef:
 		x = &FieldRef{ExprBase: b, Field: d.idx(), X: d.expr()}
+	case tagConcat:
+		x = &Concat{ExprBase: b, Parts: d.exprs()}
 	default:
 		d.fail("unknown expression tag")
 		return nil

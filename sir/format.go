@@ -5,10 +5,10 @@ import (
 	"github.com/hale-lang/hale/lang/format"
 )
 
-// format lowers a call of the format builtin to string concatenations of
-// its literal's text and of its values' conversions, left to right, so
-// the values are evaluated in order and nothing parses the literal at run
-// time. A placeholder without a spec is str(v) (v itself for a string);
+// format lowers a call of the format builtin to one concatenation of its
+// literal's text and of its values' conversions, left to right, so the
+// values are evaluated in order, the result is built in one allocation,
+// and nothing parses the literal at run time. A placeholder without a spec is str(v) (v itself for a string);
 // one with a spec calls format.int, format.float or format.str with the
 // spec packed into an int constant.
 func (c *fnCtx) format(e *ast.CallExpr, b ExprBase) Expr {
@@ -21,24 +21,21 @@ func (c *fnCtx) format(e *ast.CallExpr, b ExprBase) Expr {
 	str := func(s string) Expr {
 		return &Const{ExprBase: ExprBase{at, TString}, Value: StringValue(s)}
 	}
-	var out Expr
+	parts := make([]Expr, 0, len(e.Format))
 	for _, p := range e.Format {
-		var part Expr
 		if p.Arg < 0 {
-			part = str(p.Text)
+			parts = append(parts, str(p.Text))
 		} else {
-			part = c.formatValue(values[p.Arg], p)
+			parts = append(parts, c.formatValue(values[p.Arg], p))
 		}
-		if out == nil {
-			out = part
-			continue
-		}
-		out = &Binary{ExprBase: ExprBase{at, TString}, Op: StrConcat, X: out, Y: part}
 	}
-	if out == nil {
+	switch len(parts) {
+	case 0:
 		return str("")
+	case 1:
+		return parts[0]
 	}
-	return out
+	return &Concat{ExprBase: ExprBase{at, TString}, Parts: parts}
 }
 
 // formatValue converts one placeholder's value to its text.

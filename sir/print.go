@@ -553,6 +553,8 @@ func (pr *printer) expr(e Expr) string {
 		return fmt.Sprintf("prim %s(%s)", e.Name, pr.exprs(e.Args))
 	case *MakeList:
 		return fmt.Sprintf("%s [%s]", pr.tn(e.Ty), pr.exprs(e.Elems))
+	case *Concat:
+		return fmt.Sprintf("concat(%s)", pr.exprs(e.Parts))
 	case *MakeMap:
 		parts := make([]string, len(e.Keys))
 		for i := range e.Keys {

@@ -824,6 +824,14 @@ func (*MakeStruct) exprNode()  {}
 func (*MakeEnum) exprNode()    {}
 func (*Index) exprNode()       {}
 func (*FieldRef) exprNode()    {}
+func (*Concat) exprNode()      {}
+
+// Concat is the string made of Parts (each a string) in order, built at
+// once: the lowering of a format call.
+type Concat struct {
+	ExprBase
+	Parts []Expr
+}
 
 // ---- Builtins ----
 

@@ -461,6 +461,16 @@ func (v *validator) expr(e Expr, need bool) bool {
 			}
 		}
 		each(e.Args)
+	case *Concat:
+		if v.kind(e.Ty) != KindString {
+			v.failf(pos, "concatenation of type %s", v.kind(e.Ty))
+		}
+		for _, x := range e.Parts {
+			if x != nil && v.kind(x.Type()) != KindString {
+				v.failf(pos, "concatenation of a %s", v.kind(x.Type()))
+			}
+		}
+		each(e.Parts)
 	case *MakeList:
 		if v.kind(e.Ty) != KindList {
 			v.failf(pos, "list literal of type %s", v.kind(e.Ty))

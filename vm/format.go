@@ -3,6 +3,8 @@ package vm
 import (
 	"math"
 	"strconv"
+	"strings"
+	"unsafe"
 
 	"github.com/hale-lang/hale/lang/format"
 	"github.com/hale-lang/hale/vm/value"
@@ -17,7 +19,7 @@ func formatInt(i int64, spec format.Spec) string {
 		return string(body)
 	}
 	var out [80]byte
-	return string(spec.Pad(out[:0], string(body), true))
+	return string(spec.Pad(out[:0], bytesView(body), true))
 }
 
 // formatFloat lays out f by a placeholder's spec: with a precision, fixed
@@ -37,5 +39,23 @@ func formatFloat(f float64, spec format.Spec) string {
 		return string(body)
 	}
 	var out [80]byte
-	return string(spec.Pad(out[:0], string(body), finite))
+	return string(spec.Pad(out[:0], bytesView(body), finite))
+}
+
+// bytesView reads b as a string without copying it; the string must not
+// outlive b's next change.
+func bytesView(b []byte) string { return unsafe.String(unsafe.SliceData(b), len(b)) }
+
+// concatStrs joins the strings of parts in one allocation.
+func concatStrs(parts []value.Value) value.Value {
+	n := 0
+	for _, p := range parts {
+		n += len(p.AsStr())
+	}
+	var b strings.Builder
+	b.Grow(n)
+	for _, p := range parts {
+		b.WriteString(p.AsStr())
+	}
+	return value.Str(b.String())
 }

@@ -453,6 +453,8 @@ func (m *Machine) cold(in *image.Instr, regs, ip unsafe.Pointer) (unsafe.Pointer
 		}
 		*reg(regs, in.A) = v
 
+	case image.OpConcatN:
+		*reg(regs, in.A) = concatStrs(window(regs, in.B, int(in.C)))
 	case image.OpNewList:
 		*reg(regs, in.A) = value.NewList(window(regs, in.B, int(in.C)))
 	case image.OpNewMap:

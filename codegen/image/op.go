@@ -120,6 +120,8 @@ const (
 	OpShrInt // R[A] = R[B] >> R[C] (arithmetic; a count outside 0..63 traps)
 	OpNotInt // R[A] = ^R[B] (bitwise complement)
 
+	OpConcatN // R[A] = R[B] + R[B+1] + … + R[B+C-1] (strings, C > 0)
+
 	numOps
 )
 
@@ -249,6 +251,8 @@ var infos = [numOps]Info{
 	OpShlInt: {"shl.int", Reg, Reg, Reg},
 	OpShrInt: {"shr.int", Reg, Reg, Reg},
 	OpNotInt: {"not.int", Reg, Reg, None},
+
+	OpConcatN: {"concat.n", Reg, Reg, Imm},
 }
 
 // NumOps is the number of opcodes.
