@@ -352,7 +352,7 @@ func walkFunc(f *Func, fs func(Stmt), fe func(Expr)) {
 			exprs(e.Args)
 		case *MakeList:
 			exprs(e.Elems)
-		case *Concat:
+		case *Format:
 			exprs(e.Parts)
 		case *MakeMap:
 			exprs(e.Keys)

@@ -824,13 +824,17 @@ func (*MakeStruct) exprNode()  {}
 func (*MakeEnum) exprNode()    {}
 func (*Index) exprNode()       {}
 func (*FieldRef) exprNode()    {}
-func (*Concat) exprNode()      {}
+func (*Format) exprNode()      {}
 
-// Concat is the string made of Parts (each a string) in order, built at
-// once: the lowering of a format call.
-type Concat struct {
+// Format is the text of Parts in order, built at once: the lowering of a
+// call of the format builtin. Part i is str(Parts[i]) (a string as it is)
+// when Specs[i] is negative, else laid out by the placeholder spec that
+// Specs[i] packs (package lang/format): an int or a float by its number
+// form, any other value as its str form padded to the width.
+type Format struct {
 	ExprBase
 	Parts []Expr
+	Specs []int64
 }
 
 // ---- Builtins ----
@@ -900,9 +904,6 @@ const (
 	BuiltinAtan                  // std::math::atan(f)
 	BuiltinAtan2                 // std::math::atan2(y, x)
 	BuiltinHypot                 // std::math::hypot(x, y)
-	BuiltinFormatInt             // format.int(i, spec) -> string: i laid out by a packed format spec (lang/format)
-	BuiltinFormatFloat           // format.float(f, spec) -> string
-	BuiltinFormatStr             // format.str(s, spec) -> string: s padded to the spec's width
 	NumBuiltins
 )
 
@@ -918,7 +919,6 @@ var builtinNames = [...]string{
 	"std::math::log", "std::math::exp",
 	"std::math::sin", "std::math::cos", "std::math::tan", "std::math::asin",
 	"std::math::acos", "std::math::atan", "std::math::atan2", "std::math::hypot",
-	"format.int", "format.float", "format.str",
 }
 
 // String returns the builtin's SIR name ("len.list", "push",

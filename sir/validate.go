@@ -461,14 +461,12 @@ func (v *validator) expr(e Expr, need bool) bool {
 			}
 		}
 		each(e.Args)
-	case *Concat:
+	case *Format:
 		if v.kind(e.Ty) != KindString {
-			v.failf(pos, "concatenation of type %s", v.kind(e.Ty))
+			v.failf(pos, "format of type %s", v.kind(e.Ty))
 		}
-		for _, x := range e.Parts {
-			if x != nil && v.kind(x.Type()) != KindString {
-				v.failf(pos, "concatenation of a %s", v.kind(x.Type()))
-			}
+		if len(e.Parts) == 0 || len(e.Specs) != len(e.Parts) {
+			v.failf(pos, "format of %d parts with %d specs", len(e.Parts), len(e.Specs))
 		}
 		each(e.Parts)
 	case *MakeList:

@@ -10,7 +10,6 @@ import (
 	"unsafe"
 
 	"github.com/hale-lang/hale/codegen/image"
-	"github.com/hale-lang/hale/lang/format"
 	"github.com/hale-lang/hale/vm/internal/fmath"
 	"github.com/hale-lang/hale/vm/value"
 )
@@ -287,17 +286,6 @@ func (m *Machine) builtin(b image.Builtin, args []value.Value) (value.Value, err
 		return value.Float(fmath.Atan2(args[0].AsFloat(), args[1].AsFloat())), nil
 	case image.BuiltinHypot:
 		return value.Float(fmath.Hypot(args[0].AsFloat(), args[1].AsFloat())), nil
-	case image.BuiltinFormatInt:
-		return value.Str(formatInt(args[0].AsInt(), format.Unpack(args[1].AsInt()))), nil
-	case image.BuiltinFormatFloat:
-		return value.Str(formatFloat(args[0].AsFloat(), format.Unpack(args[1].AsInt()))), nil
-	case image.BuiltinFormatStr:
-		spec := format.Unpack(args[1].AsInt())
-		s := args[0].AsStr()
-		if spec.Width <= utf8.RuneCountInString(s) {
-			return args[0], nil // no padding: the string itself
-		}
-		return value.Str(string(spec.Pad(nil, s, false))), nil
 	}
 	return value.Value{}, trapMsg("internal error: bad builtin " + b.String())
 }

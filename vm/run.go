@@ -453,8 +453,9 @@ func (m *Machine) cold(in *image.Instr, regs, ip unsafe.Pointer) (unsafe.Pointer
 		}
 		*reg(regs, in.A) = v
 
-	case image.OpConcatN:
-		*reg(regs, in.A) = concatStrs(window(regs, in.B, int(in.C)))
+	case image.OpFormat:
+		layout := m.consts[in.C].AsStr()
+		*reg(regs, in.A) = m.formatParts(window(regs, in.B, len(layout)/8), layout)
 	case image.OpNewList:
 		*reg(regs, in.A) = value.NewList(window(regs, in.B, int(in.C)))
 	case image.OpNewMap:

@@ -64,9 +64,6 @@ const (
 	BuiltinAtan
 	BuiltinAtan2
 	BuiltinHypot
-	BuiltinFormatInt   // format.int(i, spec): i by the packed spec of package lang/format
-	BuiltinFormatFloat // format.float(f, spec)
-	BuiltinFormatStr   // format.str(s, spec): s padded to the spec's width
 	NumBuiltins
 )
 
@@ -89,7 +86,6 @@ var builtins = [NumBuiltins]builtinInfo{
 	{"std::math::log", 1}, {"std::math::exp", 1},
 	{"std::math::sin", 1}, {"std::math::cos", 1}, {"std::math::tan", 1}, {"std::math::asin", 1},
 	{"std::math::acos", 1}, {"std::math::atan", 1}, {"std::math::atan2", 2}, {"std::math::hypot", 2},
-	{"format.int", 2}, {"format.float", 2}, {"format.str", 2},
 }
 
 // String returns the builtin's name, as SIR prints it ("len.list").

@@ -120,7 +120,7 @@ const (
 	OpShrInt // R[A] = R[B] >> R[C] (arithmetic; a count outside 0..63 traps)
 	OpNotInt // R[A] = ^R[B] (bitwise complement)
 
-	OpConcatN // R[A] = R[B] + R[B+1] + … + R[B+C-1] (strings, C > 0)
+	OpFormat // R[A] = the text of R[B], R[B+1], …, one per spec of the format layout K[C] (FormatLayout)
 
 	numOps
 )
@@ -252,7 +252,7 @@ var infos = [numOps]Info{
 	OpShrInt: {"shr.int", Reg, Reg, Reg},
 	OpNotInt: {"not.int", Reg, Reg, None},
 
-	OpConcatN: {"concat.n", Reg, Reg, Imm},
+	OpFormat: {"format", Reg, Reg, KIdx},
 }
 
 // NumOps is the number of opcodes.

@@ -3,10 +3,11 @@
 // into one int that the interpreter reads at run time.
 //
 // The checker parses a literal once (Parse) and reports its errors at the
-// literal; the lowering to SIR turns the pieces into concatenations of text
-// constants and conversions, each conversion taking its packed spec
-// (Spec.Pack) as a constant argument. The interpreter unpacks the spec
-// (Unpack, a few shifts) and pads with Pad: no spec is parsed at run time.
+// literal; the lowering to SIR turns the pieces into one Format expression
+// of text constants and values, each with its spec packed into an int
+// (Spec.Pack), which the code generator stores as a layout constant. The
+// interpreter unpacks a spec (Unpack, a few shifts) and pads with Pad: no
+// spec is parsed at run time.
 //
 // A spec is [[fill] align] ["0"] [width] ["." precision] [type], align one
 // of < > ^, type x (lower-case hex) or b (binary). Which specs fit which
