@@ -58,9 +58,9 @@ func f0 show (fn) params 4 slots 8 frame 20 -> string
   0014  format        r5, r8, k6("\xff\xff\xff\xff\xff\xff\xff\xff") ; app.hl:6:23
   0015  move          r6, r0                         ; app.hl:7:29
   0016  loadk         r7, k7("{braces}")             ; app.hl:8:23
-  0017  concat.str    r10, r4, r5                    ; app.hl:9:16
-  0018  concat.str    r9, r10, r6                    ; app.hl:9:23
-  0019  concat.str    r8, r9, r7                     ; app.hl:9:30
+  0017  concat.str    r8, r4, r5                     ; app.hl:9:16
+  0018  concat.str    r8, r8, r6                     ; app.hl:9:23
+  0019  concat.str    r8, r8, r7                     ; app.hl:9:30
   0020  ret           r8                             ; app.hl:9:5
 
 func f1 L.init (init) params 0 slots 0 frame 0
