@@ -627,6 +627,13 @@ func (g *fnComp) expr(e sir.Expr, dst int) {
 		}
 		g.setPos(e.Pos())
 		g.emit(image.OpCallPrim, d, int32(e.Prim), int32(base))
+	case *sir.Format:
+		base := g.window(len(e.Parts))
+		for i, x := range e.Parts {
+			g.expr(x, base+i)
+		}
+		g.setPos(e.Pos())
+		g.emit(image.OpFormat, d, int32(base), g.c.konst(image.Const{Kind: image.KindString, Str: image.FormatLayout(e.Specs)}))
 	case *sir.MakeList:
 		base := g.window(len(e.Elems))
 		for i, x := range e.Elems {

@@ -76,6 +76,7 @@ const (
 	tagMakeEnum
 	tagIndex
 	tagFieldRef
+	tagFormat
 )
 
 // MarshalBinary encodes the program canonically.
@@ -509,6 +510,13 @@ func (e *encoder) expr(x Expr) error {
 		head(tagFieldRef)
 		e.idx(x.Field)
 		return e.expr(x.X)
+	case *Format:
+		head(tagFormat)
+		e.count(len(x.Specs))
+		for _, s := range x.Specs {
+			e.int(s)
+		}
+		return e.exprs(x.Parts)
 	}
 	return fmt.Errorf("unknown expression %T", x)
 }
@@ -956,6 +964,9 @@ func (d *decoder) expr() Expr {
 		x = &Index{ExprBase: b, Kind: IndexKind(d.byte()), X: d.expr(), Index: d.expr()}
 	case tagFieldRef:
 		x = &FieldRef{ExprBase: b, Field: d.idx(), X: d.expr()}
+	case tagFormat:
+		specs := list(d, d.int)
+		x = &Format{ExprBase: b, Specs: specs, Parts: d.exprs()}
 	default:
 		d.fail("unknown expression tag")
 		return nil

@@ -1124,6 +1124,9 @@ var simpleBuiltins = map[string]Builtin{
 
 // builtin resolves an overloaded builtin by the type of its first argument.
 func (c *fnCtx) builtin(e *ast.CallExpr, b ExprBase, name string) Expr {
+	if name == "format" {
+		return c.format(e, b)
+	}
 	args := c.args(e.Args)
 	if bi, ok := simpleBuiltins[name]; ok {
 		return &CallBuiltin{ExprBase: b, Builtin: bi, Args: args}

@@ -553,6 +553,15 @@ func (pr *printer) expr(e Expr) string {
 		return fmt.Sprintf("prim %s(%s)", e.Name, pr.exprs(e.Args))
 	case *MakeList:
 		return fmt.Sprintf("%s [%s]", pr.tn(e.Ty), pr.exprs(e.Elems))
+	case *Format:
+		parts := make([]string, len(e.Parts))
+		for i, x := range e.Parts {
+			parts[i] = pr.expr(x)
+			if i < len(e.Specs) && e.Specs[i] >= 0 {
+				parts[i] += fmt.Sprintf(" spec %#x", e.Specs[i])
+			}
+		}
+		return "format(" + strings.Join(parts, ", ") + ")"
 	case *MakeMap:
 		parts := make([]string, len(e.Keys))
 		for i := range e.Keys {

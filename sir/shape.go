@@ -352,6 +352,8 @@ func walkFunc(f *Func, fs func(Stmt), fe func(Expr)) {
 			exprs(e.Args)
 		case *MakeList:
 			exprs(e.Elems)
+		case *Format:
+			exprs(e.Parts)
 		case *MakeMap:
 			exprs(e.Keys)
 			exprs(e.Values)

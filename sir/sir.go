@@ -824,6 +824,18 @@ func (*MakeStruct) exprNode()  {}
 func (*MakeEnum) exprNode()    {}
 func (*Index) exprNode()       {}
 func (*FieldRef) exprNode()    {}
+func (*Format) exprNode()      {}
+
+// Format is the text of Parts in order, built at once: the lowering of a
+// call of the format builtin. Part i is str(Parts[i]) (a string as it is)
+// when Specs[i] is negative, else laid out by the placeholder spec that
+// Specs[i] packs (package lang/format): an int or a float by its number
+// form, any other value as its str form padded to the width.
+type Format struct {
+	ExprBase
+	Parts []Expr
+	Specs []int64
+}
 
 // ---- Builtins ----
 

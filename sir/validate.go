@@ -461,6 +461,14 @@ func (v *validator) expr(e Expr, need bool) bool {
 			}
 		}
 		each(e.Args)
+	case *Format:
+		if v.kind(e.Ty) != KindString {
+			v.failf(pos, "format of type %s", v.kind(e.Ty))
+		}
+		if len(e.Parts) == 0 || len(e.Specs) != len(e.Parts) {
+			v.failf(pos, "format of %d parts with %d specs", len(e.Parts), len(e.Specs))
+		}
+		each(e.Parts)
 	case *MakeList:
 		if v.kind(e.Ty) != KindList {
 			v.failf(pos, "list literal of type %s", v.kind(e.Ty))

@@ -46,7 +46,7 @@ func FuzzRun(f *testing.F) {
 		for _, fn := range img.Funcs {
 			for _, in := range fn.Code {
 				switch in.Op {
-				case image.OpCallB, image.OpConcatStr, image.OpConcatBytes, image.OpConcatList:
+				case image.OpCallB, image.OpConcatStr, image.OpConcatBytes, image.OpConcatList, image.OpFormat:
 					return
 				}
 			}

@@ -38,10 +38,13 @@ type Machine struct {
 	stack  []value.Value // registers of every active frame
 	frames []frame
 	iters  []value.Value // containers of the active for loops, innermost last
-	buf    []byte        // scratch: encoded arguments and payloads
-	text   []byte        // scratch: str() of a printed value
-	high   int           // registers used since the last finish
-	steps  int64         // steps used by the last run
+	// fmtText and fmtPart are format's scratch buffers, reused so that a
+	// call allocates only its result.
+	fmtText, fmtPart []byte
+	buf              []byte // scratch: encoded arguments and payloads
+	text             []byte // scratch: str() of a printed value
+	high             int    // registers used since the last finish
+	steps            int64  // steps used by the last run
 	// initBudget caps Init's steps: none in a real run (state initialisers
 	// are not counted), set by the fuzz tests so that they end.
 	initBudget int64

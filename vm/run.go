@@ -464,6 +464,9 @@ func (m *Machine) cold(in *image.Instr, regs, ip unsafe.Pointer) (unsafe.Pointer
 		}
 		*reg(regs, in.A) = v
 
+	case image.OpFormat:
+		layout := m.consts[in.C].AsStr()
+		*reg(regs, in.A) = m.formatParts(window(regs, in.B, len(layout)/8), layout)
 	case image.OpNewList:
 		*reg(regs, in.A) = value.NewList(window(regs, in.B, int(in.C)))
 		m.charge(value.SizeListHeader + value.SizeSlot*int64(in.C))

@@ -195,6 +195,15 @@ func TestValidate(t *testing.T) {
 		{"builtin window", func(img *image.Image) { img.Funcs[2].Code[3].C = 3 }, "bad operand C"},
 		{"builtin arity", func(img *image.Image) { img.Funcs[2].Code[3].B = int32(image.BuiltinInsert) }, "operands do not fit"},
 		{"bad builtin", func(img *image.Image) { img.Funcs[2].Code[3].B = 0 }, "bad operand B"},
+		{"format without a layout", func(img *image.Image) {
+			in := img.Funcs[2].Code[3]
+			img.Funcs[2].Code[3] = image.Instr{Op: image.OpFormat, A: in.A, B: in.C, C: 2}
+		}, "operands do not fit"},
+		{"format window", func(img *image.Image) {
+			in := img.Funcs[2].Code[3]
+			img.Consts = append(img.Consts, image.Const{Kind: image.KindString, Str: image.FormatLayout(make([]int64, 64))})
+			img.Funcs[2].Code[3] = image.Instr{Op: image.OpFormat, A: in.A, B: in.C, C: int32(len(img.Consts) - 1)}
+		}, "operands do not fit"},
 		{"publish window", func(img *image.Image) { img.Funcs[3].Code[1].B = 2 }, "bad operand B"},
 		{"frame smaller than slots", func(img *image.Image) { img.Funcs[0].FrameSize = 0 }, "bad frame"},
 		{"handler without payload", func(img *image.Image) { img.Funcs[2].NumParams = 0 }, "bad handler"},

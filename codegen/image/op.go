@@ -120,6 +120,8 @@ const (
 	OpShrInt // R[A] = R[B] >> R[C] (arithmetic; a count outside 0..63 traps)
 	OpNotInt // R[A] = ^R[B] (bitwise complement)
 
+	OpFormat // R[A] = the text of R[B], R[B+1], …, one per spec of the format layout K[C] (FormatLayout)
+
 	numOps
 )
 
@@ -249,6 +251,8 @@ var infos = [numOps]Info{
 	OpShlInt: {"shl.int", Reg, Reg, Reg},
 	OpShrInt: {"shr.int", Reg, Reg, Reg},
 	OpNotInt: {"not.int", Reg, Reg, None},
+
+	OpFormat: {"format", Reg, Reg, KIdx},
 }
 
 // NumOps is the number of opcodes.

@@ -382,6 +382,9 @@ func (v *validator) instr(w string, f *Func, pc int) {
 		good = window(in.C, len(img.Prims[in.B].Params))
 	case OpNewList:
 		good = window(in.B, int(in.C))
+	case OpFormat:
+		n, ok := FormatParts(img.Consts[in.C])
+		good = ok && window(in.B, n)
 	case OpNewMap:
 		good = in.C > 0 && window(in.B, 2*int(in.C))
 	case OpNewStruct:

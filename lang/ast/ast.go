@@ -1,5 +1,7 @@
 package ast
 
+import "github.com/hale-lang/hale/lang/format"
+
 // ---- Files and declarations ----
 
 // File is one parsed source file.
@@ -642,6 +644,9 @@ type CallExpr struct {
 	Typed
 	Fun  Expr
 	Args []Expr
+	// Format is the parsed literal of a call of the format builtin, set
+	// by the checker when the literal is well formed.
+	Format []format.Piece
 }
 
 // Callee returns the symbol the call resolves to (nil before checking or

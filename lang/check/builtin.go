@@ -18,6 +18,7 @@ var builtinArity = map[string]int{
 	"abs": 1, "min": 2, "max": 2,
 	"assert": 2, "panic": 1, "print": 1,
 	"std::json::encode": 1,
+	"format":            -1, // variadic: checked by format
 }
 
 // builtinResult is the result type of builtins whose result does not
@@ -30,12 +31,15 @@ var builtinResult = map[string]*ast.Type{
 	"trim": ast.StringType, "upper": ast.StringType, "lower": ast.StringType,
 	"starts_with": ast.BoolType, "ends_with": ast.BoolType, "replace": ast.StringType,
 	"assert": ast.VoidType, "panic": ast.VoidType, "print": ast.VoidType,
-	"std::json::encode": ast.StringType,
+	"std::json::encode": ast.StringType, "format": ast.StringType,
 }
 
 // builtin checks a call of a builtin and returns its result type. The
 // callee expression gets the instantiated signature as its type.
 func (c *checker) builtin(e *ast.CallExpr, name string) *ast.Type {
+	if name == "format" {
+		return c.format(e)
+	}
 	n := builtinArity[name]
 	if len(e.Args) != n {
 		c.errorf(e.Pos(), "E0306", "%q takes %s, got %d", name, plural(n, "argument"), len(e.Args))

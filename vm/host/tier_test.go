@@ -103,6 +103,23 @@ fn f(a: int) -> int { var x = a; for i in 0..1 { x = -x; } return x; }
 locus Main { on start { print(f(5)); print(f(-9223372036854775807 - 1)); } }
 main { spawn Main; }
 `,
+	"format": `
+fn square(n: int) -> int { var s = 0; for i in 0..n { s += n; } return s; }
+fn width(n: int) -> int {
+    var w = 0;
+    for k in 0..2 { w += len(format("{:x}|{:>6.2}", square(n + k), float(n) / 3.0)); }
+    return w;
+}
+locus Main {
+    on start {
+        var s = 0;
+        for i in 0..3000 { s += width(i); }
+        print(s);
+        print(format("{:08b} {}", square(7), width(7)));
+    }
+}
+main { spawn Main; }
+`,
 	"bits": `
 fn mix(n: int) -> int {
     var h = 1469598103934665603;
@@ -195,6 +212,22 @@ func TestTierPlansBitOps(t *testing.T) {
 		}
 	}
 	if got, want := strings.Join(entries, " "), "mix shift back"; got != want {
+		t.Fatalf("entries %q, want %q", got, want)
+	}
+}
+
+// TestTierPlansFormat: a scalar function that calls format is left to the
+// interpreter, the scalar function it calls is compiled (the "format"
+// program above checks that they agree).
+func TestTierPlansFormat(t *testing.T) {
+	_, p, img := prepareTier(t, tierPrograms["format"])
+	var entries []string
+	for f, e := range p.plan.Entry {
+		if e {
+			entries = append(entries, img.Funcs[f].Name)
+		}
+	}
+	if got, want := strings.Join(entries, " "), "square"; got != want {
 		t.Fatalf("entries %q, want %q", got, want)
 	}
 }

@@ -159,8 +159,9 @@ func BenchmarkStartup(b *testing.B) {
 	os.RemoveAll(cold)
 }
 
-// BenchmarkVsCPython runs fib(30) and a 10^6 loop with hale on both
-// engines and with python3, each beside its empty-program baseline.
+// BenchmarkVsCPython runs fib(30), a 10^6 loop and 10^6 format calls
+// (f-strings in Python) with hale on both engines and with python3, each
+// beside its empty-program baseline.
 // Ratios: wasm/py and native/py compare whole runs; net-wasm/py and
 // net-native/py compare the runs minus their baselines (the computation
 // without the start-up).
@@ -173,7 +174,7 @@ func BenchmarkVsCPython(b *testing.B) {
 		b.Skip("python3 is not installed")
 	}
 	g := newBench(b)
-	for _, w := range []struct{ name, want string }{{"fib30", "832040"}, {"loop", "499999500000"}} {
+	for _, w := range []struct{ name, want string }{{"fib30", "832040"}, {"loop", "499999500000"}, {"format", "34518986"}} {
 		b.Run(w.name, func(b *testing.B) {
 			m := g.sideBySide(b, []benchCmd{
 				{name: "wasm-empty", args: []string{"hale", "run", "empty.hl"}},
@@ -248,6 +249,7 @@ func TestBenchPrograms(t *testing.T) {
 		"hello.hl":     "hello\n",
 		"fib30.hl":     "832040\n",
 		"loop.hl":      "499999500000\n",
+		"format.hl":    "34518986\n",
 		"msgs.hl":      "handled 200000\n",
 		"msgs_rand.hl": "handled 200000\n",
 	}
