@@ -243,8 +243,9 @@ type TypeExpr interface {
 // NamedType is `int`, `Point`, or a qualified `std::http::Response`.
 type NamedType struct {
 	Span
-	Path []string // one element except for qualified names
-	T    *Type    // set by the checker
+	Path []string   // one element except for qualified names
+	Args []TypeExpr // type arguments: Option<T>, Result<T> (the only generic types)
+	T    *Type      // set by the checker
 }
 
 // ListType is `[T]`.
@@ -381,7 +382,7 @@ const (
 	PatInt                         // 42 or -42
 	PatString                      // "text"
 	PatBool                        // true, false
-	PatVariant                     // Enum::Variant(a, b)
+	PatVariant                     // Enum::Variant(a, b), or unqualified Some(x), None, Ok(v), Err(e)
 )
 
 // Pattern is one match pattern.
@@ -391,7 +392,7 @@ type Pattern struct {
 	Int   int64
 	Str   string
 	Bool  bool
-	Enum  *Ident   // PatVariant: the enum name
+	Enum  *Ident   // PatVariant: the enum name (nil for Some, None, Ok and Err)
 	Name  *Ident   // PatVariant: the variant name
 	Binds []*Ident // PatVariant: bound names (Sym are locals); "_" binds nothing
 
@@ -677,6 +678,16 @@ type FieldExpr struct {
 	Name  *Ident
 	Index int // set by the checker: the field index
 }
+
+// QuestionExpr is `x?`: the Ok (or Some) value of x, or an early return of
+// its Err (or None) from the enclosing fn.
+type QuestionExpr struct {
+	Span
+	Typed
+	X Expr
+}
+
+func (*QuestionExpr) exprNode() {}
 
 func (*IntLit) exprNode()     {}
 func (*FloatLit) exprNode()   {}

@@ -49,6 +49,10 @@ type Type struct {
 	Fields   []*Field   // Struct
 	Variants []*Variant // Enum
 	Decl     Pos        // Struct and Enum: where declared
+	// Generic is "Option" or "Result" for an instance of a built-in
+	// generic enum (Name is then "Option<int>"). The checker interns
+	// instances, so they too are identical only by pointer.
+	Generic string
 
 	Params []*Type // Func
 	Result *Type   // Func (Void when the fn returns nothing)
@@ -83,6 +87,21 @@ func ListOf(elem *Type) *Type { return &Type{Kind: List, Elem: elem} }
 
 // MapOf returns the type {key: val}.
 func MapOf(key, val *Type) *Type { return &Type{Kind: Map, Key: key, Elem: val} }
+
+// TypeArg returns the type argument of an Option or Result instance: the
+// payload type of its first variant (Some or Ok).
+func (t *Type) TypeArg() *Type {
+	if t.Generic == "" || len(t.Variants) == 0 || len(t.Variants[0].Fields) == 0 {
+		return InvalidType
+	}
+	return t.Variants[0].Fields[0]
+}
+
+// IsOption reports whether t is an instance of the built-in Option<T>.
+func (t *Type) IsOption() bool { return t != nil && t.Generic == "Option" }
+
+// IsResult reports whether t is an instance of the built-in Result<T>.
+func (t *Type) IsResult() bool { return t != nil && t.Generic == "Result" }
 
 // FieldIndex returns the index of the named field of a struct type, or -1.
 func (t *Type) FieldIndex(name string) int {

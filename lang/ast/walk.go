@@ -203,6 +203,8 @@ func Inspect(n Node, f func(Node) bool) {
 		inspectExpr(n.Value, f)
 	case *UnaryExpr:
 		inspectExpr(n.X, f)
+	case *QuestionExpr:
+		inspectExpr(n.X, f)
 	case *BinaryExpr:
 		inspectExpr(n.X, f)
 		inspectExpr(n.Y, f)

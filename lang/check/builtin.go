@@ -19,6 +19,8 @@ var builtinArity = map[string]int{
 	"assert": 2, "panic": 1, "print": 1,
 	"std::json::encode": 1,
 	"format":            -1, // variadic: checked by format
+	"unwrap":            1, "unwrap_or": 2, "is_ok": 1, "is_err": 1, "is_some": 1, "is_none": 1,
+	"get": 2,
 }
 
 // builtinResult is the result type of builtins whose result does not
@@ -32,11 +34,12 @@ var builtinResult = map[string]*ast.Type{
 	"starts_with": ast.BoolType, "ends_with": ast.BoolType, "replace": ast.StringType,
 	"assert": ast.VoidType, "panic": ast.VoidType, "print": ast.VoidType,
 	"std::json::encode": ast.StringType, "format": ast.StringType,
+	"is_ok": ast.BoolType, "is_err": ast.BoolType, "is_some": ast.BoolType, "is_none": ast.BoolType,
 }
 
 // builtin checks a call of a builtin and returns its result type. The
 // callee expression gets the instantiated signature as its type.
-func (c *checker) builtin(e *ast.CallExpr, name string) *ast.Type {
+func (c *checker) builtin(e *ast.CallExpr, name string, want *ast.Type) *ast.Type {
 	if name == "format" {
 		return c.format(e)
 	}
@@ -49,7 +52,7 @@ func (c *checker) builtin(e *ast.CallExpr, name string) *ast.Type {
 		}
 		return ast.InvalidType
 	}
-	b := &builtinCall{c: c, e: e, name: name, types: make([]*ast.Type, n)}
+	b := &builtinCall{c: c, e: e, name: name, types: make([]*ast.Type, n), want: want}
 	result := b.check()
 	e.Fun.SetType(&ast.Type{Kind: ast.Func, Params: b.types, Result: result})
 	return result
@@ -61,6 +64,7 @@ type builtinCall struct {
 	e     *ast.CallExpr
 	name  string
 	types []*ast.Type // argument types, for the instantiated signature
+	want  *ast.Type   // the type the context expects of the result, or nil
 }
 
 // arg checks argument i with an optional expected type.
@@ -227,6 +231,40 @@ func (b *builtinCall) check() *ast.Type {
 	case "std::json::encode":
 		arg(0, nil)
 		return ast.StringType
+	case "unwrap", "unwrap_or":
+		t := arg(0, nil)
+		if t.Generic == "" {
+			bad(0, t, "an Option or a Result")
+			rest()
+			return ast.InvalidType
+		}
+		if name == "unwrap_or" {
+			must(1, t.TypeArg())
+		}
+		return t.TypeArg()
+	case "is_ok", "is_err", "is_some", "is_none":
+		t := arg(0, nil)
+		owner, need := "Result", "a Result"
+		if name == "is_some" || name == "is_none" {
+			owner, need = "Option", "an Option"
+		}
+		if t.Generic != owner {
+			bad(0, t, need)
+		}
+		return ast.BoolType
+	case "get":
+		t := arg(0, nil)
+		switch t.Kind {
+		case ast.Map:
+			must(1, t.Key)
+			return c.instance("Option", t.Elem)
+		case ast.List:
+			must(1, ast.IntType)
+			return c.instance("Option", t.Elem)
+		}
+		bad(0, t, "a map or a list")
+		rest()
+		return ast.InvalidType
 	}
 	return ast.InvalidType
 }

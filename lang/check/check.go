@@ -31,11 +31,15 @@ func Check(files, std []*ast.File) (*Result, diag.List) {
 	c := &checker{
 		res:       &Result{Scope: map[string]*ast.Symbol{}},
 		variants:  map[*ast.Type][]*ast.Symbol{},
+		generics:  map[string]*ast.Type{},
 		builtins:  map[string]*ast.Symbol{},
 		loci:      map[*ast.LocusDecl]*locusCtx{},
 		localKind: map[*ast.Symbol]string{},
 	}
 	for name := range builtinArity {
+		c.builtins[name] = &ast.Symbol{Kind: ast.SymBuiltin, Name: name, Builtin: name}
+	}
+	for _, name := range ctorNames {
 		c.builtins[name] = &ast.Symbol{Kind: ast.SymBuiltin, Name: name, Builtin: name}
 	}
 	var entry *ast.File
@@ -44,6 +48,7 @@ func Check(files, std []*ast.File) (*Result, diag.List) {
 	}
 	c.collect(files, false)
 	c.collect(std, true)
+	c.declareErrorType()
 	c.resolveTypeDecls()
 	c.recursiveStructs()
 	c.signatures()
@@ -62,6 +67,9 @@ type checker struct {
 	decls     []declInFile                // every top-level declaration with its file
 	variants  map[*ast.Type][]*ast.Symbol // enum type -> variant symbols
 	builtins  map[string]*ast.Symbol
+	generics  map[string]*ast.Type // interned Option and Result instances by name
+	// errorType is the built-in struct Error { kind, message }.
+	errorType *ast.Type
 	mains     []mainInFile
 	loci      map[*ast.LocusDecl]*locusCtx
 	localKind map[*ast.Symbol]string // how each local was declared, for messages
@@ -211,6 +219,9 @@ func (c *checker) declare(d ast.Decl, f *ast.File) {
 		return
 	case name.Name == "_":
 		c.errorf(name.Pos(), "E0205", "cannot declare %q at top level", name.Name)
+		return
+	case reservedTopLevel[name.Name] && !f.Stdlib:
+		c.errorf(name.Pos(), "E0205", "cannot declare %q: it names a built-in generic enum or its variant (Option, Result, Some, None, Ok, Err)", name.Name)
 		return
 	}
 	if prev := c.res.Scope[q]; prev != nil {

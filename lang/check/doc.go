@@ -87,10 +87,13 @@
 //	       field, variant); the message names the first declaration
 //	E0203  a name of the wrong kind where a type or enum is needed
 //	E0204  a fn, builtin, type, enum or locus used as a value
-//	E0205  declaring a built-in type name or "_" at top level
+//	E0205  declaring a built-in type name, "_", Option, Result, Some, None,
+//	       Ok or Err at top level
 //	E0206  "_" used as a value
 //	E0207  later state or a locus fn used in a state initialiser
 //	E0209  unknown enum variant
+//	E0210  a generic type (Option, Result) without its one type argument,
+//	       or type arguments on another type
 //
 //	E0301  type mismatch: cannot use T as U (in context)
 //	E0302  operator not defined on the operand type
@@ -114,6 +117,8 @@
 //	E0320  constant refers to itself
 //	E0321  field access on a value that is not a struct
 //	E0322  invalid recursive struct type
+//	E0323  operator ? on something that is not a Result or an Option, or
+//	       in a fn (or handler) that does not return the same generic enum
 //
 //	E0401  invalid assignment target (let, parameter, locus parameter,
 //	       constant, element of a string or bytes, other expressions)

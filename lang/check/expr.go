@@ -81,7 +81,7 @@ func (c *checker) expr1(pe *ast.Expr, want *ast.Type) *ast.Type {
 	case *ast.BoolLit:
 		return ast.BoolType
 	case *ast.Name:
-		return c.name(e)
+		return c.name(e, want)
 	case *ast.PathExpr:
 		return c.pathValue(e)
 	case *ast.StructLit:
@@ -95,7 +95,9 @@ func (c *checker) expr1(pe *ast.Expr, want *ast.Type) *ast.Type {
 	case *ast.BinaryExpr:
 		return c.binary(e, want)
 	case *ast.CallExpr:
-		return c.call(e)
+		return c.call(e, want)
+	case *ast.QuestionExpr:
+		return c.question(e, want)
 	case *ast.IndexExpr:
 		return c.index(e)
 	case *ast.FieldExpr:
@@ -105,7 +107,7 @@ func (c *checker) expr1(pe *ast.Expr, want *ast.Type) *ast.Type {
 }
 
 // name resolves a plain name used as a value.
-func (c *checker) name(e *ast.Name) *ast.Type {
+func (c *checker) name(e *ast.Name, want *ast.Type) *ast.Type {
 	id := e.Ident
 	if id == nil {
 		return ast.InvalidType
@@ -118,6 +120,9 @@ func (c *checker) name(e *ast.Name) *ast.Type {
 	if sym == nil {
 		c.undefinedName(id, false)
 		return ast.InvalidType
+	}
+	if isCtor(sym) {
+		return c.ctorValue(id, want)
 	}
 	id.Sym = sym
 	return c.symValue(sym, id.Pos(), id.Name)
@@ -478,7 +483,7 @@ func (c *checker) binary(e *ast.BinaryExpr, want *ast.Type) *ast.Type {
 }
 
 // call checks a call of a fn, locus fn, primitive, builtin or variant.
-func (c *checker) call(e *ast.CallExpr) *ast.Type {
+func (c *checker) call(e *ast.CallExpr, want *ast.Type) *ast.Type {
 	var sym *ast.Symbol
 	switch f := e.Fun.(type) {
 	case *ast.Name:
@@ -492,6 +497,9 @@ func (c *checker) call(e *ast.CallExpr) *ast.Type {
 		sym = c.lookup(f.Ident.Name, f.Ident.Pos())
 		if sym == nil {
 			c.undefinedName(f.Ident, true)
+		}
+		if isCtor(sym) {
+			return c.ctorCall(e, f.Ident, want)
 		}
 		f.Ident.Sym = sym
 	case *ast.PathExpr:
@@ -515,7 +523,7 @@ func (c *checker) call(e *ast.CallExpr) *ast.Type {
 	}
 	switch sym.Kind {
 	case ast.SymBuiltin:
-		return c.builtin(e, sym.Builtin)
+		return c.builtin(e, sym.Builtin, want)
 	case ast.SymFn, ast.SymLocusFn, ast.SymPrim:
 		ft := sym.Type
 		if ft == nil || ft.Kind != ast.Func {
@@ -600,4 +608,48 @@ func (c *checker) field(e *ast.FieldExpr) *ast.Type {
 	}
 	e.Index = idx
 	return xt.Fields[idx].Type
+}
+
+// question checks `x?`: x is a Result or an Option, and the enclosing fn
+// returns the same generic enum (of any type), so that the Err or None can
+// be returned from it. The type is the Ok or Some value's.
+func (c *checker) question(e *ast.QuestionExpr, want *ast.Type) *ast.Type {
+	var result *ast.Type
+	if c.fn != nil {
+		result = c.fn.result
+	}
+	// The target type flows through: in a fn returning Result<U>,
+	// `let n: int = Ok(1)?;` types Ok(1) as Result<int>.
+	var xwant *ast.Type
+	if want != nil && result != nil && result.Generic != "" {
+		xwant = c.instance(result.Generic, want)
+	}
+	xt := c.value(&e.X, xwant)
+	if invalid(xt) {
+		return ast.InvalidType
+	}
+	if xt.Generic == "" {
+		c.errorf(e.X.End(), "E0323", "operator ? needs a Result or an Option, got %s", xt)
+		return ast.InvalidType
+	}
+	where := "here"
+	if c.fn != nil {
+		where = c.fn.name
+	}
+	switch {
+	case result == nil || result.Kind == ast.Void:
+		c.errorf(e.X.End(), "E0323", "operator ? cannot return from %s, which returns nothing: handle the %s with match, or use unwrap", where, failure(xt))
+	case result.Kind == ast.Invalid:
+	case result.Generic != xt.Generic:
+		c.errorf(e.X.End(), "E0323", "operator ? on %s needs a fn returning %s<…>, but %s returns %s: handle the %s with match, or use unwrap", xt, xt.Generic, where, result, failure(xt))
+	}
+	return xt.TypeArg()
+}
+
+// failure names the variant that ? returns early: Err or None.
+func failure(t *ast.Type) string {
+	if t.IsOption() {
+		return "None"
+	}
+	return "Err"
 }

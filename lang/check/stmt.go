@@ -47,7 +47,7 @@ func (c *checker) stmt(s ast.Stmt) {
 		c.assign(s)
 	case *ast.ExprStmt:
 		c.expr(&s.X, nil)
-		if _, ok := s.X.(*ast.CallExpr); !ok && s.X != nil {
+		if !isStatementExpr(s.X) && s.X != nil {
 			c.errorf(s.X.Pos(), "E0403", "expression is not a statement: only a call can stand alone")
 		}
 	case *ast.IfStmt:
@@ -271,7 +271,7 @@ func (c *checker) match(s *ast.MatchStmt) {
 	case ast.Enum:
 		for i, v := range xt.Variants {
 			if !covered[i] {
-				missing = append(missing, xt.Name+"::"+v.Name)
+				missing = append(missing, variantText(xt, v))
 			}
 		}
 	case ast.Bool:
@@ -301,6 +301,9 @@ func (c *checker) fits(p *ast.Pattern, text string, xt *ast.Type, kind ast.TypeK
 // the pattern is wrong.
 func (c *checker) variantPattern(p *ast.Pattern, xt *ast.Type) string {
 	p.Variant = -1
+	if p.Enum == nil && p.Name != nil {
+		return c.genericPattern(p, xt)
+	}
 	if p.Enum == nil || p.Name == nil {
 		c.declareBinds(p, nil)
 		return ""
@@ -428,6 +431,18 @@ func breaks(s ast.Stmt) bool {
 				return true
 			}
 		}
+	}
+	return false
+}
+
+// isStatementExpr reports whether x may stand alone as a statement: a
+// call, or a call followed by ? (whose early return is the point).
+func isStatementExpr(x ast.Expr) bool {
+	switch x := x.(type) {
+	case *ast.CallExpr:
+		return true
+	case *ast.QuestionExpr:
+		return isStatementExpr(x.X)
 	}
 	return false
 }

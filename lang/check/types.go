@@ -58,6 +58,15 @@ func (c *checker) namedType(te *ast.NamedType) *ast.Type {
 		return ast.InvalidType
 	}
 	name := strings.Join(te.Path, "::")
+	if len(te.Path) == 1 && (name == "Option" || name == "Result") {
+		return c.genericType(te, name)
+	}
+	if len(te.Args) > 0 {
+		c.errorf(te.Pos(), "E0210", "type %q takes no type arguments (only Option and Result do)", name)
+		for _, a := range te.Args {
+			c.typeOf(a)
+		}
+	}
 	if len(te.Path) == 1 {
 		if t := basicTypes[name]; t != nil {
 			return t

@@ -184,6 +184,16 @@ func (d *dumper) node(n ast.Node) {
 
 	case *ast.NamedType:
 		d.WriteString(strings.Join(n.Path, "::"))
+		if len(n.Args) > 0 {
+			d.WriteByte('<')
+			for i, a := range n.Args {
+				if i > 0 {
+					d.WriteString(", ")
+				}
+				d.node(a)
+			}
+			d.WriteByte('>')
+		}
 	case *ast.ListType:
 		d.WriteByte('[')
 		d.node(n.Elem)
@@ -268,11 +278,15 @@ func (d *dumper) node(n ast.Node) {
 		case ast.PatBool:
 			d.WriteString(strconv.FormatBool(n.Bool))
 		case ast.PatVariant:
+			name := n.Name.Name
+			if n.Enum != nil {
+				name = n.Enum.Name + "::" + name
+			}
 			if n.Binds == nil {
-				d.WriteString(n.Enum.Name + "::" + n.Name.Name)
+				d.WriteString(name)
 				return
 			}
-			d.open(n.Enum.Name + "::" + n.Name.Name)
+			d.open(name)
 			for _, b := range n.Binds {
 				d.word(b.Name)
 			}
@@ -333,6 +347,10 @@ func (d *dumper) node(n ast.Node) {
 		d.close()
 	case *ast.UnaryExpr:
 		d.open(n.Op.String())
+		d.expr(n.X)
+		d.close()
+	case *ast.QuestionExpr:
+		d.open("?")
 		d.expr(n.X)
 		d.close()
 	case *ast.BinaryExpr:

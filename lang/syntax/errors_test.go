@@ -42,7 +42,7 @@ var errorsTests = []struct{ src, want string }{
 	{"fn f() { for i, in xs {} }", `t.hl:1:17: expected second loop variable name, found keyword "in" [E0101]`},
 	{"fn f() { for i xs {} }", `t.hl:1:16: expected "in" after loop variables, found identifier "xs" [E0101]`},
 	{"fn f() { match x { 1 => {} 2 => {} } }", `t.hl:1:28: expected "," or "}" after match arm, found number 2 [E0101]`},
-	{"fn f() { match x { y => {} } }", `t.hl:1:22: expected "::" after enum name in pattern (variants are written Enum::Variant), found "=>" [E0101]`},
+	{"fn f() { match x { y:: => {} } }", `t.hl:1:24: expected variant name, found "=>" [E0101]`},
 	{"fn f() { match x { 1.5 => {} } }", `t.hl:1:20: expected pattern, found number 1.5 [E0101]`},
 	{"fn f() { match x { 9223372036854775808 => {} } }", `t.hl:1:20: integer pattern 9223372036854775808 is out of range [E0107]`},
 	{"fn f() { match x { E::V() => {} } }", `t.hl:1:25: expected binding name, found ")" [E0101]`},

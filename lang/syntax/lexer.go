@@ -58,7 +58,7 @@ var keywords = map[string]bool{
 //	whitespace   [ \t\r\n]+                       (skipped)
 //	Ident        [A-Za-z_][A-Za-z0-9_]*
 //	Punct        ::|\.\.|=>|->|==|!=|<<=|>>=|<<|>>|<=|>=|&&|\|\||\+\+|:=|\+=|-=|\*=|%=|&=|\|=|\^=
-//	             |[-+*%<>=!.,:;(){}\[\]@&|^]
+//	             |[-+*%<>=!.,:;(){}\[\]@&|^?]
 //	Number       0[xXbB][0-9A-Za-z_]*
 //	             |[0-9][0-9_]*(?:\.[0-9][0-9_]*(?:[eE][+-]?[0-9_]*)?|[eE][+-]?[0-9_]*)[0-9A-Za-z_]*
 //	             |[0-9][0-9A-Za-z_]*
@@ -107,7 +107,7 @@ var twoCharPuncts = map[string]bool{
 }
 
 // oneCharPuncts are the operators and delimiters of one character.
-const oneCharPuncts = "-+*%<>=!.,:;(){}[]@&|^"
+const oneCharPuncts = "-+*%<>=!.,:;(){}[]@&|^?"
 
 func isIdentStart(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c == '_' }
 func isIdentChar(c byte) bool  { return isIdentStart(c) || c >= '0' && c <= '9' }

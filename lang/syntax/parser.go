@@ -121,6 +121,12 @@ func (p *parser) is(s string) bool {
 	return (t.kind == kKeyword || t.kind == kPunct) && t.text == s
 }
 
+// isAt reports whether the token n ahead is the keyword or operator s.
+func (p *parser) isAt(n int, s string) bool {
+	t := p.peek(n)
+	return (t.kind == kKeyword || t.kind == kPunct) && t.text == s
+}
+
 func (p *parser) next() *token {
 	t := &p.toks[p.i]
 	p.prev = t.end
@@ -658,6 +664,10 @@ func (p *parser) parseType() ast.TypeExpr {
 		for p.accept("::") {
 			n.Path = append(n.Path, p.ident("type name after \"::\"").Name)
 		}
+		if p.accept("<") {
+			n.Args = append(n.Args, p.parseType())
+			p.closeAngle()
+		}
 		n.Span = p.span(t.off)
 		return n
 	case p.is("["):
@@ -677,6 +687,20 @@ func (p *parser) parseType() ast.TypeExpr {
 	}
 	p.fail("expected type, found %s", p.found())
 	return nil
+}
+
+// closeAngle expects the ">" that closes a type argument list. A ">>"
+// (or ">=", ">>=") token closes one and leaves the rest in its place, so
+// that `Option<Option<int>>` parses.
+func (p *parser) closeAngle() {
+	t := p.tok()
+	if t.kind == kPunct && len(t.text) > 1 && t.text[0] == '>' {
+		t.text = t.text[1:]
+		t.off++
+		p.prev = t.off
+		return
+	}
+	p.expect(">", "to close the type argument list")
 }
 
 // ---- statements ----
@@ -1025,6 +1049,16 @@ func (p *parser) parsePattern() *ast.Pattern {
 	case p.is("true") || p.is("false"):
 		p.next()
 		pat.Kind, pat.Bool = ast.PatBool, t.text == "true"
+	case t.kind == kIdent && !p.isAt(1, "::"):
+		// Some(x), None, Ok(v), Err(e): the built-in generic enums' variants
+		// are written unqualified (the checker rejects other names).
+		pat.Kind = ast.PatVariant
+		pat.Name = p.ident("variant name")
+		if p.accept("(") {
+			p.commaList(")", "binding", true, func() {
+				pat.Binds = append(pat.Binds, p.ident("binding name"))
+			})
+		}
 	case t.kind == kIdent:
 		pat.Kind = ast.PatVariant
 		pat.Enum = p.ident("enum name")
@@ -1138,6 +1172,9 @@ func (p *parser) parsePostfix(head bool) ast.Expr {
 			p.expect("]", "after index")
 			ix.Span = ast.Span{From: x.Pos(), To: p.pos(p.prev)}
 			x = ix
+		case p.is("?"):
+			p.next()
+			x = &ast.QuestionExpr{Span: ast.Span{From: x.Pos(), To: p.pos(p.prev)}, X: x}
 		case p.is("."):
 			p.next()
 			f := &ast.FieldExpr{X: x, Name: p.fieldName("field name after \".\"")}
@@ -1264,6 +1301,8 @@ func setSpan(x ast.Expr, s ast.Span) {
 	case *ast.IndexExpr:
 		x.Span = s
 	case *ast.FieldExpr:
+		x.Span = s
+	case *ast.QuestionExpr:
 		x.Span = s
 	}
 }
