@@ -64,10 +64,10 @@ type checker struct {
 	errs diag.List
 	res  *Result
 
-	decls     []declInFile                // every top-level declaration with its file
-	variants  map[*ast.Type][]*ast.Symbol // enum type -> variant symbols
-	builtins  map[string]*ast.Symbol
-	generics  map[string]*ast.Type // interned Option and Result instances by name
+	decls    []declInFile                // every top-level declaration with its file
+	variants map[*ast.Type][]*ast.Symbol // enum type -> variant symbols
+	builtins map[string]*ast.Symbol
+	generics map[string]*ast.Type // interned Option and Result instances by name
 	// errorType is the built-in struct Error { kind, message }.
 	errorType *ast.Type
 	mains     []mainInFile
