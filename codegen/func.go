@@ -687,6 +687,8 @@ func (g *fnComp) expr(e sir.Expr, dst int) {
 		x := g.operand(e.X)
 		g.setPos(e.Pos())
 		g.emit(image.OpField, d, int32(x), int32(e.Field))
+	case *sir.Question:
+		g.question(e, d)
 	default:
 		panic(fmt.Sprintf("unexpected expression %T", e))
 	}
@@ -797,4 +799,35 @@ func (g *fnComp) builtin(e *sir.CallBuiltin, d int32) {
 	}
 	g.setPos(e.Pos())
 	g.emit(image.OpCallB, d, int32(b), int32(base))
+}
+
+// question compiles `x?`: variant 1 (None or Err) returns from the
+// function, as None or Err(e) of the function's own result type, ending
+// the for loops it is in as a return does; otherwise the value is the
+// payload of Some or Ok.
+func (g *fnComp) question(e *sir.Question, d int32) {
+	x := g.operand(e.X)
+	g.setPos(e.Pos())
+	ok := g.newLabel()
+	g.jump(image.OpJNeVariant, int32(x), 1, ok)
+	ret := g.c.p.Types[e.Ret]
+	if ret.Kind != sir.KindEnum || len(ret.Variants) != 2 {
+		panic(fmt.Sprintf("? in a function returning %s", ret.Kind))
+	}
+	r := g.alloc()
+	k := g.c.konst(image.Const{Kind: image.KindEnum, Type: image.TypeRef(e.Ret), Variant: 1})
+	if len(ret.Variants[1].Fields) == 0 {
+		g.emit(image.OpLoadK, int32(r), k, 0)
+	} else {
+		g.emit(image.OpEnumField, int32(r), int32(x), 0)
+		g.emit(image.OpNewEnum, int32(r), int32(r), k)
+	}
+	for i := len(g.loops) - 1; i >= 0; i-- {
+		if l := g.loops[i]; l.iter >= 0 {
+			g.emit(image.OpIterEnd, int32(l.iter), 0, 0)
+		}
+	}
+	g.emit(image.OpRet, int32(r), 0, 0)
+	g.bind(ok)
+	g.emit(image.OpEnumField, d, int32(x), 0)
 }

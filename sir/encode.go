@@ -77,6 +77,7 @@ const (
 	tagIndex
 	tagFieldRef
 	tagFormat
+	tagQuestion
 )
 
 // MarshalBinary encodes the program canonically.
@@ -517,6 +518,10 @@ func (e *encoder) expr(x Expr) error {
 			e.int(s)
 		}
 		return e.exprs(x.Parts)
+	case *Question:
+		head(tagQuestion)
+		e.ref(x.Ret)
+		return e.expr(x.X)
 	}
 	return fmt.Errorf("unknown expression %T", x)
 }
@@ -967,6 +972,8 @@ func (d *decoder) expr() Expr {
 	case tagFormat:
 		specs := list(d, d.int)
 		x = &Format{ExprBase: b, Specs: specs, Parts: d.exprs()}
+	case tagQuestion:
+		x = &Question{ExprBase: b, Ret: d.ref(), X: d.expr()}
 	default:
 		d.fail("unknown expression tag")
 		return nil

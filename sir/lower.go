@@ -898,6 +898,12 @@ func (c *fnCtx) expr(e ast.Expr) Expr {
 		return &Index{ExprBase: c.base(e), Kind: c.indexKind(e.Pos(), x.Type()), X: x, Index: c.expr(e.Index)}
 	case *ast.FieldExpr:
 		return &FieldRef{ExprBase: c.base(e), X: c.expr(e.X), Field: e.Index}
+	case *ast.QuestionExpr:
+		ret := TVoid
+		if c.fn != nil {
+			ret = c.fn.Result
+		}
+		return &Question{ExprBase: c.base(e), X: c.expr(e.X), Ret: ret}
 	}
 	c.l.internal(e.Pos(), "unexpected expression %T", e)
 	return &Const{ExprBase: ExprBase{e.Pos(), TVoid}}
@@ -1120,6 +1126,8 @@ var simpleBuiltins = map[string]Builtin{
 	"sort": BuiltinSort, "find": BuiltinFind, "split": BuiltinSplit, "join": BuiltinJoin, "trim": BuiltinTrim,
 	"upper": BuiltinUpper, "lower": BuiltinLower, "starts_with": BuiltinStartsWith, "ends_with": BuiltinEndsWith,
 	"replace": BuiltinReplace, "assert": BuiltinAssert, "panic": BuiltinPanic,
+	"unwrap": BuiltinUnwrap, "unwrap_or": BuiltinUnwrapOr, "is_some": BuiltinIsSome, "is_none": BuiltinIsNone,
+	"is_ok": BuiltinIsOk, "is_err": BuiltinIsErr,
 }
 
 // builtin resolves an overloaded builtin by the type of its first argument.
@@ -1184,6 +1192,16 @@ func (c *fnCtx) builtin(e *ast.CallExpr, b ExprBase, name string) Expr {
 		case KindList:
 			bi = BuiltinContainsList
 		}
+	case "get":
+		switch k {
+		case KindMap:
+			bi = BuiltinGetMap
+		case KindList:
+			bi = BuiltinGetList
+		}
+		// The None of the result type carries the type the builtin
+		// needs to build Some(v).
+		args = append(args, &MakeEnum{ExprBase: b, Variant: 1})
 	case "abs", "min", "max":
 		off := map[string]Builtin{"abs": BuiltinAbsInt, "min": BuiltinMinInt, "max": BuiltinMaxInt}[name]
 		switch k {

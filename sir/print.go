@@ -588,6 +588,8 @@ func (pr *printer) expr(e Expr) string {
 		return fmt.Sprintf("index.%s(%s, %s)", e.Kind, pr.expr(e.X), pr.expr(e.Index))
 	case *FieldRef:
 		return pr.expr(e.X) + "." + pr.fieldName(e.X.Type(), e.Field)
+	case *Question:
+		return pr.expr(e.X) + "?"
 	}
 	return fmt.Sprintf("?%T", e)
 }

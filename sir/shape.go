@@ -366,6 +366,8 @@ func walkFunc(f *Func, fs func(Stmt), fe func(Expr)) {
 			expr(e.Index)
 		case *FieldRef:
 			expr(e.X)
+		case *Question:
+			expr(e.X)
 		}
 	}
 	stmts = func(list []Stmt) {

@@ -808,6 +808,18 @@ type FieldRef struct {
 	Field int
 }
 
+// Question is `X?`: X is an Option or a Result. For Some(v) or Ok(v) it
+// gives v; for None it returns None of Ret, the enclosing function's
+// result type, and for Err(e) it returns Err(e) of Ret, ending the for
+// loops it is in as a return does.
+type Question struct {
+	ExprBase
+	X   Expr
+	Ret TypeRef
+}
+
+func (*Question) exprNode() {}
+
 func (*Const) exprNode()       {}
 func (*LocalRef) exprNode()    {}
 func (*StateRef) exprNode()    {}
@@ -904,6 +916,14 @@ const (
 	BuiltinAtan                  // std::math::atan(f)
 	BuiltinAtan2                 // std::math::atan2(y, x)
 	BuiltinHypot                 // std::math::hypot(x, y)
+	BuiltinUnwrap                // unwrap(x): Some or Ok value; Err(e) traps with e's kind and message, None with panic "unwrap of None"
+	BuiltinUnwrapOr              // unwrap_or(x, d): Some or Ok value, else d
+	BuiltinIsSome                // is_some(o) -> bool
+	BuiltinIsNone                // is_none(o) -> bool
+	BuiltinIsOk                  // is_ok(r) -> bool
+	BuiltinIsErr                 // is_err(r) -> bool
+	BuiltinGetMap                // get(m, k, none) -> Option<V>: none is None of the result type (it carries the type)
+	BuiltinGetList               // get(xs, i, none) -> Option<T>: likewise
 	NumBuiltins
 )
 
@@ -919,6 +939,7 @@ var builtinNames = [...]string{
 	"std::math::log", "std::math::exp",
 	"std::math::sin", "std::math::cos", "std::math::tan", "std::math::asin",
 	"std::math::acos", "std::math::atan", "std::math::atan2", "std::math::hypot",
+	"unwrap", "unwrap_or", "is_some", "is_none", "is_ok", "is_err", "get.map", "get.list",
 }
 
 // String returns the builtin's SIR name ("len.list", "push",

@@ -515,6 +515,13 @@ func (v *validator) expr(e Expr, need bool) bool {
 		if v.expr(e.X, true) {
 			v.field(pos, e.X.Type(), e.Field)
 		}
+	case *Question:
+		if v.expr(e.X, true) && v.kind(e.X.Type()) != KindEnum {
+			v.failf(pos, "? on %s", v.kind(e.X.Type()))
+		}
+		if v.kind(e.Ret) != KindEnum {
+			v.failf(pos, "? in a function returning %s", v.kind(e.Ret))
+		}
 	default:
 		v.failf(pos, "unknown expression %T", e)
 	}

@@ -17,14 +17,15 @@ import (
 // Trap messages that do not depend on the data (see the table in the
 // package documentation).
 const (
-	msgOverflow = "integer overflow"
-	msgDivZero  = "division by zero"
-	msgBudget   = "budget exhausted"
-	msgStack    = "stack overflow"
-	msgListIter = "list changed during iteration"
-	msgMapIter  = "map changed during iteration"
-	msgPopEmpty = "pop from empty list"
-	msgSplitSep = "split with empty separator"
+	msgOverflow   = "integer overflow"
+	msgDivZero    = "division by zero"
+	msgBudget     = "budget exhausted"
+	msgStack      = "stack overflow"
+	msgListIter   = "list changed during iteration"
+	msgMapIter    = "map changed during iteration"
+	msgPopEmpty   = "pop from empty list"
+	msgSplitSep   = "split with empty separator"
+	msgUnwrapNone = "unwrap of None"
 )
 
 // trapMsg is an error whose text is a trap message.
@@ -286,6 +287,39 @@ func (m *Machine) builtin(b image.Builtin, args []value.Value) (value.Value, err
 		return value.Float(fmath.Atan2(args[0].AsFloat(), args[1].AsFloat())), nil
 	case image.BuiltinHypot:
 		return value.Float(fmath.Hypot(args[0].AsFloat(), args[1].AsFloat())), nil
+
+	// Option (Some 0, None 1) and Result (Ok 0, Err 1).
+	case image.BuiltinUnwrap:
+		x := args[0]
+		if x.Variant() == 0 {
+			return x.Payload()[0], nil
+		}
+		if p := x.Payload(); len(p) == 1 { // Err(e): e's kind and message
+			e := p[0].AsStruct()
+			return value.Value{}, trapMsg(e.Field(1).AsStr())
+		}
+		return value.Value{}, trapMsg(msgUnwrapNone)
+	case image.BuiltinUnwrapOr:
+		if args[0].Variant() == 0 {
+			return args[0].Payload()[0], nil
+		}
+		return args[1], nil
+	case image.BuiltinIsSome, image.BuiltinIsOk:
+		return value.Bool(args[0].Variant() == 0), nil
+	case image.BuiltinIsNone, image.BuiltinIsErr:
+		return value.Bool(args[0].Variant() == 1), nil
+	case image.BuiltinGetMap:
+		v, ok := args[0].AsMap().Get(args[1])
+		if !ok {
+			return args[2], nil
+		}
+		return value.NewEnum(args[2].EnumType(), 0, []value.Value{v}), nil
+	case image.BuiltinGetList:
+		l, i := args[0].AsList(), args[1].AsInt()
+		if uint64(i) >= uint64(l.Len()) {
+			return args[2], nil
+		}
+		return value.NewEnum(args[2].EnumType(), 0, []value.Value{l.At(int(i))}), nil
 	}
 	return value.Value{}, trapMsg("internal error: bad builtin " + b.String())
 }

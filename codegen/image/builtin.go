@@ -64,6 +64,14 @@ const (
 	BuiltinAtan
 	BuiltinAtan2
 	BuiltinHypot
+	BuiltinUnwrap
+	BuiltinUnwrapOr
+	BuiltinIsSome
+	BuiltinIsNone
+	BuiltinIsOk
+	BuiltinIsErr
+	BuiltinGetMap
+	BuiltinGetList
 	NumBuiltins
 )
 
@@ -86,6 +94,8 @@ var builtins = [NumBuiltins]builtinInfo{
 	{"std::math::log", 1}, {"std::math::exp", 1},
 	{"std::math::sin", 1}, {"std::math::cos", 1}, {"std::math::tan", 1}, {"std::math::asin", 1},
 	{"std::math::acos", 1}, {"std::math::atan", 1}, {"std::math::atan2", 2}, {"std::math::hypot", 2},
+	{"unwrap", 1}, {"unwrap_or", 2}, {"is_some", 1}, {"is_none", 1}, {"is_ok", 1}, {"is_err", 1},
+	{"get.map", 3}, {"get.list", 3},
 }
 
 // String returns the builtin's name, as SIR prints it ("len.list").

@@ -17,6 +17,7 @@ import (
 //	map                     {"a": 1}
 //	struct                  Point { x: 1, y: 2 }, and Empty {} without fields
 //	enum                    Verdict::Accept, Verdict::Reject("late")
+//	Option, Result          Some(3), None, Ok("x"), Err(Error { kind: "io", message: "…" })
 //	void                    () (no Hale expression has it)
 //
 // Inside a container, strings are double-quoted with \" \\ \n \t \r escaped
@@ -132,8 +133,10 @@ func appendFormatList(buf []byte, vs []Value, p *path) []byte {
 }
 
 func appendVariantName(buf []byte, t *Type, i int) []byte {
-	buf = append(buf, t.Name...)
-	buf = append(buf, "::"...)
+	if !t.IsGeneric() {
+		buf = append(buf, t.Name...)
+		buf = append(buf, "::"...)
+	}
 	if i < len(t.Variants) {
 		buf = append(buf, t.Variants[i].Name...)
 	}

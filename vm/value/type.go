@@ -46,6 +46,14 @@ func ListOf(elem *Type) *Type { return &Type{Kind: KindList, Elem: elem} }
 // MapOf returns the type {key: elem}.
 func MapOf(key, elem *Type) *Type { return &Type{Kind: KindMap, Key: key, Elem: elem} }
 
+// IsGeneric reports whether t is an instance of the built-in generic enums
+// Option<T> or Result<T>, whose names are written with their type argument
+// ("Option<int>"), which no declared type's name can be. Their variants
+// are written unqualified: Some(3), None, Ok("x"), Err(…).
+func (t *Type) IsGeneric() bool {
+	return t.Kind == KindEnum && (strings.HasPrefix(t.Name, "Option<") || strings.HasPrefix(t.Name, "Result<"))
+}
+
 // FieldIndex returns the index of the field called name, or -1.
 func (t *Type) FieldIndex(name string) int {
 	for i, f := range t.Fields {
