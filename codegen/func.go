@@ -18,6 +18,7 @@ type fnComp struct {
 	high int // registers used so far (the frame size)
 
 	loops   []*loop
+	tries   int       // tries being compiled (a ? inside them drops them)
 	at      image.Pos // position of the instruction being emitted
 	boundAt int       // pc of the last label bound
 
@@ -689,6 +690,8 @@ func (g *fnComp) expr(e sir.Expr, dst int) {
 		g.emit(image.OpField, d, int32(x), int32(e.Field))
 	case *sir.Question:
 		g.question(e, d)
+	case *sir.Try:
+		g.try(e, dst)
 	default:
 		panic(fmt.Sprintf("unexpected expression %T", e))
 	}
@@ -822,6 +825,9 @@ func (g *fnComp) question(e *sir.Question, d int32) {
 		g.emit(image.OpEnumField, int32(r), int32(x), 0)
 		g.emit(image.OpNewEnum, int32(r), int32(r), k)
 	}
+	if g.tries > 0 {
+		g.emit(image.OpTryDrop, int32(g.tries), 0, 0)
+	}
 	for i := len(g.loops) - 1; i >= 0; i-- {
 		if l := g.loops[i]; l.iter >= 0 {
 			g.emit(image.OpIterEnd, int32(l.iter), 0, 0)
@@ -830,4 +836,29 @@ func (g *fnComp) question(e *sir.Question, d int32) {
 	g.emit(image.OpRet, int32(r), 0, 0)
 	g.bind(ok)
 	g.emit(image.OpEnumField, d, int32(x), 0)
+}
+
+// try compiles `try x` into dst: OpTry names dst, the failure variant and
+// the end; x runs; OpTryEnd wraps its value in Ok (or gives None). A
+// caught trap resumes at the end with the failure in dst.
+func (g *fnComp) try(e *sir.Try, dst int) {
+	t := g.c.p.Types[e.Type()]
+	if t.Kind != sir.KindEnum || len(t.Variants) != 2 {
+		panic(fmt.Sprintf("try of type %s", t.Kind))
+	}
+	fail, ok := 1, 0 // Result: Err, Ok
+	if e.Void {
+		fail, ok = 0, 1 // Option<Error>: Some, None
+	}
+	kFail := g.c.konst(image.Const{Kind: image.KindEnum, Type: image.TypeRef(e.Type()), Variant: fail})
+	kOk := g.c.konst(image.Const{Kind: image.KindEnum, Type: image.TypeRef(e.Type()), Variant: ok})
+	end := g.newLabel()
+	g.setPos(e.Pos())
+	g.jump(image.OpTry, int32(dst), kFail, end)
+	g.tries++
+	g.expr(e.X, dst)
+	g.tries--
+	g.setPos(e.Pos())
+	g.emit(image.OpTryEnd, int32(dst), kOk, 0)
+	g.bind(end)
 }

@@ -78,6 +78,7 @@ const (
 	tagFieldRef
 	tagFormat
 	tagQuestion
+	tagTry
 )
 
 // MarshalBinary encodes the program canonically.
@@ -518,6 +519,10 @@ func (e *encoder) expr(x Expr) error {
 			e.int(s)
 		}
 		return e.exprs(x.Parts)
+	case *Try:
+		head(tagTry)
+		e.bool(x.Void)
+		return e.expr(x.X)
 	case *Question:
 		head(tagQuestion)
 		e.ref(x.Ret)
@@ -972,6 +977,8 @@ func (d *decoder) expr() Expr {
 	case tagFormat:
 		specs := list(d, d.int)
 		x = &Format{ExprBase: b, Specs: specs, Parts: d.exprs()}
+	case tagTry:
+		x = &Try{ExprBase: b, Void: d.bool(), X: d.expr()}
 	case tagQuestion:
 		x = &Question{ExprBase: b, Ret: d.ref(), X: d.expr()}
 	default:

@@ -898,6 +898,8 @@ func (c *fnCtx) expr(e ast.Expr) Expr {
 		return &Index{ExprBase: c.base(e), Kind: c.indexKind(e.Pos(), x.Type()), X: x, Index: c.expr(e.Index)}
 	case *ast.FieldExpr:
 		return &FieldRef{ExprBase: c.base(e), X: c.expr(e.X), Field: e.Index}
+	case *ast.TryExpr:
+		return &Try{ExprBase: c.base(e), X: c.expr(e.X), Void: e.Void}
 	case *ast.QuestionExpr:
 		ret := TVoid
 		if c.fn != nil {

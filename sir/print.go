@@ -590,6 +590,8 @@ func (pr *printer) expr(e Expr) string {
 		return pr.expr(e.X) + "." + pr.fieldName(e.X.Type(), e.Field)
 	case *Question:
 		return pr.expr(e.X) + "?"
+	case *Try:
+		return "try " + pr.expr(e.X)
 	}
 	return fmt.Sprintf("?%T", e)
 }

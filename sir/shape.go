@@ -368,6 +368,8 @@ func walkFunc(f *Func, fs func(Stmt), fe func(Expr)) {
 			expr(e.X)
 		case *Question:
 			expr(e.X)
+		case *Try:
+			expr(e.X)
 		}
 	}
 	stmts = func(list []Stmt) {

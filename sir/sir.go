@@ -820,6 +820,18 @@ type Question struct {
 
 func (*Question) exprNode() {}
 
+// Try is `try X`: Ok(X) when X returns, or Err(Error { kind, message }) of
+// a catchable trap raised while X runs (in X or anything it calls), which
+// unwinds to here. When X has no value (Void) the type is Option<Error>:
+// None on success, Some(error) on a trap.
+type Try struct {
+	ExprBase
+	X    Expr
+	Void bool
+}
+
+func (*Try) exprNode() {}
+
 func (*Const) exprNode()       {}
 func (*LocalRef) exprNode()    {}
 func (*StateRef) exprNode()    {}

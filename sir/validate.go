@@ -515,6 +515,11 @@ func (v *validator) expr(e Expr, need bool) bool {
 		if v.expr(e.X, true) {
 			v.field(pos, e.X.Type(), e.Field)
 		}
+	case *Try:
+		v.expr(e.X, true)
+		if v.kind(e.Ty) != KindEnum {
+			v.failf(pos, "try of type %s", v.kind(e.Ty))
+		}
 	case *Question:
 		if v.expr(e.X, true) && v.kind(e.X.Type()) != KindEnum {
 			v.failf(pos, "? on %s", v.kind(e.X.Type()))

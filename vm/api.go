@@ -119,12 +119,50 @@ type Frame struct {
 // Trap is a runtime error that aborted a handler. Stack is innermost
 // first. Trap implements error.
 type Trap struct {
+	Kind    string // one of the Kind… constants
 	Message string
 	Stack   []Frame
-	// Uncatchable marks a trap that no `try` may catch, like budget
-	// exhaustion or an exit: it comes from a host error wrapped by
-	// Uncatchable.
+	// Uncatchable marks a trap that no `try` may catch: its kind is not
+	// Catchable (budget exhaustion, a stack overflow, a failed recording:
+	// a host error wrapped by Uncatchable, …).
 	Uncatchable bool
+}
+
+// Trap kinds. The first group are those `try` catches; the rest end the
+// run whatever the program does.
+const (
+	KindIO      = "io"      // a failed file or network call
+	KindTimeout = "timeout" // an HTTP timeout
+	KindArith   = "arith"   // overflow, division by zero, shift count
+	KindIndex   = "index"   // list, string or bytes bounds, a missing map key, pop of an empty list
+	KindConvert = "convert" // int(), float()
+	KindArg     = "arg"     // a bad argument to a builtin or primitive
+	KindState   = "state"   // a list or map changed while a for loop iterates it
+	KindAssert  = "assert"  // a failed assert
+	KindPanic   = "panic"   // panic(…), unwrap of None
+
+	KindBudget    = "budget"    // the handler's @budget is exhausted
+	KindStack     = "stack"     // stack overflow
+	KindMemory    = "memory"    // the interpreter ran out of memory
+	KindExit      = "exit"      // std::process::exit
+	KindInterrupt = "interrupt" // the run was interrupted
+	KindRecord    = "record"    // the recording failed
+	KindReplay    = "replay"    // replay's own traps: a journal miss, missing input
+	KindHost      = "host"      // any other error of the host
+	KindInternal  = "internal"  // a broken invariant (a bug)
+)
+
+// Catchable reports whether try catches a trap of kind. The interpreter
+// and the host raise only the kinds above: try catches io, timeout,
+// arith, index, convert, arg, state, assert and panic, and never the
+// others. unwrap of Err(e) traps with e.kind, which the program chose:
+// it is caught unless it names one of the kinds that are never caught.
+func Catchable(kind string) bool {
+	switch kind {
+	case KindBudget, KindStack, KindMemory, KindExit, KindInterrupt, KindRecord, KindReplay, KindHost, KindInternal:
+		return false
+	}
+	return true
 }
 
 func (t *Trap) Error() string { return t.Message }

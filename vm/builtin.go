@@ -28,10 +28,19 @@ const (
 	msgUnwrapNone = "unwrap of None"
 )
 
-// trapMsg is an error whose text is a trap message.
-type trapMsg string
+// TrapError is an error with a trap kind (Kind…), which the interpreter
+// gives the trap it becomes. Builtins return it; a host may return it from
+// a primitive (an error without a kind becomes a trap of KindHost, which
+// try does not catch).
+type TrapError struct {
+	Kind    string
+	Message string
+}
 
-func (e trapMsg) Error() string { return string(e) }
+func (e *TrapError) Error() string    { return e.Message }
+func (e *TrapError) TrapKind() string { return e.Kind }
+
+func trapErr(kind, msg string) error { return &TrapError{Kind: kind, Message: msg} }
 
 func indexMsg(i int64, n int, what string) string {
 	return "index " + strconv.FormatInt(i, 10) + " out of range for " + what + " of length " + strconv.Itoa(n)
@@ -52,20 +61,20 @@ func shiftMsg(n int64) string {
 
 func keyMsg(k value.Value) string { return "key " + quoted(k) + " not found in map" }
 
-func convMsg(from value.Value, to string) trapMsg {
-	return trapMsg("cannot convert " + quoted(from) + " to " + to)
+func convMsg(from value.Value, to string) error {
+	return trapErr(KindConvert, "cannot convert "+quoted(from)+" to "+to)
 }
 
-func sliceMsg(a, b int64, n int, what string) trapMsg {
-	return trapMsg("slice bounds " + strconv.FormatInt(a, 10) + ".." + strconv.FormatInt(b, 10) +
-		" out of range for " + what + " of length " + strconv.Itoa(n))
+func sliceMsg(a, b int64, n int, what string) error {
+	return trapErr(KindIndex, "slice bounds "+strconv.FormatInt(a, 10)+".."+strconv.FormatInt(b, 10)+
+		" out of range for "+what+" of length "+strconv.Itoa(n))
 }
 
-func iterMsg(v value.Value) trapMsg {
+func iterMsg(v value.Value) error {
 	if v.Kind() == value.KindMap {
-		return msgMapIter
+		return trapErr(KindState, msgMapIter)
 	}
-	return msgListIter
+	return trapErr(KindState, msgListIter)
 }
 
 // builtin computes builtin b on args (which may hold more registers than
@@ -105,33 +114,33 @@ func (m *Machine) builtin(b image.Builtin, args []value.Value) (value.Value, err
 		return value.Int(int64(len(args[0].AsStr()))), nil
 	case image.BuiltinPush:
 		if err := args[0].AsList().Push(args[1]); err != nil {
-			return value.Value{}, trapMsg(msgListIter)
+			return value.Value{}, trapErr(KindState, msgListIter)
 		}
 		return value.Value{}, nil
 	case image.BuiltinPop:
 		v, err := args[0].AsList().Pop()
 		if err == value.ErrEmpty {
-			return v, trapMsg(msgPopEmpty)
+			return v, trapErr(KindIndex, msgPopEmpty)
 		} else if err != nil {
-			return v, trapMsg(msgListIter)
+			return v, trapErr(KindState, msgListIter)
 		}
 		return v, nil
 	case image.BuiltinInsert:
 		l, i := args[0].AsList(), args[1].AsInt()
 		if l.Iterating() {
-			return value.Value{}, trapMsg(msgListIter)
+			return value.Value{}, trapErr(KindState, msgListIter)
 		}
 		if i < 0 || i > int64(l.Len()) {
-			return value.Value{}, trapMsg(indexMsg(i, l.Len(), "list"))
+			return value.Value{}, trapErr(KindIndex, indexMsg(i, l.Len(), "list"))
 		}
 		return value.Value{}, l.Insert(int(i), args[2])
 	case image.BuiltinRemove:
 		l, i := args[0].AsList(), args[1].AsInt()
 		if l.Iterating() {
-			return value.Value{}, trapMsg(msgListIter)
+			return value.Value{}, trapErr(KindState, msgListIter)
 		}
 		if uint64(i) >= uint64(l.Len()) {
-			return value.Value{}, trapMsg(indexMsg(i, l.Len(), "list"))
+			return value.Value{}, trapErr(KindIndex, indexMsg(i, l.Len(), "list"))
 		}
 		return l.Remove(int(i))
 	case image.BuiltinHas:
@@ -142,7 +151,7 @@ func (m *Machine) builtin(b image.Builtin, args []value.Value) (value.Value, err
 		return args[0].AsMap().Values(), nil
 	case image.BuiltinDelete:
 		if err := args[0].AsMap().Delete(args[1]); err != nil {
-			return value.Value{}, trapMsg(msgMapIter)
+			return value.Value{}, trapErr(KindState, msgMapIter)
 		}
 		return value.Value{}, nil
 	case image.BuiltinSliceList:
@@ -162,7 +171,7 @@ func (m *Machine) builtin(b image.Builtin, args []value.Value) (value.Value, err
 			return value.BytesOf(s[lo:hi]), nil
 		}
 		if (lo < int64(len(s)) && !utf8.RuneStart(s[lo])) || (hi < int64(len(s)) && !utf8.RuneStart(s[hi])) {
-			return value.Value{}, trapMsg("slice " + strconv.FormatInt(lo, 10) + ".." + strconv.FormatInt(hi, 10) + " cuts a UTF-8 character")
+			return value.Value{}, trapErr(KindIndex, "slice "+strconv.FormatInt(lo, 10)+".."+strconv.FormatInt(hi, 10)+" cuts a UTF-8 character")
 		}
 		return value.Str(s[lo:hi]), nil
 	case image.BuiltinSort:
@@ -176,7 +185,7 @@ func (m *Machine) builtin(b image.Builtin, args []value.Value) (value.Value, err
 		for _, x := range args[0].AsList().Elems() {
 			eq, err := value.Equal(x, args[1])
 			if err != nil {
-				return value.Value{}, err
+				return value.Value{}, trapErr(KindArg, err.Error())
 			}
 			if eq {
 				return value.Bool(true), nil
@@ -188,7 +197,7 @@ func (m *Machine) builtin(b image.Builtin, args []value.Value) (value.Value, err
 	case image.BuiltinSplit:
 		sep := args[1].AsStr()
 		if sep == "" {
-			return value.Value{}, trapMsg(msgSplitSep)
+			return value.Value{}, trapErr(KindArg, msgSplitSep)
 		}
 		parts := strings.Split(args[0].AsStr(), sep)
 		out := value.NewListLen(len(parts))
@@ -228,7 +237,7 @@ func (m *Machine) builtin(b image.Builtin, args []value.Value) (value.Value, err
 	case image.BuiltinAbsInt:
 		i := args[0].AsInt()
 		if i == math.MinInt64 {
-			return value.Value{}, trapMsg(msgOverflow)
+			return value.Value{}, trapErr(KindArith, msgOverflow)
 		}
 		if i < 0 {
 			i = -i
@@ -246,15 +255,15 @@ func (m *Machine) builtin(b image.Builtin, args []value.Value) (value.Value, err
 		return value.Float(max(args[0].AsFloat(), args[1].AsFloat())), nil
 	case image.BuiltinAssert:
 		if !args[0].AsBool() {
-			return value.Value{}, trapMsg(args[1].AsStr())
+			return value.Value{}, trapErr(KindAssert, args[1].AsStr())
 		}
 		return value.Value{}, nil
 	case image.BuiltinPanic:
-		return value.Value{}, trapMsg(args[0].AsStr())
+		return value.Value{}, trapErr(KindPanic, args[0].AsStr())
 	case image.BuiltinJSONEncode:
 		js, err := value.AppendJSON(nil, args[0])
 		if err != nil {
-			return value.Value{}, err
+			return value.Value{}, trapErr(KindArg, err.Error())
 		}
 		return value.Str(string(js)), nil
 	case image.BuiltinSqrt:
@@ -296,9 +305,9 @@ func (m *Machine) builtin(b image.Builtin, args []value.Value) (value.Value, err
 		}
 		if p := x.Payload(); len(p) == 1 { // Err(e): e's kind and message
 			e := p[0].AsStruct()
-			return value.Value{}, trapMsg(e.Field(1).AsStr())
+			return value.Value{}, trapErr(e.Field(0).AsStr(), e.Field(1).AsStr())
 		}
-		return value.Value{}, trapMsg(msgUnwrapNone)
+		return value.Value{}, trapErr(KindPanic, msgUnwrapNone)
 	case image.BuiltinUnwrapOr:
 		if args[0].Variant() == 0 {
 			return args[0].Payload()[0], nil
@@ -321,7 +330,7 @@ func (m *Machine) builtin(b image.Builtin, args []value.Value) (value.Value, err
 		}
 		return value.NewEnum(args[2].EnumType(), 0, []value.Value{l.At(int(i))}), nil
 	}
-	return value.Value{}, trapMsg("internal error: bad builtin " + b.String())
+	return value.Value{}, trapErr(KindInternal, "internal error: bad builtin "+b.String())
 }
 
 // builtinCost is what builtin b charges to the memory limit for its
@@ -364,7 +373,7 @@ func (m *Machine) callPrim(p *primCode, args []value.Value, ip unsafe.Pointer) (
 	buf, err := value.EncodeTuple(m.buf[:0], args)
 	m.buf = buf
 	if err != nil {
-		return value.Value{}, err
+		return value.Value{}, trapErr(KindArg, err.Error())
 	}
 	res, err := m.host.Prim(p.id, buf)
 	if err != nil {
@@ -374,11 +383,11 @@ func (m *Machine) callPrim(p *primCode, args []value.Value, ip unsafe.Pointer) (
 		if len(res) == 0 || (len(res) == 1 && res[0] == byte(value.KindVoid)) {
 			return value.Value{}, nil
 		}
-		return value.Value{}, trapMsg("bad result from " + p.name + ": want none")
+		return value.Value{}, trapErr(KindHost, "bad result from "+p.name+": want none")
 	}
 	v, err := value.Decode(res, p.result)
 	if err != nil {
-		return value.Value{}, trapMsg("bad result from " + p.name + ": " + err.Error())
+		return value.Value{}, trapErr(KindHost, "bad result from "+p.name+": "+err.Error())
 	}
 	m.charge(int64(len(res)) + value.ShallowSize(v))
 	return v, nil
@@ -394,7 +403,7 @@ func (m *Machine) publish(topic int, fields []value.Value) error {
 	buf, err := value.EncodeTuple(buf, fields[:n])
 	m.buf = buf
 	if err != nil {
-		return err
+		return trapErr(KindArg, err.Error())
 	}
 	_, err = m.host.Prim(PrimPublish, buf)
 	return err

@@ -41,10 +41,11 @@ type Machine struct {
 	// fmtText and fmtPart are format's scratch buffers, reused so that a
 	// call allocates only its result.
 	fmtText, fmtPart []byte
-	buf              []byte // scratch: encoded arguments and payloads
-	text             []byte // scratch: str() of a printed value
-	high             int    // registers used since the last finish
-	steps            int64  // steps used by the last run
+	buf              []byte   // scratch: encoded arguments and payloads
+	text             []byte   // scratch: str() of a printed value
+	high             int      // registers used since the last finish
+	steps            int64    // steps used by the last run
+	tries            []tryRec // the active tries, innermost last
 	// initBudget caps Init's steps: none in a real run (state initialisers
 	// are not counted), set by the fuzz tests so that they end.
 	initBudget int64
@@ -408,9 +409,10 @@ func (m *Machine) finish(err *error) {
 		if n := len(m.frames); n > 0 {
 			m.frames[n-1].ip = nil // where it stopped is unknown
 		}
-		*err = m.trap(msg)
+		*err = m.trap(KindInternal, msg)
 	}
 	m.endIters(0)
+	m.tries = m.tries[:0]
 	clear(m.stack[:min(m.high, len(m.stack))])
 	m.high = 0
 	m.frames = m.frames[:0]
@@ -436,9 +438,9 @@ func (m *Machine) endIters(n int) {
 // the innermost frame, the active call in the others. A stack deeper than
 // maxTrapFrames keeps its innermost frames and ends with a frame whose
 // Func says how many were left out.
-func (m *Machine) trap(msg string) *Trap {
+func (m *Machine) trap(kind, msg string) *Trap {
 	n := len(m.frames)
-	t := &Trap{Message: msg, Stack: make([]Frame, 0, min(n, maxTrapFrames+1))}
+	t := &Trap{Kind: kind, Message: msg, Stack: make([]Frame, 0, min(n, maxTrapFrames+1)), Uncatchable: !Catchable(kind)}
 	for i := n - 1; i >= 0 && i >= n-maxTrapFrames; i-- {
 		fr := &m.frames[i]
 		pos := ""

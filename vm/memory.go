@@ -95,7 +95,7 @@ func (m *Machine) measure() error {
 	mem.live = s.Total()
 	mem.allowance = mem.nextAllowance()
 	if s.Over() {
-		return trapMsg(outOfMemoryMsg(mem.limit))
+		return trapErr(KindMemory, outOfMemoryMsg(mem.limit))
 	}
 	return nil
 }

@@ -23,10 +23,11 @@ import (
 func (m *Machine) exec(fn int, state []value.Value, budget int64) error {
 	entry := &m.funcs[fn]
 	if entry.frameSize > len(m.stack) && !m.grow(entry.frameSize) {
-		return &Trap{Message: msgStack}
+		return &Trap{Kind: KindStack, Message: msgStack}
 	}
 	m.high = max(m.high, entry.frameSize)
 	m.frames = append(m.frames[:0], frame{fn: int32(fn)})
+	m.tries = m.tries[:0]
 	m.tierHold = 0
 	// The steps are counted down in slices of at most PollSteps: rest is
 	// what the budget allows after the current slice. Between slices the
@@ -38,7 +39,9 @@ func (m *Machine) exec(fn int, state []value.Value, budget int64) error {
 		regs  = m.regs(0)       // the current frame's register 0
 		steps = first
 		rest  = budget - first
+		trap  error // a trap raised by an instruction: see trapped
 	)
+dispatch:
 	for {
 		in := (*image.Instr)(ip)
 		ip = unsafe.Add(ip, instrSize)
@@ -46,7 +49,7 @@ func (m *Machine) exec(fn int, state []value.Value, budget int64) error {
 		if steps < 0 {
 			if rest == 0 {
 				m.steps = budget
-				return m.fail(ip, msgBudget)
+				return m.fail(ip, KindBudget, msgBudget) // never caught
 			}
 			if err := m.poll(ip); err != nil {
 				m.steps = budget - rest - steps
@@ -72,21 +75,24 @@ func (m *Machine) exec(fn int, state []value.Value, budget int64) error {
 			a, b := (*reg(regs, in.B)).AsInt(), (*reg(regs, in.C)).AsInt()
 			s := a + b
 			if (s^a)&(s^b) < 0 {
-				return m.fail(ip, msgOverflow)
+				trap = m.fail(ip, KindArith, msgOverflow)
+				goto trapped
 			}
 			*reg(regs, in.A) = value.Int(s)
 		case image.OpSubInt:
 			a, b := (*reg(regs, in.B)).AsInt(), (*reg(regs, in.C)).AsInt()
 			s := a - b
 			if (a^b)&(s^a) < 0 {
-				return m.fail(ip, msgOverflow)
+				trap = m.fail(ip, KindArith, msgOverflow)
+				goto trapped
 			}
 			*reg(regs, in.A) = value.Int(s)
 		case image.OpAddIntK:
 			a, b := (*reg(regs, in.B)).AsInt(), int64(in.C)
 			s := a + b
 			if (s^a)&(s^b) < 0 {
-				return m.fail(ip, msgOverflow)
+				trap = m.fail(ip, KindArith, msgOverflow)
+				goto trapped
 			}
 			*reg(regs, in.A) = value.Int(s)
 		case image.OpEqInt:
@@ -174,12 +180,14 @@ func (m *Machine) exec(fn int, state []value.Value, budget int64) error {
 			top := nb + callee.frameSize
 			if top > m.high {
 				if top > len(m.stack) && !m.grow(top) {
-					return m.fail(ip, msgStack)
+					trap = m.fail(ip, KindStack, msgStack)
+					goto trapped
 				}
 				m.high = top
 			}
 			if len(m.frames) >= MaxDepth {
-				return m.fail(ip, msgStack)
+				trap = m.fail(ip, KindStack, msgStack)
+				goto trapped
 			}
 			caller.ip = ip
 			m.frames = append(m.frames, frame{fn: in.B, base: int32(nb)})
@@ -207,7 +215,8 @@ func (m *Machine) exec(fn int, state []value.Value, budget int64) error {
 		case image.OpIndexList:
 			l, i := (*reg(regs, in.B)).AsList(), (*reg(regs, in.C)).AsInt()
 			if uint64(i) >= uint64(l.Len()) {
-				return m.fail(ip, indexMsg(i, l.Len(), "list"))
+				trap = m.fail(ip, KindIndex, indexMsg(i, l.Len(), "list"))
+				goto trapped
 			}
 			*reg(regs, in.A) = l.At(int(i))
 		case image.OpField:
@@ -220,12 +229,61 @@ func (m *Machine) exec(fn int, state []value.Value, budget int64) error {
 				ip = jump(ip, in.C)
 			}
 		default:
-			var err error
-			if ip, err = m.cold(in, regs, ip); err != nil {
-				return err
+			if ip, trap = m.cold(in, regs, ip); trap != nil {
+				goto trapped
 			}
 		}
 	}
+
+trapped:
+	// A trap inside a try that catches it resumes at the try's frame;
+	// any other ends the run.
+	if t, ok := trap.(*Trap); ok && Catchable(t.Kind) && m.catchable() {
+		ip, regs = m.catch(t)
+		goto dispatch
+	}
+	return trap
+}
+
+// tryRec is an active try (OpTry): the frames and for loops active when
+// it began, the register that receives its outcome, the constant of its
+// failure variant and the address it resumes at after a trap.
+type tryRec struct {
+	frames, iters int32
+	dst, k        int32
+	target        unsafe.Pointer
+}
+
+// catchable drops the tries whose frame has returned (only a malformed
+// image leaves one) and reports whether a try is active.
+func (m *Machine) catchable() bool {
+	for n := len(m.tries); n > 0 && int(m.tries[n-1].frames) > len(m.frames); n-- {
+		m.tries = m.tries[:n-1]
+	}
+	return len(m.tries) > 0
+}
+
+// catch resumes after trap t at the innermost try: it drops the frames
+// and ends the for loops begun inside it, stores the failure (Err or Some
+// of Error { kind, message }) in the try's register and returns the
+// address and registers to go on with. It is kept out of the dispatch
+// loop.
+//
+//go:noinline
+func (m *Machine) catch(t *Trap) (ip, regs unsafe.Pointer) {
+	r := m.tries[len(m.tries)-1]
+	m.tries = m.tries[:len(m.tries)-1]
+	m.frames = m.frames[:r.frames]
+	m.endIters(int(r.iters))
+	if m.tierHold > int(r.frames) {
+		m.tierHold = 0 // the call that fell back from the tier is gone
+	}
+	regs = m.regs(int(m.frames[r.frames-1].base))
+	k := m.consts[r.k]
+	et, vi := k.EnumType(), k.Variant()
+	e := value.NewStruct(et.Variants[vi].Fields[0], []value.Value{value.Str(t.Kind), value.Str(t.Message)})
+	*reg(regs, r.dst) = value.NewEnum(et, vi, []value.Value{e})
+	return r.target, regs
 }
 
 // poll asks the host whether the run goes on, between two slices of
@@ -244,25 +302,34 @@ func (m *Machine) poll(ip unsafe.Pointer) error {
 // dispatch loop.
 //
 //go:noinline
-func (m *Machine) fail(ip unsafe.Pointer, msg string) error {
+func (m *Machine) fail(ip unsafe.Pointer, kind, msg string) error {
 	m.frames[len(m.frames)-1].ip = ip
-	return m.trap(msg)
+	return m.trap(kind, msg)
 }
 
-// failHost is fail for an error of a call that may have crossed the host
-// gateway: a host error wrapped by Uncatchable makes an uncatchable trap,
-// and an interruption (ErrInterrupted) ends the run as it is, not as a
-// trap.
+// failErr is fail for an error from a builtin, a primitive or a publish
+// (which may have crossed the host gateway): its kind is the one it
+// carries (see TrapError); a host error wrapped by Uncatchable (the
+// recording failed) is KindRecord, and any other KindHost. Neither of
+// those is caught. An interruption (ErrInterrupted) is returned as it is:
+// it ends the run, not as a trap.
 //
 //go:noinline
-func (m *Machine) failHost(ip unsafe.Pointer, err error) error {
-	m.frames[len(m.frames)-1].ip = ip
+func (m *Machine) failErr(ip unsafe.Pointer, err error) error {
 	if errors.Is(err, ErrInterrupted) {
+		// an interruption ends the run as it is, not as a trap
+		m.frames[len(m.frames)-1].ip = ip
 		return err
 	}
-	t := m.trap(err.Error())
-	t.Uncatchable = errors.Is(err, ErrUncatchable)
-	return t
+	kind := KindHost
+	var k interface{ TrapKind() string }
+	switch {
+	case errors.Is(err, ErrUncatchable):
+		kind = KindRecord
+	case errors.As(err, &k):
+		kind = k.TrapKind()
+	}
+	return m.fail(ip, kind, err.Error())
 }
 
 // The loop addresses instructions and registers with unsafe pointer
@@ -342,31 +409,31 @@ func (m *Machine) cold(in *image.Instr, regs, ip unsafe.Pointer) (unsafe.Pointer
 	case image.OpMulInt:
 		p, ok := mulInt((*reg(regs, in.B)).AsInt(), (*reg(regs, in.C)).AsInt())
 		if !ok {
-			return ip, m.fail(ip, msgOverflow)
+			return ip, m.fail(ip, KindArith, msgOverflow)
 		}
 		*reg(regs, in.A) = value.Int(p)
 	case image.OpDivInt:
 		a, b := (*reg(regs, in.B)).AsInt(), (*reg(regs, in.C)).AsInt()
 		if b == 0 {
-			return ip, m.fail(ip, msgDivZero)
+			return ip, m.fail(ip, KindArith, msgDivZero)
 		}
 		if b == -1 && a == math.MinInt64 {
-			return ip, m.fail(ip, msgOverflow)
+			return ip, m.fail(ip, KindArith, msgOverflow)
 		}
 		*reg(regs, in.A) = value.Int(a / b)
 	case image.OpRemInt:
 		a, b := (*reg(regs, in.B)).AsInt(), (*reg(regs, in.C)).AsInt()
 		if b == 0 {
-			return ip, m.fail(ip, msgDivZero)
+			return ip, m.fail(ip, KindArith, msgDivZero)
 		}
 		if b == -1 && a == math.MinInt64 {
-			return ip, m.fail(ip, msgOverflow)
+			return ip, m.fail(ip, KindArith, msgOverflow)
 		}
 		*reg(regs, in.A) = value.Int(a % b)
 	case image.OpNegInt:
 		a := (*reg(regs, in.B)).AsInt()
 		if a == math.MinInt64 {
-			return ip, m.fail(ip, msgOverflow)
+			return ip, m.fail(ip, KindArith, msgOverflow)
 		}
 		*reg(regs, in.A) = value.Int(-a)
 
@@ -394,7 +461,7 @@ func (m *Machine) cold(in *image.Instr, regs, ip unsafe.Pointer) (unsafe.Pointer
 	case image.OpShlInt, image.OpShrInt:
 		a, n := (*reg(regs, in.B)).AsInt(), (*reg(regs, in.C)).AsInt()
 		if uint64(n) > 63 {
-			return ip, m.fail(ip, shiftMsg(n))
+			return ip, m.fail(ip, KindArith, shiftMsg(n))
 		}
 		if in.Op == image.OpShlInt {
 			*reg(regs, in.A) = value.Int(a << n)
@@ -419,7 +486,7 @@ func (m *Machine) cold(in *image.Instr, regs, ip unsafe.Pointer) (unsafe.Pointer
 	case image.OpEq, image.OpNe:
 		eq, err := value.Equal(*reg(regs, in.B), *reg(regs, in.C))
 		if err != nil {
-			return ip, m.fail(ip, err.Error())
+			return ip, m.fail(ip, KindArg, err.Error())
 		}
 		*reg(regs, in.A) = value.Bool(eq == (in.Op == image.OpEq))
 	case image.OpEqFloat:
@@ -452,7 +519,7 @@ func (m *Machine) cold(in *image.Instr, regs, ip unsafe.Pointer) (unsafe.Pointer
 	case image.OpCallB:
 		v, err := m.builtin(image.Builtin(in.B), window(regs, in.C, image.Builtin(in.B).Arity()))
 		if err != nil {
-			return ip, m.failHost(ip, err)
+			return ip, m.failErr(ip, err)
 		}
 		*reg(regs, in.A) = v
 		m.charge(builtinCost(image.Builtin(in.B), v))
@@ -460,7 +527,7 @@ func (m *Machine) cold(in *image.Instr, regs, ip unsafe.Pointer) (unsafe.Pointer
 		p := &m.prims[in.B]
 		v, err := m.callPrim(p, window(regs, in.C, p.nargs), ip)
 		if err != nil {
-			return ip, m.failHost(ip, err)
+			return ip, m.failErr(ip, err)
 		}
 		*reg(regs, in.A) = v
 
@@ -489,26 +556,26 @@ func (m *Machine) cold(in *image.Instr, regs, ip unsafe.Pointer) (unsafe.Pointer
 	case image.OpIndexMap:
 		v, ok := (*reg(regs, in.B)).AsMap().Get(*reg(regs, in.C))
 		if !ok {
-			return ip, m.fail(ip, keyMsg(*reg(regs, in.C)))
+			return ip, m.fail(ip, KindIndex, keyMsg(*reg(regs, in.C)))
 		}
 		*reg(regs, in.A) = v
 	case image.OpIndexStr:
 		s, i := (*reg(regs, in.B)).AsStr(), (*reg(regs, in.C)).AsInt()
 		if uint64(i) >= uint64(len(s)) {
-			return ip, m.fail(ip, indexMsg(i, len(s), (*reg(regs, in.B)).Kind().String()))
+			return ip, m.fail(ip, KindIndex, indexMsg(i, len(s), (*reg(regs, in.B)).Kind().String()))
 		}
 		*reg(regs, in.A) = value.Int(int64(s[i]))
 	case image.OpSetIndexList:
 		l, i := (*reg(regs, in.A)).AsList(), (*reg(regs, in.B)).AsInt()
 		if err := l.Set(int(i), *reg(regs, in.C)); err != nil {
 			if err == value.ErrIterating {
-				return ip, m.fail(ip, msgListIter)
+				return ip, m.fail(ip, KindState, msgListIter)
 			}
-			return ip, m.fail(ip, indexMsg(i, l.Len(), "list"))
+			return ip, m.fail(ip, KindIndex, indexMsg(i, l.Len(), "list"))
 		}
 	case image.OpSetIndexMap:
 		if err := (*reg(regs, in.A)).AsMap().Set(*reg(regs, in.B), *reg(regs, in.C)); err != nil {
-			return ip, m.fail(ip, msgMapIter)
+			return ip, m.fail(ip, KindState, msgMapIter)
 		}
 		m.charge(value.SizeMapEntry)
 	case image.OpSetField:
@@ -521,7 +588,7 @@ func (m *Machine) cold(in *image.Instr, regs, ip unsafe.Pointer) (unsafe.Pointer
 		*reg(regs, in.A) = value.Int(int64(len((*reg(regs, in.B)).AsStr())))
 	case image.OpPush:
 		if err := (*reg(regs, in.A)).AsList().Push(*reg(regs, in.B)); err != nil {
-			return ip, m.fail(ip, msgListIter)
+			return ip, m.fail(ip, KindState, msgListIter)
 		}
 		m.charge(value.SizeSlot)
 
@@ -545,18 +612,38 @@ func (m *Machine) cold(in *image.Instr, regs, ip unsafe.Pointer) (unsafe.Pointer
 	case image.OpIterEnd:
 		m.endIters(len(m.iters) - 1)
 
+	case image.OpTry:
+		m.tries = append(m.tries, tryRec{frames: int32(len(m.frames)), iters: int32(len(m.iters)),
+			dst: in.A, k: in.B, target: jump(ip, in.C)})
+	case image.OpTryEnd:
+		if len(m.tries) == 0 {
+			return ip, m.fail(ip, KindInternal, "internal error: try.end without try")
+		}
+		m.tries = m.tries[:len(m.tries)-1]
+		k := m.consts[in.B]
+		if t, vi := k.EnumType(), k.Variant(); len(t.Variants[vi].Fields) == 1 {
+			*reg(regs, in.A) = value.NewEnum(t, vi, window(regs, in.A, 1))
+		} else {
+			*reg(regs, in.A) = k
+		}
+	case image.OpTryDrop:
+		if int(in.A) > len(m.tries) {
+			return ip, m.fail(ip, KindInternal, "internal error: try.drop without try")
+		}
+		m.tries = m.tries[:len(m.tries)-int(in.A)]
+
 	case image.OpPublish:
 		fields := window(regs, in.B, len(m.types[m.img.Topics[in.A].Type].Fields))
 		if err := m.publish(int(in.A), fields); err != nil {
-			return ip, m.failHost(ip, err)
+			return ip, m.failErr(ip, err)
 		}
 
 	default:
-		return ip, m.fail(ip, "internal error: bad opcode "+in.Op.String())
+		return ip, m.fail(ip, KindInternal, "internal error: bad opcode "+in.Op.String())
 	}
 	if m.overAllowance() {
 		if err := m.measure(); err != nil {
-			return ip, m.fail(ip, err.Error())
+			return ip, m.failErr(ip, err)
 		}
 	}
 	return ip, nil

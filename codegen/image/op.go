@@ -121,6 +121,14 @@ const (
 	OpNotInt // R[A] = ^R[B] (bitwise complement)
 
 	OpFormat // R[A] = the text of R[B], R[B+1], …, one per spec of the format layout K[C] (FormatLayout)
+	// try E: OpTry begins it; a trap try catches (vm.Catchable) raised
+	// before the matching OpTryEnd or OpTryDrop, in this frame or any it
+	// calls, unwinds to this frame, ends the for loops begun since, sets
+	// R[A] to the variant of constant K[B] (Err of a Result, or Some of an
+	// Option<Error>) carrying Error { kind, message }, and jumps to C.
+	OpTry     // begin a try (see above)
+	OpTryEnd  // end the innermost try: R[A] = the variant of K[B] carrying R[A] (Ok), or K[B] itself when it carries nothing (None)
+	OpTryDrop // end the A innermost tries (a ? returning from inside them)
 
 	numOps
 )
@@ -253,6 +261,9 @@ var infos = [numOps]Info{
 	OpNotInt: {"not.int", Reg, Reg, None},
 
 	OpFormat: {"format", Reg, Reg, KIdx},
+	OpTry:     {"try", Reg, KIdx, Target},
+	OpTryEnd:  {"try.end", Reg, KIdx, None},
+	OpTryDrop: {"try.drop", Count, None, None},
 }
 
 // NumOps is the number of opcodes.

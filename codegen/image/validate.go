@@ -393,6 +393,21 @@ func (v *validator) instr(w string, f *Func, pc int) {
 	case OpNewEnum:
 		k := &img.Consts[in.C]
 		good = k.Kind == KindEnum && window(in.B, len(img.Types[k.Type].Variants[k.Variant].Fields))
+	case OpTry:
+		// the failure variant carries one Error struct
+		k := &img.Consts[in.B]
+		good = k.Kind == KindEnum
+		if good {
+			fs := img.Types[k.Type].Variants[k.Variant].Fields
+			good = len(fs) == 1 && v.typeOK(fs[0]) && img.Types[fs[0]].Kind == KindStruct && len(img.Types[fs[0]].Fields) == 2
+			for i := 0; good && i < 2; i++ {
+				ft := img.Types[fs[0]].Fields[i].Type
+				good = v.typeOK(ft) && img.Types[ft].Kind == KindString
+			}
+		}
+	case OpTryEnd:
+		k := &img.Consts[in.B]
+		good = k.Kind == KindEnum && len(img.Types[k.Type].Variants[k.Variant].Fields) <= 1
 	case OpJNeStrK:
 		good = img.Consts[in.B].Kind == KindString || img.Consts[in.B].Kind == KindBytes
 	case OpPublish:

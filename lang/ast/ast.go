@@ -689,6 +689,17 @@ type QuestionExpr struct {
 
 func (*QuestionExpr) exprNode() {}
 
+// TryExpr is `try x`: Ok(value) of x, or Err(Error { kind, message }) of a
+// trap raised while x runs; for an x without a value, None or Some(error).
+type TryExpr struct {
+	Span
+	Typed
+	X    Expr
+	Void bool // set by the checker: x has no value (the type is Option<Error>)
+}
+
+func (*TryExpr) exprNode() {}
+
 func (*IntLit) exprNode()     {}
 func (*FloatLit) exprNode()   {}
 func (*StringLit) exprNode()  {}

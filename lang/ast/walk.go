@@ -205,6 +205,8 @@ func Inspect(n Node, f func(Node) bool) {
 		inspectExpr(n.X, f)
 	case *QuestionExpr:
 		inspectExpr(n.X, f)
+	case *TryExpr:
+		inspectExpr(n.X, f)
 	case *BinaryExpr:
 		inspectExpr(n.X, f)
 		inspectExpr(n.Y, f)

@@ -98,6 +98,8 @@ func (c *checker) expr1(pe *ast.Expr, want *ast.Type) *ast.Type {
 		return c.call(e, want)
 	case *ast.QuestionExpr:
 		return c.question(e, want)
+	case *ast.TryExpr:
+		return c.tryExpr(e, want)
 	case *ast.IndexExpr:
 		return c.index(e)
 	case *ast.FieldExpr:
@@ -628,6 +630,10 @@ func (c *checker) question(e *ast.QuestionExpr, want *ast.Type) *ast.Type {
 	if invalid(xt) {
 		return ast.InvalidType
 	}
+	if t, ok := e.X.(*ast.TryExpr); ok && t.Void {
+		c.errorf(e.X.End(), "E0323", "operator ? on a try of an expression without a value: its Option<Error> is None on success; match on it instead")
+		return ast.InvalidType
+	}
 	if xt.Generic == "" {
 		c.errorf(e.X.End(), "E0323", "operator ? needs a Result or an Option, got %s", xt)
 		return ast.InvalidType
@@ -652,4 +658,24 @@ func failure(t *ast.Type) string {
 		return "None"
 	}
 	return "Err"
+}
+
+// tryExpr checks `try x`: Result<T> for x of type T, or Option<Error> when
+// x has no value (a call of a fn without a result).
+func (c *checker) tryExpr(e *ast.TryExpr, want *ast.Type) *ast.Type {
+	var xwant *ast.Type
+	if want != nil && want.IsResult() {
+		xwant = want.TypeArg()
+	}
+	t := c.expr(&e.X, xwant)
+	switch {
+	case invalid(t):
+		return ast.InvalidType
+	case t.Kind == ast.Void:
+		e.Void = true
+		return c.instance("Option", c.errorType)
+	case !isValue(t):
+		return ast.InvalidType
+	}
+	return c.instance("Result", t)
 }

@@ -436,12 +436,15 @@ func breaks(s ast.Stmt) bool {
 }
 
 // isStatementExpr reports whether x may stand alone as a statement: a
-// call, or a call followed by ? (whose early return is the point).
+// call, a call followed by ? (whose early return is the point), or a try
+// of one (which discards the outcome).
 func isStatementExpr(x ast.Expr) bool {
 	switch x := x.(type) {
 	case *ast.CallExpr:
 		return true
 	case *ast.QuestionExpr:
+		return isStatementExpr(x.X)
+	case *ast.TryExpr:
 		return isStatementExpr(x.X)
 	}
 	return false

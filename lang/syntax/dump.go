@@ -353,6 +353,10 @@ func (d *dumper) node(n ast.Node) {
 		d.open("?")
 		d.expr(n.X)
 		d.close()
+	case *ast.TryExpr:
+		d.open("try")
+		d.expr(n.X)
+		d.close()
 	case *ast.BinaryExpr:
 		d.open(n.Op.String())
 		d.expr(n.X)

@@ -42,6 +42,7 @@ var errorsTests = []struct{ src, want string }{
 	{"fn f() { for i, in xs {} }", `t.hl:1:17: expected second loop variable name, found keyword "in" [E0101]`},
 	{"fn f() { for i xs {} }", `t.hl:1:16: expected "in" after loop variables, found identifier "xs" [E0101]`},
 	{"fn f() { match x { 1 => {} 2 => {} } }", `t.hl:1:28: expected "," or "}" after match arm, found number 2 [E0101]`},
+	{"fn f() { let v = try g()?; }", `t.hl:1:25: ambiguous try with ?: write (try E)? to return its Err, or try (E?) to catch the trap of E? [E0101]`},
 	{"fn f() { match x { y:: => {} } }", `t.hl:1:24: expected variant name, found "=>" [E0101]`},
 	{"fn f() { match x { 1.5 => {} } }", `t.hl:1:20: expected pattern, found number 1.5 [E0101]`},
 	{"fn f() { match x { 9223372036854775808 => {} } }", `t.hl:1:20: integer pattern 9223372036854775808 is out of range [E0107]`},

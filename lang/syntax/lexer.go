@@ -46,6 +46,7 @@ var keywords = map[string]bool{
 	"continue": true, "publish": true, "spawn": true, "as": true,
 	"pinned": true, "pool": true, "async_io": true, "bind": true,
 	"stdin": true, "to": true, "true": true, "false": true,
+	"try": true,
 }
 
 // rule is the lexical rule a token matched. The rules are those of a

@@ -1137,6 +1137,16 @@ func (p *parser) parseBinary(minPrec int, head bool) ast.Expr {
 
 func (p *parser) parseUnary(head bool) ast.Expr {
 	t := p.tok()
+	if p.is("try") {
+		p.enter()
+		defer p.leave()
+		p.next()
+		x := p.parseUnary(head)
+		if q, ok := x.(*ast.QuestionExpr); ok && p.src[q.Pos().Offset] != '(' {
+			p.errorAt(q.End().Offset-1, "E0101", "ambiguous try with ?: write (try E)? to return its Err, or try (E?) to catch the trap of E?")
+		}
+		return &ast.TryExpr{Span: ast.Span{From: p.pos(t.off), To: x.End()}, X: x}
+	}
 	if p.is("!") || p.is("-") {
 		p.enter()
 		defer p.leave()
@@ -1303,6 +1313,8 @@ func setSpan(x ast.Expr, s ast.Span) {
 	case *ast.FieldExpr:
 		x.Span = s
 	case *ast.QuestionExpr:
+		x.Span = s
+	case *ast.TryExpr:
 		x.Span = s
 	}
 }

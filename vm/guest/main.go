@@ -80,7 +80,7 @@ func (g *gateway) call(id uint32, args []byte, keep bool) ([]byte, error) {
 		// A fresh copy: the machine may keep what it is given.
 		return append([]byte(nil), g.buf[:n]...), nil
 	case abi.Trap:
-		return nil, errors.New(string(g.buf[:n]))
+		return nil, abi.DecodeTrapMessage(g.buf[:n])
 	case abi.Uncatchable:
 		return nil, vm.Uncatchable(errors.New(string(g.buf[:n])))
 	case abi.Interrupted:

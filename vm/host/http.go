@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/hale-lang/hale/vm"
 	"github.com/hale-lang/hale/vm/value"
 )
 
@@ -75,7 +76,12 @@ func (c *consumer) httpCall(method, rawURL string, body io.Reader, contentType s
 		}
 		// The message is recorded, and a URL's password never is.
 		shown, _ := WithholdURLPassword(rawURL)
-		return fmt.Errorf("cannot %s %q: %v", method, shown, err)
+		kind := vm.KindIO
+		var ne interface{ Timeout() bool }
+		if errors.As(err, &ne) && ne.Timeout() {
+			kind = vm.KindTimeout
+		}
+		return &vm.TrapError{Kind: kind, Message: fmt.Sprintf("cannot %s %q: %v", method, shown, err)}
 	}
 	req, err := http.NewRequestWithContext(c.r.ctx, method, rawURL, body)
 	if err != nil {

@@ -79,3 +79,89 @@ fn f() -> Result<int> { return Err(std::Error { kind: "k", message: "m" }); }
 			stdout: "Error { code: 1 }\nErr(std::Error { kind: \"k\", message: \"m\" })\n"},
 	})
 }
+
+// tryDecls are the fns the try cases call.
+const tryDecls = `
+fn div(a: int, b: int) -> int { return a / b; }
+fn noisy(n: int) { print("before " + str(n)); let x = 10 / n; print("after " + str(x)); }
+fn deep(n: int) -> int { if n == 0 { return [1, 2][5]; } return deep(n - 1) + 1; }
+fn walk(xs: [int]) -> int { var s = 0; for x in xs { s += 10 / x; } return s; }
+fn q(s: string) -> Result<int> { let n = (try int(s))?; return Ok(n * 2); }
+fn inner(s: string) -> Result<int> { let r = try (q(s)?); return r; }
+fn forever(n: int) -> int { return forever(n + 1) + 1; }
+`
+
+// TestEnginesTry runs try on both engines: every catchable kind, the
+// Option<Error> of a call without a value, effects that stay performed,
+// for loops that a trap leaves, ? inside and around try, and the traps
+// that are never caught.
+func TestEnginesTry(t *testing.T) {
+	runEngineCases(t, []engineCase{
+		{name: "kinds", src: tryDecls + startSrc(`
+            print(try div(6, 3)); print(try div(6, 0));
+            print(try deep(5));
+            let m: {string: int} = {"a": 1};
+            print(try m["b"]);
+            print(try assert(false, "nope"));
+            print(try panic("boom"));
+            print(try int("1.5"));
+            print(try split("a", ""));
+            print(try unwrap(q("y")));
+            let e: Result<int> = Err(Error { kind: "custom", message: "mine" });
+            print(try unwrap(e));
+            let none: Option<int> = None;
+            print(try unwrap(none));
+            print(try (1 << 64));
+            let xs = [1];
+            for x in xs { print(try push(xs, 2)); }`),
+			stdout: "Ok(2)\nErr(Error { kind: \"arith\", message: \"division by zero\" })\n" +
+				"Err(Error { kind: \"index\", message: \"index 5 out of range for list of length 2\" })\n" +
+				"Err(Error { kind: \"index\", message: \"key \\\"b\\\" not found in map\" })\n" +
+				"Some(Error { kind: \"assert\", message: \"nope\" })\n" +
+				"Some(Error { kind: \"panic\", message: \"boom\" })\n" +
+				"Err(Error { kind: \"convert\", message: \"cannot convert \\\"1.5\\\" to int\" })\n" +
+				"Err(Error { kind: \"arg\", message: \"split with empty separator\" })\n" +
+				"Err(Error { kind: \"convert\", message: \"cannot convert \\\"y\\\" to int\" })\n" +
+				"Err(Error { kind: \"custom\", message: \"mine\" })\n" +
+				"Err(Error { kind: \"panic\", message: \"unwrap of None\" })\n" +
+				"Err(Error { kind: \"arith\", message: \"shift count 64 out of range (0 to 63)\" })\n" +
+				"Some(Error { kind: \"state\", message: \"list changed during iteration\" })\n"},
+		{name: "effects stay and loops end", src: tryDecls + startSrc(`
+            print(try noisy(2));
+            try noisy(0);
+            let xs = [5, 2, 0, 1];
+            print(try walk(xs));
+            push(xs, 9);
+            print(xs);
+            for i in 0..3 {
+                match try div(10, i - 1) {
+                    Ok(v) => { print(v); },
+                    Err(err) => { print(err.kind + "/" + err.message); },
+                }
+            }`),
+			stdout: "before 2\nafter 5\nNone\nbefore 0\n" +
+				"Err(Error { kind: \"arith\", message: \"division by zero\" })\n[5, 2, 0, 1, 9]\n" +
+				"-10\narith/division by zero\n10\n"},
+		{name: "host kinds", src: startSrc(`
+            print(try std::fs::read_text("/nonexistent/hale-test"));
+            print(try std::rand::next_int(0));`),
+			stdout: "Err(Error { kind: \"io\", message: \"cannot read \\\"/nonexistent/hale-test\\\": no such file or directory\" })\n" +
+				"Err(Error { kind: \"arg\", message: \"std::rand::next_int: n must be positive, got 0\" })\n"},
+		{name: "question", src: tryDecls + startSrc(`
+            print(q("21")); print(q("x")); print(inner("x")); print(inner("4"));`),
+			stdout: "Ok(42)\nErr(Error { kind: \"convert\", message: \"cannot convert \\\"x\\\" to int\" })\n" +
+				"Err(Error { kind: \"convert\", message: \"cannot convert \\\"x\\\" to int\" })\nOk(8)\n"},
+		{name: "stack overflow is not caught", src: tryDecls + startSrc(`print(try forever(0));`),
+			stderr: "trap: stack overflow\n", code: 3},
+		{name: "budget is not caught", src: `
+fn spin(n: int) -> int { var s = 0; while true { s += 1; } return s; }
+@budget(steps: 1000)
+locus T { on start { print(try spin(1)); } }
+main { spawn T; }`,
+			stderr: "trap: budget exhausted\n", code: 3},
+		// exit is no trap: the handler runs to its end, then the program
+		// exits with the code, try or not.
+		{name: "exit", src: startSrc(`print(try std::process::exit(4)); print("goes on");`),
+			stdout: "None\ngoes on\n", code: 4},
+	})
+}

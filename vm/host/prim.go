@@ -280,7 +280,7 @@ func primNextInt(c *consumer, args []byte) ([]byte, error) {
 	}
 	n := vs[0].AsInt()
 	if n <= 0 {
-		return nil, fmt.Errorf("std::rand::next_int: n must be positive, got %d", n)
+		return nil, &vm.TrapError{Kind: vm.KindArg, Message: fmt.Sprintf("std::rand::next_int: n must be positive, got %d", n)}
 	}
 	rng, err := c.random()
 	if err != nil {
@@ -310,7 +310,7 @@ func primGetrandom(c *consumer, args []byte) ([]byte, error) {
 	}
 	n := vs[0].AsInt()
 	if n < 0 || n > maxGetrandom {
-		return nil, fmt.Errorf("std::os::getrandom: n must be between 0 and %d, got %d", maxGetrandom, n)
+		return nil, &vm.TrapError{Kind: vm.KindArg, Message: fmt.Sprintf("std::os::getrandom: n must be between 0 and %d, got %d", maxGetrandom, n)}
 	}
 	b := make([]byte, n)
 	c.r.entropyMu.Lock()
@@ -361,7 +361,7 @@ func fsError(what, p string, err error) error {
 	if errors.As(err, &pe) {
 		err = pe.Err
 	}
-	return fmt.Errorf("cannot %s %q: %v", what, p, err)
+	return &vm.TrapError{Kind: vm.KindIO, Message: fmt.Sprintf("cannot %s %q: %v", what, p, err)}
 }
 
 func pathArg(name string, args []byte) (string, error) {

@@ -153,6 +153,26 @@ fn count(n: int) -> int { var c = 0; for i in 0..n { check(i); c += 1; } return 
 locus Main { on start { check(5); print("ok"); print(count(14)); print(count(20)); } }
 main { spawn Main; }
 `,
+	// try around calls of compiled functions that trap: the tier hands
+	// the trapping call back and the interpreter catches it at the try's
+	// frame, also from deep inside a recursion.
+	"try": `
+fn hot(a: int, b: int) -> int { var s = 0; for i in 0..50 { s += a / (b - i); } return s; }
+fn down(n: int, z: int) -> int { if n == 0 { return 1 / z; } return down(n - 1, z) + 1; }
+locus Main {
+    on start {
+        for b in 40..60 { print(try hot(1000, b)); }
+        print(try down(300, 0));
+        print(try down(300, 1));
+        var caught = 0;
+        for k in 0..200 {
+            match try hot(7, k) { Ok(v) => {}, Err(e) => { caught += 1; } }
+        }
+        print(caught);
+    }
+}
+main { spawn Main; }
+`,
 	"budget": `
 fn fib(n: int) -> int { if n < 2 { return n; } return fib(n - 1) + fib(n - 2); }
 topic Work { n: int }
@@ -228,6 +248,22 @@ func TestTierPlansFormat(t *testing.T) {
 		}
 	}
 	if got, want := strings.Join(entries, " "), "square"; got != want {
+		t.Fatalf("entries %q, want %q", got, want)
+	}
+}
+
+// TestTierPlannedTry checks that the functions the "try" program calls
+// inside try run in the tier (so that TestTierAgreesWithInterpreter tests
+// catching their traps), and the function holding the tries does not.
+func TestTierPlannedTry(t *testing.T) {
+	_, p, img := prepareTier(t, tierPrograms["try"])
+	var entries []string
+	for f, e := range p.plan.Entry {
+		if e {
+			entries = append(entries, img.Funcs[f].Name)
+		}
+	}
+	if got, want := strings.Join(entries, " "), "hot down"; got != want {
 		t.Fatalf("entries %q, want %q", got, want)
 	}
 }

@@ -361,7 +361,7 @@ func primImport(ctx context.Context, mod api.Module, stack []uint64) {
 	} else if args, ok := mem.Read(argsPtr, argsLen); ok && id == abi.TierID && e.tier != nil {
 		out, err := e.tier.call(args)
 		if err != nil {
-			res, kind = []byte(err.Error()), abi.Trap
+			res, kind = abi.AppendTrapMessage(nil, err), abi.Trap
 		} else {
 			res, kind = out, abi.OK
 		}
@@ -377,7 +377,7 @@ func primImport(ctx context.Context, mod api.Module, stack []uint64) {
 		case errors.Is(err, vm.ErrUncatchable):
 			res, kind = []byte(err.Error()), abi.Uncatchable
 		case err != nil:
-			res, kind = []byte(err.Error()), abi.Trap
+			res, kind = abi.AppendTrapMessage(nil, err), abi.Trap
 		default:
 			res, kind = out, abi.OK
 		}

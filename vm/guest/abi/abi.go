@@ -86,7 +86,7 @@ const LoadTier uint32 = 1
 // Kinds of a prim status word.
 const (
 	OK   uint32 = 0 // the bytes are the canonical result
-	Trap uint32 = 1 // the bytes are a trap message
+	Trap uint32 = 1 // the bytes are a trap: see AppendTrapMessage
 	Bad  uint32 = 2 // protocol violation (bad address, fetch with nothing pending); bytes are a message
 	// Uncatchable: the bytes are the message of a trap no `try` may catch
 	// (a host error wrapped by vm.Uncatchable).
@@ -114,7 +114,7 @@ const (
 // and stack; any other error keeps its message and becomes a plain error
 // on the other side.
 //
-//	trap   0x01 str(message) uvarint(frames) frames × (str(func) str(pos))
+//	trap   0x01 str(message) uvarint(frames) frames × (str(func) str(pos)) str(kind)
 //	error  0x02 str(message)
 //	trap   0x03 as 0x01, for a trap with Uncatchable set
 //	str(s) uvarint(len(s)) bytes of s
@@ -131,7 +131,7 @@ func AppendFailure(buf []byte, err error) []byte {
 		for _, f := range t.Stack {
 			buf = appendStr(appendStr(buf, f.Func), f.Pos)
 		}
-		return buf
+		return appendStr(buf, t.Kind)
 	}
 	return appendStr(append(buf, failError), err.Error())
 }
@@ -172,6 +172,7 @@ func DecodeFailure(data []byte) error {
 			t.Stack[i].Func = d.str()
 			t.Stack[i].Pos = d.str()
 		}
+		t.Kind = d.str()
 		if d.bad || len(d.data) != 0 {
 			return ErrMalformed
 		}
@@ -214,4 +215,32 @@ func (r *reader) str() string {
 	s := string(r.data[:n])
 	r.data = r.data[n:]
 	return s
+}
+
+// AppendTrapMessage appends the bytes of a Trap status: the error a host
+// primitive failed with, with its trap kind when it has one (see
+// vm.TrapError; "" otherwise).
+//
+//	uvarint(len(kind)) kind message
+func AppendTrapMessage(buf []byte, err error) []byte {
+	kind := ""
+	var k interface{ TrapKind() string }
+	if errors.As(err, &k) {
+		kind = k.TrapKind()
+	}
+	return append(appendStr(buf, kind), err.Error()...)
+}
+
+// DecodeTrapMessage decodes the bytes of AppendTrapMessage: a
+// *vm.TrapError when there is a kind, a plain error otherwise.
+func DecodeTrapMessage(data []byte) error {
+	d := reader{data: data}
+	kind := d.str()
+	if d.bad {
+		return errors.New(string(data))
+	}
+	if kind == "" {
+		return errors.New(string(d.data))
+	}
+	return &vm.TrapError{Kind: kind, Message: string(d.data)}
 }
