@@ -125,13 +125,13 @@ main { spawn A; spawn B on pinned; }
 		name: "pools and pinned instances",
 		src: `
 topic Job { n: int }
-topic Result { who: string, n: int }
+topic Answer { who: string, n: int }
 locus Boss {
     on start { for i in 0..6 { publish Job { n: i }; } }
-    on Result(r) { print(r.who + " did " + str(r.n)); }
+    on Answer(r) { print(r.who + " did " + str(r.n)); }
 }
 locus Worker(slot: int) {
-    on Job(j) { if j.n % 3 == slot { publish Result { who: "w" + str(slot), n: j.n }; } }
+    on Job(j) { if j.n % 3 == slot { publish Answer { who: "w" + str(slot), n: j.n }; } }
 }
 main {
     spawn Boss;
@@ -147,11 +147,11 @@ main {
 				}
 				return nil
 			},
-			"Boss.on Result": func(x *call) error { return x.print(fmt.Sprintf("%s did %d", x.str(0), x.int(1))) },
+			"Boss.on Answer": func(x *call) error { return x.print(fmt.Sprintf("%s did %d", x.str(0), x.int(1))) },
 			"Worker.on Job": func(x *call) error {
 				slot := int64(x.name()[1] - '0')
 				if n := x.int(0); n%3 == slot {
-					return x.publish("Result", str(fmt.Sprintf("w%d", slot)), v(n))
+					return x.publish("Answer", str(fmt.Sprintf("w%d", slot)), v(n))
 				}
 				return nil
 			},
