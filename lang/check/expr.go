@@ -292,6 +292,24 @@ func isEmptyLit(e ast.Expr) bool {
 	return false
 }
 
+// needsTarget reports whether e takes its type only from the context: an
+// empty literal, or a bare None, Ok(…) or Err(…).
+func needsTarget(e ast.Expr) bool {
+	if isEmptyLit(e) {
+		return true
+	}
+	var id *ast.Ident
+	switch e := e.(type) {
+	case *ast.Name:
+		id = e.Ident
+	case *ast.CallExpr:
+		if n, ok := e.Fun.(*ast.Name); ok {
+			id = n.Ident
+		}
+	}
+	return id != nil && (id.Name == "None" || id.Name == "Ok" || id.Name == "Err")
+}
+
 // emptyLit types `[]` or `{}` from want. kind is List or Map.
 func (c *checker) emptyLit(pos ast.Pos, kind ast.TypeKind, want *ast.Type) *ast.Type {
 	lit, eg := "[]", "let xs: [int] = [];"
@@ -440,7 +458,7 @@ func (c *checker) binary(e *ast.BinaryExpr, want *ast.Type) *ast.Type {
 		hint = want
 	}
 	var xt, yt *ast.Type
-	if isEmptyLit(e.X) && !isEmptyLit(e.Y) {
+	if needsTarget(e.X) && !needsTarget(e.Y) {
 		yt = c.value(&e.Y, hint)
 		xt = c.value(&e.X, yt)
 	} else {
