@@ -128,6 +128,29 @@ var precedenceTests = []struct{ src, want string }{
 	{"!a & b", "(& (! a) b)"},
 	{"a << b * c >> d", "(>> (<< a (* b c)) d)"},
 	{"a|b^c&d<<e+f*g", "(| a (^ b (& c (<< d (+ e (* f g))))))"},
+	// try binds like the other unary operators; ? is postfix.
+	{"try f(x) + 1", "(+ (try (call f x)) 1)"},
+	{"-try a", "(- (try a))"},
+	{"(try f(x))? * 2", "(* (? (try (call f x))) 2)"},
+	{"try (f(x)?)", "(try (? (call f x)))"},
+	{"f(x)?.y[0]?", "(? (index (. (? (call f x)) y) 0))"},
+	{"!a? && b", "(&& (! (? a)) b)"},
+}
+
+// TestTypeArguments parses Option<T> and Result<T>, with ">>" (and ">>=")
+// closing two argument lists.
+func TestTypeArguments(t *testing.T) {
+	for _, tt := range []struct{ src, want string }{
+		{"fn f(x: Option<int>) {}", "Option<int>"},
+		{"fn f(x: Result<[Option<{string: int}>]>) {}", "Result<[Option<{string: int}>]>"},
+		{"fn f(x: Option<Option<int>>) {}", "Option<Option<int>>"},
+		{"fn f(x: Result<Option<Result<int>>>) {}", "Result<Option<Result<int>>>"},
+		{"fn f() { let x: Option<Option<int>>= None; }", "Option<Option<int>>"},
+	} {
+		if got := Dump(mustParse(t, tt.src)); !strings.Contains(got, tt.want) {
+			t.Errorf("%s\n got %s\n want it to contain %s", tt.src, got, tt.want)
+		}
+	}
 }
 
 func TestPrecedence(t *testing.T) {
