@@ -220,3 +220,44 @@ func TestReplayBasic(t *testing.T) {
 		t.Errorf("stdout %q, recorded %q", rp.stdout, rec.stdout)
 	}
 }
+
+// tryCatchSrc catches the trap of a failed file read and of a bad
+// argument, and prints what it caught.
+const tryCatchSrc = `
+locus Main {
+    on start {
+        match try std::fs::read_text("no/such/file.txt") {
+            Ok(text) => { print(text); },
+            Err(e) => { print("caught " + e.kind + ": " + e.message); },
+        }
+        print(try std::rand::next_int(0));
+        print(try std::rand::next_int(1));
+    }
+}
+main { spawn Main; }
+`
+
+// TestReplayCaughtTrap records a run whose journaled calls fail and are
+// caught by try: the replay serves the recorded traps, try catches them
+// again with the same kind, and the run replays exactly.
+func TestReplayCaughtTrap(t *testing.T) {
+	p := compileProgram(t, tryCatchSrc)
+	for _, engine := range []host.EngineKind{host.EngineNative, host.EngineWasm} {
+		rec := record(t, p, host.Options{Engine: engine}, replay.EnvWithheld)
+		if rec.res.Verdict != host.VerdictQuiescent {
+			t.Fatalf("%v: recorded verdict %s\n%s", engine, rec.res.Verdict, rec.stderr)
+		}
+		want := "caught io: cannot read \"no/such/file.txt\": no such file or directory\n" +
+			"Err(Error { kind: \"arg\", message: \"std::rand::next_int: n must be positive, got 0\" })\nOk(0)\n"
+		if rec.stdout != want {
+			t.Fatalf("%v: recorded stdout %q, want %q", engine, rec.stdout, want)
+		}
+		rp := replayWith(t, rec.art, p, replay.ReplayOptions{}, host.Options{Engine: engine})
+		if rp.report.Diverged() || !rp.stats.Clean() {
+			t.Fatalf("%v: replay diverged:\n%s", engine, rp.explain())
+		}
+		if rp.stdout != rec.stdout {
+			t.Errorf("%v: stdout %q, recorded %q", engine, rp.stdout, rec.stdout)
+		}
+	}
+}

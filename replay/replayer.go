@@ -618,6 +618,27 @@ type recordedTrap string
 
 func (t recordedTrap) Error() string { return string(t) }
 
+// TrapKind is the kind the recorded trap had, so that `try` catches it on
+// replay as it did live. Format version 1 records only the message, so
+// the kind is read back from the host's message forms (vm/host): a bad
+// argument of std::rand::next_int or std::os::getrandom is "arg", a
+// failed file or network call ("cannot read \"…\": …", "cannot GET
+// \"…\": …") is "io", or "timeout" when the message says the call timed
+// out (Go's net/http and net words); anything else is a host failure,
+// which try does not catch.
+func (t recordedTrap) TrapKind() string {
+	msg := string(t)
+	switch {
+	case strings.HasPrefix(msg, "std::rand::next_int: n must be"), strings.HasPrefix(msg, "std::os::getrandom: n must be"):
+		return vm.KindArg
+	case !strings.HasPrefix(msg, "cannot "):
+		return vm.KindHost
+	case strings.Contains(msg, "Timeout exceeded"), strings.Contains(msg, "i/o timeout"), strings.Contains(msg, "deadline exceeded"):
+		return vm.KindTimeout
+	}
+	return vm.KindIO
+}
+
 // Invoke serves one journaled call from the recording (see the top of
 // the file) and, when the replay is recorded, records what the program
 // saw.

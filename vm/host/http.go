@@ -1,6 +1,7 @@
 package host
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -78,7 +79,11 @@ func (c *consumer) httpCall(method, rawURL string, body io.Reader, contentType s
 		shown, _ := WithholdURLPassword(rawURL)
 		kind := vm.KindIO
 		var ne interface{ Timeout() bool }
-		if errors.As(err, &ne) && ne.Timeout() {
+		switch {
+		case errors.Is(err, context.Canceled):
+			// the run is being interrupted: no try may catch that
+			return fmt.Errorf("cannot %s %q: %v", method, rawURL, err)
+		case errors.As(err, &ne) && ne.Timeout():
 			kind = vm.KindTimeout
 		}
 		return &vm.TrapError{Kind: kind, Message: fmt.Sprintf("cannot %s %q: %v", method, shown, err)}

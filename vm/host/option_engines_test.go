@@ -144,9 +144,10 @@ func TestEnginesTry(t *testing.T) {
 				"-10\narith/division by zero\n10\n"},
 		{name: "host kinds", src: startSrc(`
             print(try std::fs::read_text("/nonexistent/hale-test"));
-            print(try std::rand::next_int(0));`),
+            print(try std::rand::next_int(0));
+            match try std::http::get("http://127.0.0.1:1/") { Ok(r) => {}, Err(e) => { print(e.kind); } }`),
 			stdout: "Err(Error { kind: \"io\", message: \"cannot read \\\"/nonexistent/hale-test\\\": no such file or directory\" })\n" +
-				"Err(Error { kind: \"arg\", message: \"std::rand::next_int: n must be positive, got 0\" })\n"},
+				"Err(Error { kind: \"arg\", message: \"std::rand::next_int: n must be positive, got 0\" })\nio\n"},
 		{name: "question", src: tryDecls + startSrc(`
             print(q("21")); print(q("x")); print(inner("x")); print(inner("4"));`),
 			stdout: "Ok(42)\nErr(Error { kind: \"convert\", message: \"cannot convert \\\"x\\\" to int\" })\n" +
