@@ -30,6 +30,9 @@ func FuzzRun(f *testing.F) {
 	}
 	for _, src := range []string{
 		startProg(`fn fib(n: int) -> int { if n < 2 { return n; } return fib(n - 1) + fib(n - 2); }`, `let x = fib(5);`),
+		startProg(`fn h(n: int) -> Result<int> { if n > 2 { return Ok(10 / (n - 3)); } return Err(Error { kind: "k", message: "m" }); }
+fn g(n: int) -> Result<int> { let v = h(n)?; let w = try (h(v)?); return w; }`,
+			`for i in 0..6 { let r = try g(i); let o: Option<int> = Some(i); match r { Ok(v) => { }, Err(e) => { } } }`),
 		startProg(`type P { x: int } enum E { A, B(int) }`, `let m = {1: [P { x: 1 }]}; for k, v in m { let e = E::B(v[0].x); match e { E::A => { }, E::B(i) => { m[k + i] = v; } } }`),
 	} {
 		data, err := compile(f, src).MarshalBinary()

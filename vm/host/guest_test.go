@@ -157,6 +157,7 @@ func TestFailureEncoding(t *testing.T) {
 
 func FuzzDecodeFailure(f *testing.F) {
 	f.Add(abi.AppendFailure(nil, &vm.Trap{Message: "m", Stack: []vm.Frame{{Func: "f", Pos: "p"}}}))
+	f.Add(abi.AppendFailure(nil, &vm.Trap{Kind: vm.KindIndex, Message: "m"}))
 	f.Add(abi.AppendFailure(nil, errors.New("e")))
 	f.Add(abi.AppendFailure(nil, &vm.Trap{Message: "m", Uncatchable: true}))
 	f.Fuzz(func(t *testing.T, data []byte) {
