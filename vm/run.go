@@ -39,9 +39,8 @@ func (m *Machine) exec(fn int, state []value.Value, budget int64) error {
 		regs  = m.regs(0)       // the current frame's register 0
 		steps = first
 		rest  = budget - first
-		trap  error // a trap raised by an instruction: see trapped
+		err   error
 	)
-dispatch:
 	for {
 		in := (*image.Instr)(ip)
 		ip = unsafe.Add(ip, instrSize)
@@ -75,24 +74,30 @@ dispatch:
 			a, b := (*reg(regs, in.B)).AsInt(), (*reg(regs, in.C)).AsInt()
 			s := a + b
 			if (s^a)&(s^b) < 0 {
-				trap = m.fail(ip, KindArith, msgOverflow)
-				goto trapped
+				if ip, regs, err = m.raise(ip, m.fail(ip, KindArith, msgOverflow)); err != nil {
+					return err
+				}
+				continue
 			}
 			*reg(regs, in.A) = value.Int(s)
 		case image.OpSubInt:
 			a, b := (*reg(regs, in.B)).AsInt(), (*reg(regs, in.C)).AsInt()
 			s := a - b
 			if (a^b)&(s^a) < 0 {
-				trap = m.fail(ip, KindArith, msgOverflow)
-				goto trapped
+				if ip, regs, err = m.raise(ip, m.fail(ip, KindArith, msgOverflow)); err != nil {
+					return err
+				}
+				continue
 			}
 			*reg(regs, in.A) = value.Int(s)
 		case image.OpAddIntK:
 			a, b := (*reg(regs, in.B)).AsInt(), int64(in.C)
 			s := a + b
 			if (s^a)&(s^b) < 0 {
-				trap = m.fail(ip, KindArith, msgOverflow)
-				goto trapped
+				if ip, regs, err = m.raise(ip, m.fail(ip, KindArith, msgOverflow)); err != nil {
+					return err
+				}
+				continue
 			}
 			*reg(regs, in.A) = value.Int(s)
 		case image.OpEqInt:
@@ -180,14 +185,12 @@ dispatch:
 			top := nb + callee.frameSize
 			if top > m.high {
 				if top > len(m.stack) && !m.grow(top) {
-					trap = m.fail(ip, KindStack, msgStack)
-					goto trapped
+					return m.fail(ip, KindStack, msgStack)
 				}
 				m.high = top
 			}
 			if len(m.frames) >= MaxDepth {
-				trap = m.fail(ip, KindStack, msgStack)
-				goto trapped
+				return m.fail(ip, KindStack, msgStack)
 			}
 			caller.ip = ip
 			m.frames = append(m.frames, frame{fn: in.B, base: int32(nb)})
@@ -215,8 +218,10 @@ dispatch:
 		case image.OpIndexList:
 			l, i := (*reg(regs, in.B)).AsList(), (*reg(regs, in.C)).AsInt()
 			if uint64(i) >= uint64(l.Len()) {
-				trap = m.fail(ip, KindIndex, indexMsg(i, l.Len(), "list"))
-				goto trapped
+				if ip, regs, err = m.raise(ip, m.fail(ip, KindIndex, indexMsg(i, l.Len(), "list"))); err != nil {
+					return err
+				}
+				continue
 			}
 			*reg(regs, in.A) = l.At(int(i))
 		case image.OpField:
@@ -229,20 +234,28 @@ dispatch:
 				ip = jump(ip, in.C)
 			}
 		default:
-			if ip, trap = m.cold(in, regs, ip); trap != nil {
-				goto trapped
+			if ip, err = m.cold(in, regs, ip); err != nil {
+				if ip, regs, err = m.raise(ip, err); err != nil {
+					return err
+				}
 			}
 		}
 	}
+}
 
-trapped:
-	// A trap inside a try that catches it resumes at the try's frame;
-	// any other ends the run.
-	if t, ok := trap.(*Trap); ok && Catchable(t.Kind) && m.catchable() {
-		ip, regs = m.catch(t)
-		goto dispatch
+// raise handles trap err of the innermost frame, stopped at ip: inside a
+// try that catches it, the run resumes at the try (the address and
+// registers to go on with are returned); otherwise err is returned, and
+// ends the run. It is kept out of the dispatch loop, whose shape it leaves
+// alone: a caught trap continues the loop like any instruction.
+//
+//go:noinline
+func (m *Machine) raise(ip unsafe.Pointer, err error) (unsafe.Pointer, unsafe.Pointer, error) {
+	if t, ok := err.(*Trap); ok && Catchable(t.Kind) && m.catchable() {
+		ip, regs := m.catch(t)
+		return ip, regs, nil
 	}
-	return trap
+	return ip, nil, err
 }
 
 // tryRec is an active try (OpTry): the frames and for loops active when
