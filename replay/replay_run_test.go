@@ -243,7 +243,7 @@ main { spawn Main; }
 func TestReplayCaughtTrap(t *testing.T) {
 	p := compileProgram(t, tryCatchSrc)
 	for _, engine := range []host.EngineKind{host.EngineNative, host.EngineWasm} {
-		rec := record(t, p, host.Options{Engine: engine}, replay.EnvWithheld)
+		rec := record(t, p, host.Options{Engine: engine}, artifact.EnvWithheld)
 		if rec.res.Verdict != host.VerdictQuiescent {
 			t.Fatalf("%v: recorded verdict %s\n%s", engine, rec.res.Verdict, rec.stderr)
 		}
@@ -252,7 +252,7 @@ func TestReplayCaughtTrap(t *testing.T) {
 		if rec.stdout != want {
 			t.Fatalf("%v: recorded stdout %q, want %q", engine, rec.stdout, want)
 		}
-		rp := replayWith(t, rec.art, p, replay.ReplayOptions{}, host.Options{Engine: engine})
+		rp := replayWith(t, rec.art, p, replay.Options{}, host.Options{Engine: engine})
 		if rp.report.Diverged() || !rp.stats.Clean() {
 			t.Fatalf("%v: replay diverged:\n%s", engine, rp.explain())
 		}

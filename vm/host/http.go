@@ -82,7 +82,7 @@ func (c *consumer) httpCall(method, rawURL string, body io.Reader, contentType s
 		switch {
 		case errors.Is(err, context.Canceled):
 			// the run is being interrupted: no try may catch that
-			return fmt.Errorf("cannot %s %q: %v", method, rawURL, err)
+			return fmt.Errorf("cannot %s %q: %v", method, shown, err)
 		case errors.As(err, &ne) && ne.Timeout():
 			kind = vm.KindTimeout
 		}
