@@ -232,7 +232,12 @@ func (b *builtinCall) check() *ast.Type {
 		arg(0, nil)
 		return ast.StringType
 	case "unwrap", "unwrap_or":
-		t := arg(0, nil)
+		// The expected type flows in: `let n: int = unwrap(Ok(3));`.
+		var want *ast.Type
+		if name := ctorName(b.e.Args[0]); name != "" && b.want != nil && isValue(b.want) {
+			want = c.instance(ctorOwner(name), b.want)
+		}
+		t := arg(0, want)
 		if t.Generic == "" {
 			bad(0, t, "an Option or a Result")
 			rest()

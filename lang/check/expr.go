@@ -298,6 +298,16 @@ func needsTarget(e ast.Expr) bool {
 	if isEmptyLit(e) {
 		return true
 	}
+	switch ctorName(e) {
+	case "None", "Ok", "Err":
+		return true
+	}
+	return false
+}
+
+// ctorName returns "Some", "None", "Ok" or "Err" when e is written as one
+// of those constructors (a bare name or a call of one), else "".
+func ctorName(e ast.Expr) string {
 	var id *ast.Ident
 	switch e := e.(type) {
 	case *ast.Name:
@@ -307,7 +317,14 @@ func needsTarget(e ast.Expr) bool {
 			id = n.Ident
 		}
 	}
-	return id != nil && (id.Name == "None" || id.Name == "Ok" || id.Name == "Err")
+	if id == nil {
+		return ""
+	}
+	switch id.Name {
+	case "Some", "None", "Ok", "Err":
+		return id.Name
+	}
+	return ""
 }
 
 // emptyLit types `[]` or `{}` from want. kind is List or Map.
