@@ -117,9 +117,9 @@ func f5 Main.on start (start) params 0 slots 0 frame 7
   0003  try.end       r1, k7(Result<Result<int>>::Ok) ; app.hl:29:15
   0004  callb         r0, print, r1                  ; app.hl:29:9
   0005  try           r0, k8(Option<Error>::Some), @0011 ; app.hl:30:9
-  0006  loadint       r2, 10                         ; app.hl:30:19
-  0007  loadint       r3, 0                          ; app.hl:30:24
-  0008  div.int       r1, r2, r3                     ; app.hl:30:22
+  0006  loadint       r1, 10                         ; app.hl:30:19
+  0007  loadint       r2, 0                          ; app.hl:30:24
+  0008  div.int       r1, r1, r2                     ; app.hl:30:22
   0009  callb         r0, print, r1                  ; app.hl:30:13
   0010  try.end       r0, k9(Option<Error>::None)    ; app.hl:30:9
   0011  loadint       r5, 1                          ; app.hl:31:32
