@@ -260,7 +260,7 @@ var infos = [numOps]Info{
 	OpShrInt: {"shr.int", Reg, Reg, Reg},
 	OpNotInt: {"not.int", Reg, Reg, None},
 
-	OpFormat: {"format", Reg, Reg, KIdx},
+	OpFormat:  {"format", Reg, Reg, KIdx},
 	OpTry:     {"try", Reg, KIdx, Target},
 	OpTryEnd:  {"try.end", Reg, KIdx, None},
 	OpTryDrop: {"try.drop", Count, None, None},
