@@ -68,6 +68,28 @@ func TestEnginesOptionResult(t *testing.T) {
             }
             match find([3], 4) { Some(i) => { print(i); }, None => { print("none"); } }`),
 			stdout: "42\narg: empty\nnone\n"},
+		{name: "json encode", src: optionDecls + startSrc(`
+            let ol: Option<[int]> = Some([1, 2]);
+            let nl: Option<[int]> = None;
+            print(std::json::encode([ol, nl]));
+            let r: Result<Option<string>> = Ok(Some("a\n"));
+            let rn: Result<Option<string>> = Ok(None);
+            let re: Result<Option<string>> = Err(Error { kind: "io", message: "gone" });
+            print(std::json::encode([r, rn, re]));
+            let m: {string: Result<int>} = {"a": parse("7"), "b": parse("")};
+            let rp: Result<Point> = Ok(Point { x: 1, y: 2 });
+            print(std::json::encode(m)); print(std::json::encode(rp));
+            let mi: {int: Option<int>} = {1: find([4], 4), 2: find([4], 5)};
+            print(std::json::encode(mi));
+            let nested: Option<Option<int>> = Some(None);
+            let nothing: Option<Option<int>> = None;
+            let inner: Option<Option<int>> = Some(Some(7));
+            print(std::json::encode([nested, nothing, inner]));
+            print(std::json::encode(try int("x")));`),
+			stdout: "[[1,2],null]\n" + `[{"ok":"a\n"},{"ok":null},{"err":{"kind":"io","message":"gone"}}]` + "\n" +
+				`{"a":{"ok":7},"b":{"err":{"kind":"arg","message":"empty"}}}` + "\n" + `{"ok":{"x":1,"y":2}}` + "\n" +
+				`[[1,0],[2,null]]` + "\n" + "[null,null,7]\n" +
+				`{"err":{"kind":"convert","message":"cannot convert \"x\" to int"}}` + "\n"},
 		{name: "unwrap of Err", src: optionDecls + startSrc(`print(unwrap(parse("")));`),
 			stderr: "trap: empty\n", code: 3},
 		{name: "unwrap of None", src: optionDecls + startSrc(`print(unwrap(find([], 1)));`),

@@ -100,5 +100,6 @@
 // {"bytes":"<hex>"}, lists as arrays, maps with string keys as objects in
 // insertion order and other maps as arrays of [key,value] pairs, structs as
 // objects of their fields in declaration order, enums as
-// {"variant":"Reject","values":["late"]}.
+// {"variant":"Reject","values":["late"]}; Option as null or its value and
+// Result as {"ok":v} or {"err":{"kind":…,"message":…}}.
 package value

@@ -22,7 +22,12 @@ import (
 //	other maps             [[1,"a"],[2,"b"]] in insertion order
 //	struct                 {"x":1,"y":2} in declaration order
 //	enum                   {"variant":"Reject","values":["late"]}, "values":[] for a unit variant
+//	Option<T>              null for None, the value itself for Some(v)
+//	Result<T>              {"ok":v} for Ok(v), {"err":{"kind":"io","message":"…"}} for Err(e)
 //	void                   null
+//
+// Option<Option<T>> has no form of its own: Some(None) and None are both
+// written null (std::json::decode refuses that type as a target).
 //
 // Strings escape " and \ and the characters below U+0020 (as \n, \r, \t, \b,
 // \f or \u00XX); other characters are written as UTF-8, and each byte of
@@ -68,6 +73,9 @@ func appendJSON(buf []byte, v Value, p *path) ([]byte, error) {
 		}
 		return append(buf, `"}`...), nil
 	}
+	if v.k == KindEnum && v.EnumType().IsGeneric() {
+		return appendJSONGeneric(buf, v, p)
+	}
 	o := v.object()
 	if o == nil { // unit enum variant
 		buf = appendJSONVariant(buf, v)
@@ -105,6 +113,48 @@ func appendJSON(buf []byte, v Value, p *path) ([]byte, error) {
 	case KindMap:
 		buf, err = appendJSONMap(buf, v.AsMap(), p)
 	}
+	p.leave()
+	return buf, err
+}
+
+// appendJSONGeneric writes an Option or a Result in their own JSON forms
+// rather than as enums: what other programs expect of an optional field or
+// an outcome, and what std::json::decode reads back.
+func appendJSONGeneric(buf []byte, v Value, p *path) ([]byte, error) {
+	t, i := v.EnumType(), v.Variant()
+	name := ""
+	if i < len(t.Variants) {
+		name = t.Variants[i].Name
+	}
+	payload := v.Payload()
+	if len(payload) != 1 { // None
+		return append(buf, "null"...), nil
+	}
+	var key string
+	switch name {
+	case "Some":
+		return appendJSONPayload(buf, v, payload[0], p)
+	case "Ok":
+		key = `{"ok":`
+	default: // Err
+		key = `{"err":`
+	}
+	buf = append(buf, key...)
+	buf, err := appendJSONPayload(buf, v, payload[0], p)
+	if err != nil {
+		return buf, err
+	}
+	return append(buf, '}'), nil
+}
+
+// appendJSONPayload writes x, the value carried by the enum value v, with v
+// on the path so that a value containing itself through an Option or a
+// Result is still found.
+func appendJSONPayload(buf []byte, v, x Value, p *path) ([]byte, error) {
+	if err := p.enter(v.object()); err != nil {
+		return buf, err
+	}
+	buf, err := appendJSON(buf, x, p)
 	p.leave()
 	return buf, err
 }
