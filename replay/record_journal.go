@@ -96,9 +96,9 @@ func (j *RecordingJournal) callEntry(c int, p stdlib.Primitive, args, res []byte
 	case p.Journal == stdlib.Output:
 		out := artifact.Output{Channel: ioChannel(p), Primitive: p.Name, Args: args, Outcome: artifact.OK}
 		if err != nil {
-			out.Outcome, out.Message = artifact.Trapped, err.Error()
+			out.Outcome, out.TrapKind, out.Message = artifact.Trapped, trapKindOf(err), err.Error()
 		} else if text, terr := ioText(p, args); terr != nil {
-			out.Outcome, out.Message = artifact.Trapped, terr.Error()
+			out.Outcome, out.TrapKind, out.Message = artifact.Trapped, trapKindOf(terr), terr.Error()
 		} else {
 			out.Result = []byte(text + "\n")
 		}
@@ -106,18 +106,32 @@ func (j *RecordingJournal) callEntry(c int, p stdlib.Primitive, args, res []byte
 	case p.Journal == stdlib.Virtual:
 		out := artifact.Output{Channel: string(p.Effect), Primitive: p.Name, Args: withheldArgs(p, args), Outcome: artifact.OK, Result: res}
 		if err != nil {
-			out.Outcome, out.Result, out.Message = artifact.Trapped, nil, err.Error()
+			out.Outcome, out.Result, out.TrapKind, out.Message = artifact.Trapped, nil, trapKindOf(err), err.Error()
 		}
 		return out
 	}
 	inv := artifact.Invocation{Primitive: p.Name, Args: args, Outcome: artifact.OK, Result: res}
 	switch {
 	case err != nil:
-		inv.Outcome, inv.Result, inv.Message = artifact.Trapped, nil, err.Error()
+		inv.Outcome, inv.Result, inv.TrapKind, inv.Message = artifact.Trapped, nil, trapKindOf(err), err.Error()
 	case p.Effect == stdlib.Env && !j.full:
 		inv.Outcome, inv.Result, inv.Length = artifact.Withheld, nil, envLength(res)
 	}
 	return inv
+}
+
+// trapKindOf is the kind of the trap that a failed call's err raises, as
+// the interpreter decides it (vm.Machine's failErr): the kind the error
+// carries (TrapKind), KindRecord for an uncatchable error, else KindHost.
+func trapKindOf(err error) string {
+	var k interface{ TrapKind() string }
+	switch {
+	case errors.Is(err, vm.ErrUncatchable):
+		return vm.KindRecord
+	case errors.As(err, &k):
+		return k.TrapKind()
+	}
+	return vm.KindHost
 }
 
 // coordinate is the delivery consumer c is handling, nil outside any.
@@ -166,7 +180,7 @@ func (j *RecordingJournal) Trap(c, n int, t *vm.Trap, _ *host.Delivery) {
 func trapEntry(c, n int, t *vm.Trap) artifact.Trap {
 	e := artifact.Trap{Stack: []string{}}
 	if t != nil {
-		e.Message = t.Message
+		e.TrapKind, e.Message = t.Kind, t.Message
 		if len(t.Stack) > 0 {
 			e.Position = t.Stack[0].Pos
 		}

@@ -612,22 +612,36 @@ func (cs *replayConsumer) where() string {
 
 // ---- calls ----
 
-// recordedTrap is a trap served from the recording: its message is the
-// recorded one, exactly.
-type recordedTrap string
+// recordedTrap is a trap served from the recording: its kind and message
+// are the recorded ones, exactly, so that `try` catches it on replay as it
+// did live.
+type recordedTrap struct {
+	kind, message string
+}
 
-func (t recordedTrap) Error() string { return string(t) }
+// servedTrap is the trap a recorded call that failed with kind and
+// message raises on replay. Format version 1 records no kind (""): it is
+// read back from the message (v1TrapKind).
+func servedTrap(kind, message string) recordedTrap {
+	if kind == "" {
+		kind = v1TrapKind(message)
+	}
+	return recordedTrap{kind: kind, message: message}
+}
 
-// TrapKind is the kind the recorded trap had, so that `try` catches it on
-// replay as it did live. Format version 1 records only the message, so
-// the kind is read back from the host's message forms (vm/host): a bad
-// argument of std::rand::next_int or std::os::getrandom is "arg", a
-// failed file or network call ("cannot read \"…\": …", "cannot GET
-// \"…\": …") is "io", or "timeout" when the message says the call timed
-// out (Go's net/http and net words); anything else is a host failure,
-// which try does not catch.
-func (t recordedTrap) TrapKind() string {
-	msg := string(t)
+func (t recordedTrap) Error() string { return t.message }
+
+// TrapKind is the recorded trap's kind.
+func (t recordedTrap) TrapKind() string { return t.kind }
+
+// v1TrapKind recovers the kind of a trapped call recorded in format
+// version 1, which holds only the message, from the host's message forms
+// (vm/host): a bad argument of std::rand::next_int or std::os::getrandom
+// is "arg", a failed file or network call ("cannot read \"…\": …",
+// "cannot GET \"…\": …") is "io", or "timeout" when the message says the
+// call timed out (Go's net/http and net words); anything else is a host
+// failure, which try does not catch.
+func v1TrapKind(msg string) string {
 	switch {
 	case strings.HasPrefix(msg, "std::rand::next_int: n must be"), strings.HasPrefix(msg, "std::os::getrandom: n must be"):
 		return vm.KindArg
@@ -739,14 +753,14 @@ func (r *Replayer) serve(cs *replayConsumer, p stdlib.Primitive, args []byte, li
 		recArgs, result  []byte
 		outcome          artifact.Outcome
 		length           uint64
-		message          string
+		message, kind    string
 		isCall, isEffect bool
 	)
 	switch x := next.Body.(type) {
 	case artifact.Invocation:
-		prim, recArgs, outcome, result, length, message, isCall = x.Primitive, x.Args, x.Outcome, x.Result, x.Length, x.Message, true
+		prim, recArgs, outcome, result, length, kind, message, isCall = x.Primitive, x.Args, x.Outcome, x.Result, x.Length, x.TrapKind, x.Message, true
 	case artifact.Output:
-		prim, channel, recArgs, outcome, result, length, message = x.Primitive, x.Channel, x.Args, x.Outcome, x.Result, x.Length, x.Message
+		prim, channel, recArgs, outcome, result, length, kind, message = x.Primitive, x.Channel, x.Args, x.Outcome, x.Result, x.Length, x.TrapKind, x.Message
 		isEffect = channel != artifact.ChannelStdout && channel != artifact.ChannelStderr
 	}
 	if !(virtual && isEffect || !virtual && isCall) || prim != p.Name || !bytes.Equal(recArgs, args) {
@@ -765,7 +779,7 @@ func (r *Replayer) serve(cs *replayConsumer, p stdlib.Primitive, args []byte, li
 		same := false
 		switch {
 		case err != nil:
-			same = outcome == artifact.Trapped && err.Error() == message
+			same = outcome == artifact.Trapped && err.Error() == message && (kind == "" || trapKindOf(err) == kind)
 		default:
 			same = outcome == artifact.OK && bytes.Equal(res, result)
 		}
@@ -779,7 +793,7 @@ func (r *Replayer) serve(cs *replayConsumer, p stdlib.Primitive, args []byte, li
 	case artifact.OK:
 		return result, nil
 	case artifact.Trapped:
-		return nil, recordedTrap(message)
+		return nil, servedTrap(kind, message)
 	}
 	return r.supply(cs, p, args, length)
 }
@@ -1068,7 +1082,8 @@ func (r *Replayer) Trap(c, n int, t *vm.Trap, d *host.Delivery) {
 	cs.events.Add(1)
 	rt, ok := cs.traps[n]
 	switch {
-	case ok && rt.Message == t.Message:
+	case ok && rt.Message == t.Message && (rt.TrapKind == "" || rt.TrapKind == t.Kind):
+		// A format 1 recording has no kind (""): the message decides.
 		r.awaitRecordedEnd(cs)
 	case strings.HasPrefix(t.Message, "replay: "):
 		// The replayer's own refusal of a call: already a finding, which
@@ -1076,6 +1091,8 @@ func (r *Replayer) Trap(c, n int, t *vm.Trap, d *host.Delivery) {
 		if len(t.Stack) > 0 && t.Stack[0].Pos != "" {
 			r.placeFinding(cs, t.Stack[0].Pos+" in "+t.Stack[0].Func)
 		}
+	case ok && rt.Message == t.Message:
+		r.finding(artifact.ChangedTrap, cs, "%s, the trap %q was of kind %s in the recording, but %s in the replay", cs.where(), t.Message, rt.TrapKind, t.Kind)
 	case ok:
 		r.finding(artifact.ChangedTrap, cs, "%s, the trap was %q in the recording, but %q in the replay", cs.where(), rt.Message, t.Message)
 	default:

@@ -658,10 +658,11 @@ func TestRecordingJournalEntries(t *testing.T) {
 		j.Invoke(0, rjPrim(t, "std::os::env"), rjArgs(value.Str("TOKEN"), value.Str("")), func() ([]byte, error) { return secret, nil })
 		j.Invoke(0, rjPrim(t, "print"), rjEnc(value.Str("hi")), func() ([]byte, error) { return nil, nil })
 		j.Invoke(0, rjPrim(t, "std::io::eprintln"), rjArgs(value.Str("oops")), func() ([]byte, error) { return nil, nil })
-		j.Invoke(0, rjPrim(t, "std::http::get"), rjArgs(value.Str("http://x")), func() ([]byte, error) { return nil, errors.New("connection refused") })
+		j.Invoke(0, rjPrim(t, "std::http::get"), rjArgs(value.Str("http://x")), func() ([]byte, error) { return nil, &vm.TrapError{Kind: vm.KindIO, Message: "connection refused"} })
+		j.Invoke(0, rjPrim(t, "std::http::get"), rjArgs(value.Str("http://y")), func() ([]byte, error) { return nil, errors.New("no kind") })
 		j.Publish(0, host.MessageID{Producer: 0, Seq: 0}, 0, rjJob(3))
 		j.Invoke(0, rjPrim(t, "std::process::exit"), rjArgs(value.Int(2), value.Str("app.hl:4:9")), func() ([]byte, error) { return nil, nil })
-		j.Trap(0, 0, &vm.Trap{Message: "boom", Stack: []vm.Frame{{Func: "Main.on start", Pos: "app.hl:3:4"}, {Func: "helper"}}}, nil)
+		j.Trap(0, 0, &vm.Trap{Kind: vm.KindPanic, Message: "boom", Stack: []vm.Frame{{Func: "Main.on start", Pos: "app.hl:3:4"}, {Func: "helper"}}}, nil)
 		j.End(artifact.VerdictExit, 2)
 		if err := j.Close(); err != nil {
 			t.Fatal(err)
@@ -676,15 +677,16 @@ func TestRecordingJournalEntries(t *testing.T) {
 		got := rjJSON(t, a.Entries)
 		want := `[{"Consumer":0,"Seq":0,"Body":{"Target":"Main","Start":true,"Message":{"Producer":0,"Seq":0},"Topic":""}},` +
 			`{"Consumer":0,"Seq":1,"Body":` + map[string]string{
-			artifact.EnvWithheld: `{"Primitive":"std::os::env","Args":"AgQFVE9LRU4EAA==","Outcome":1,"Result":null,"Length":12,"Message":""}},`,
-			artifact.EnvFull:     `{"Primitive":"std::os::env","Args":"AgQFVE9LRU4EAA==","Outcome":0,"Result":"BAxzM2NyM3QtdmFsdWU=","Length":0,"Message":""}},`,
+			artifact.EnvWithheld: `{"Primitive":"std::os::env","Args":"AgQFVE9LRU4EAA==","Outcome":1,"Result":null,"Length":12,"Message":"","TrapKind":""}},`,
+			artifact.EnvFull:     `{"Primitive":"std::os::env","Args":"AgQFVE9LRU4EAA==","Outcome":0,"Result":"BAxzM2NyM3QtdmFsdWU=","Length":0,"Message":"","TrapKind":""}},`,
 		}[policy] +
-			`{"Consumer":0,"Seq":2,"Body":{"Channel":"stdout","Primitive":"print","Args":"BAJoaQ==","Outcome":0,"Result":"aGkK","Length":0,"Message":""}},` +
-			`{"Consumer":0,"Seq":3,"Body":{"Channel":"stderr","Primitive":"std::io::eprintln","Args":"AQQEb29wcw==","Outcome":0,"Result":"b29wcwo=","Length":0,"Message":""}},` +
-			`{"Consumer":0,"Seq":4,"Body":{"Channel":"net","Primitive":"std::http::get","Args":"AQQIaHR0cDovL3g=","Outcome":2,"Result":null,"Length":0,"Message":"connection refused"}},` +
-			`{"Consumer":0,"Seq":5,"Body":{"Topic":"Job","Message":{"Producer":0,"Seq":0},"Payload":"CAEBBg=="}},` +
-			`{"Consumer":0,"Seq":6,"Body":{"Code":2,"Position":"app.hl:4:9","At":{"Consumer":0,"N":0}}},` +
-			`{"Consumer":0,"Seq":7,"Body":{"Message":"boom","Position":"app.hl:3:4","Stack":["at app.hl:3:4 in Main.on start","at helper"],"At":{"Consumer":0,"N":0}}}]`
+			`{"Consumer":0,"Seq":2,"Body":{"Channel":"stdout","Primitive":"print","Args":"BAJoaQ==","Outcome":0,"Result":"aGkK","Length":0,"Message":"","TrapKind":""}},` +
+			`{"Consumer":0,"Seq":3,"Body":{"Channel":"stderr","Primitive":"std::io::eprintln","Args":"AQQEb29wcw==","Outcome":0,"Result":"b29wcwo=","Length":0,"Message":"","TrapKind":""}},` +
+			`{"Consumer":0,"Seq":4,"Body":{"Channel":"net","Primitive":"std::http::get","Args":"AQQIaHR0cDovL3g=","Outcome":2,"Result":null,"Length":0,"Message":"connection refused","TrapKind":"io"}},` +
+			`{"Consumer":0,"Seq":5,"Body":{"Channel":"net","Primitive":"std::http::get","Args":"AQQIaHR0cDovL3k=","Outcome":2,"Result":null,"Length":0,"Message":"no kind","TrapKind":"host"}},` +
+			`{"Consumer":0,"Seq":6,"Body":{"Topic":"Job","Message":{"Producer":0,"Seq":0},"Payload":"CAEBBg==","DelayMS":0}},` +
+			`{"Consumer":0,"Seq":7,"Body":{"Code":2,"Position":"app.hl:4:9","At":{"Consumer":0,"N":0}}},` +
+			`{"Consumer":0,"Seq":8,"Body":{"TrapKind":"panic","Message":"boom","Position":"app.hl:3:4","Stack":["at app.hl:3:4 in Main.on start","at helper"],"At":{"Consumer":0,"N":0}}}]`
 		if got != want {
 			t.Errorf("policy %s: entries\n got %s\nwant %s", policy, got, want)
 		}

@@ -52,7 +52,7 @@ func TestAdmitDamage(t *testing.T) {
 	h := sample().Header
 	head := prefix(&h)
 	// A publish body: consumer 0, seq 0, topic "T", message 0:0, payload "x".
-	pub := []byte{0, 0, 1, 'T', 0, 0, 1, 'x'}
+	pub := []byte{0, 0, 1, 'T', 0, 0, 1, 'x', 0} // with its delay, 0
 	cat := func(parts ...[]byte) []byte { return bytes.Join(parts, nil) }
 	flipped := bytes.Clone(valid)
 	flipped[bytes.LastIndex(valid, []byte("app.hl:9:5"))+3] ^= 0x40
@@ -66,8 +66,8 @@ func TestAdmitDamage(t *testing.T) {
 	}{
 		{"bad magic", cat([]byte("HALEREX\x00"), valid[8:]), RefusedBadMagic, ErrNotArtifact,
 			`^refused: not a Hale artifact \(bad magic\)$`},
-		{"newer version", cat([]byte(Magic), []byte{2}, valid[9:]), RefusedVersion, ErrVersion,
-			`^refused: artifact format version 2 is newer than this hale supports \(1\)$`},
+		{"newer version", cat([]byte(Magic), []byte{3}, valid[9:]), RefusedVersion, ErrVersion,
+			`^refused: artifact format version 3 is newer than this hale supports \(2\)$`},
 		{"flipped byte", flipped, RefusedChecksum, ErrChecksum, `^refused: checksum mismatch at offset \d+: `},
 		{"truncated", valid[:len(valid)-40], RefusedTruncated, ErrTruncated, `^refused: truncated artifact: missing trailer; `},
 		{"no trailer", cat(head, frame(2, pub)), RefusedTruncated, ErrTruncated, `^refused: truncated artifact: missing trailer; `},

@@ -6,8 +6,13 @@ import (
 )
 
 // FormatVersion is the artifact format version this package writes and the
-// newest one it reads.
-const FormatVersion = 1
+// newest one it reads. Version 2 added the kind of a trap (TrapKind of a
+// trapped call and of a trap entry) and a publish's DelayMS; version 1
+// artifacts are still read, with those fields empty and 0.
+const FormatVersion = 2
+
+// MinFormatVersion is the oldest artifact format version this package reads.
+const MinFormatVersion = 1
 
 // Magic opens every artifact.
 const Magic = "HALEREC\x00"
@@ -160,7 +165,7 @@ type Outcome uint8
 const (
 	OK       Outcome = 0 // the call returned Result
 	Withheld Outcome = 1 // the call returned a value of Length bytes that was not recorded
-	Trapped  Outcome = 2 // the call raised a trap with Message
+	Trapped  Outcome = 2 // the call raised a trap of kind TrapKind with Message
 )
 
 // String returns "ok", "withheld" or "trap".
@@ -185,6 +190,7 @@ type Invocation struct {
 	Result    []byte // OK: canonical result bytes
 	Length    uint64 // Withheld: length of the value that was not recorded
 	Message   string // Trapped: the trap's message
+	TrapKind  string // Trapped: the trap's kind ("io", "arg", ...); "" in a format 1 artifact
 }
 
 // Publish records a message leaving its producer.
@@ -192,6 +198,7 @@ type Publish struct {
 	Topic   string
 	Message MessageID
 	Payload []byte // canonical payload bytes
+	DelayMS uint64 // delay before delivery in milliseconds; 0: immediate (always, in format 1)
 }
 
 // Delivery records a handler about to run: a message (or the instance's
@@ -216,10 +223,12 @@ type Output struct {
 	Result    []byte // OK: the text written (stdout, stderr) or the canonical result (fs.write, net)
 	Length    uint64 // Withheld: length of the result that was not recorded
 	Message   string // Trapped: the trap's message
+	TrapKind  string // Trapped: the trap's kind; "" in a format 1 artifact
 }
 
 // Trap records a trap that stopped a handler or the program.
 type Trap struct {
+	TrapKind string // the trap's kind ("arith", "panic", ...); "" in a format 1 artifact
 	Message  string
 	Position string      // "app.hl:17:16"
 	Stack    []string    // frames, innermost first: "at app.hl:17:16 in Worker.on Job"

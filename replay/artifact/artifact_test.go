@@ -47,12 +47,12 @@ func sample() *Artifact {
 			{0, 3, Publish{Topic: "Job", Message: MessageID{0, 0}, Payload: []byte{1, 2, 3}}},
 			{3, 0, Publish{Topic: "Line", Message: MessageID{3, 0}, Payload: []byte("hello")}},
 			{1, 0, Delivery{Target: "Worker#0", Message: MessageID{0, 0}, Topic: "Job"}},
-			{1, 1, Invocation{Primitive: "std::random::int", Args: []byte{9}, Outcome: Trapped, Message: "random: empty range"}},
+			{1, 1, Invocation{Primitive: "std::random::int", Args: []byte{9}, Outcome: Trapped, TrapKind: "arg", Message: "random: empty range"}},
 			{1, 2, Output{Channel: ChannelStdout, Primitive: "std::io::println", Args: []byte("working"), Outcome: OK, Result: []byte("working\n")}},
 			{2, 0, Delivery{Target: "Ledger", Message: MessageID{3, 0}, Topic: "Line"}},
 			{2, 1, Output{Channel: ChannelFSWrite, Primitive: "std::fs::write", Args: []byte("out.txt"), Outcome: OK, Result: []byte{0}}},
 			{2, 2, Unknown{Code: 42, Data: []byte{1, 2, 3}}},
-			{2, 3, Trap{Message: "division by zero", Position: "app.hl:17:16",
+			{2, 3, Trap{TrapKind: "arith", Message: "division by zero", Position: "app.hl:17:16",
 				Stack: []string{"at app.hl:17:16 in Ledger.on Line", "at app.hl:30:3 in Ledger.add"}, At: &Coordinate{2, 0}}},
 			{0, 4, Exit{Code: 3, Position: "app.hl:9:5", At: &Coordinate{0, 0}}},
 		},
@@ -181,8 +181,8 @@ func TestDecodeErrors(t *testing.T) {
 	h := sample().Header
 	head := prefix(&h)
 	valid := mustEncode(t, sample())
-	// A publish body: consumer 0, seq 0, topic "T", message 0:0, payload "x".
-	pub := []byte{0, 0, 1, 'T', 0, 0, 1, 'x'}
+	// A publish body: consumer 0, seq 0, topic "T", message 0:0, payload "x", delay 0.
+	pub := []byte{0, 0, 1, 'T', 0, 0, 1, 'x', 0}
 	one := []ConsumerCount{{0, 1}}
 	cat := func(parts ...[]byte) []byte { return bytes.Join(parts, nil) }
 	flip := func(at int) []byte {
@@ -203,13 +203,13 @@ func TestDecodeErrors(t *testing.T) {
 	}{
 		{"empty", nil, ErrNotArtifact, `^not a Hale artifact`, 0},
 		{"bad magic", cat([]byte("HALEREC\x01"), valid[8:]), ErrNotArtifact, `^not a Hale artifact`, 0},
-		{"newer version", cat([]byte(Magic), []byte{2}, valid[9:]), ErrVersion,
-			`^artifact format version 2 is newer than this hale supports \(1\)$`, 8},
+		{"newer version", cat([]byte(Magic), []byte{3}, valid[9:]), ErrVersion,
+			`^artifact format version 3 is newer than this hale supports \(2\)$`, 8},
 		{"version zero", cat([]byte(Magic), []byte{0}, valid[9:]), ErrVersion, `version 0 is not valid`, 8},
 		{"no trailer", cat(head, frame(2, pub)), ErrTruncated,
-			`^truncated artifact: missing trailer; the data ends at offset \d+, after 1 complete entries$`, int64(len(head) + 10)},
+			`^truncated artifact: missing trailer; the data ends at offset \d+, after 1 complete entries$`, int64(len(head) + 11)},
 		{"cut inside an entry", cat(head, frame(2, pub)[:6]), ErrTruncated,
-			`the data ends inside the publish entry \(4 of 8 bytes present\)`, int64(len(head))},
+			`the data ends inside the publish entry \(4 of 9 bytes present\)`, int64(len(head))},
 		{"cut inside the header", valid[:20], ErrTruncated, `inside the header`, 9},
 		{"cut checksum", valid[:len(valid)-5], ErrTruncated, `the checksum is cut off`, int64(len(valid) - 32)},
 		{"payload bit flip", flip(inString), ErrChecksum, `^checksum mismatch at offset \d+: the trailer has [0-9a-f]{64} but the content hashes to [0-9a-f]{64}$`,
@@ -217,8 +217,8 @@ func TestDecodeErrors(t *testing.T) {
 		{"checksum bit flip", flip(len(valid) - 1), ErrChecksum, `^checksum mismatch`, int64(len(valid) - 32)},
 		{"bytes after trailer", cat(valid, []byte{0}), ErrFraming, `1 bytes follow the trailer`, int64(len(valid))},
 		{"unused body bytes", seal(cat(head, frame(2, cat(pub, []byte{7}))), 1, one, "quiescent", 0), ErrFraming,
-			`^bad framing at offset \d+ \(entry 0\): 1 unused bytes at the end of the publish entry$`, int64(len(head) + 10)},
-		{"field past body", seal(cat(head, frame(2, pub[:len(pub)-1])), 1, one, "quiescent", 0), ErrFraming,
+			`^bad framing at offset \d+ \(entry 0\): 1 unused bytes at the end of the publish entry$`, int64(len(head) + 11)},
+		{"field past body", seal(cat(head, frame(2, pub[:len(pub)-2])), 1, one, "quiescent", 0), ErrFraming,
 			`\(entry 0\): payload runs past the end of the publish entry`, int64(len(head) + 8)},
 		{"non-minimal varint", seal(cat(head, frame(2, cat([]byte{0x80, 0x00}, pub[1:]))), 1, one, "quiescent", 0), ErrFraming,
 			`consumer id is not minimally encoded`, int64(len(head) + 2)},
@@ -228,8 +228,8 @@ func TestDecodeErrors(t *testing.T) {
 			`unknown outcome 7`, int64(len(head) + 7)},
 		{"bad start flag", seal(cat(head, frame(3, []byte{0, 0, 1, 'M', 2})), 1, one, "quiescent", 0), ErrFraming,
 			`start flag is 2, not 0 or 1`, int64(len(head) + 6)},
-		{"huge list count", seal(cat(head, frame(5, []byte{0, 0, 0, 0, 0xff, 0xff, 0x03, 0})), 1, one, "quiescent", 0), ErrFraming,
-			`stack frame count 65535 exceeds the 1 bytes left`, int64(len(head) + 6)},
+		{"huge list count", seal(cat(head, frame(5, []byte{0, 0, 0, 0, 0, 0xff, 0xff, 0x03, 0})), 1, one, "quiescent", 0), ErrFraming,
+			`stack frame count 65535 exceeds the 1 bytes left`, int64(len(head) + 7)},
 		{"total mismatch", seal(cat(head, frame(2, pub)), 2, one, "quiescent", 0), ErrCount,
 			`^entry count mismatch: the trailer says 2 entries, the artifact has 1$`, -1},
 		{"consumer count mismatch", seal(cat(head, frame(2, pub)), 1, []ConsumerCount{{0, 2}}, "quiescent", 0), ErrCount,
@@ -277,7 +277,7 @@ func TestSalvageEveryCut(t *testing.T) {
 	var ends []int
 	off := headLen
 	for _, e := range want.Entries {
-		rest, err := appendBody(nil, e.Body)
+		rest, err := appendBody(nil, e.Body, FormatVersion)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -336,7 +336,7 @@ func TestEncodeRejects(t *testing.T) {
 		{"pointer body", &Exit{}},
 	}
 	for _, tt := range tests {
-		if _, err := appendBody(nil, tt.body); err == nil {
+		if _, err := appendBody(nil, tt.body, FormatVersion); err == nil {
 			t.Errorf("%s: encoded", tt.name)
 		}
 	}
@@ -346,7 +346,7 @@ func TestEncodeRejects(t *testing.T) {
 // content of its strings and byte strings: kind, length, consumer, seq,
 // length prefixes, identities, flags.
 func framing(t testing.TB, e Entry) (total, overhead int) {
-	rest, err := appendBody(nil, e.Body)
+	rest, err := appendBody(nil, e.Body, FormatVersion)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -121,6 +121,7 @@ func decodeAs(data []byte, keep bool, split int) (*Artifact, *FormatError) {
 			Msg: "artifact format version 0 is not valid"}
 	}
 
+	c.v2 = version >= 2
 	hc := c.record("header", c.pos)
 	if c.err != nil {
 		return nil, c.err
@@ -214,8 +215,8 @@ func (c *cursor) indexHalves(a *Artifact, n, framed int, found *entryCounts) *Fo
 		found entryCounts
 		err   *FormatError
 	}
-	first := &part{cur: &cursor{data: c.data, pos: c.pos, end: c.pos + mid, top: true, names: c.names}}
-	second := &part{cur: &cursor{data: c.data, pos: c.pos + mid, end: c.pos + framed, top: true, names: &nameTable{}}}
+	first := &part{cur: &cursor{data: c.data, pos: c.pos, end: c.pos + mid, top: true, names: c.names, v2: c.v2}}
+	second := &part{cur: &cursor{data: c.data, pos: c.pos + mid, end: c.pos + framed, top: true, names: &nameTable{}, v2: c.v2}}
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
@@ -250,7 +251,7 @@ func (c *cursor) indexHalves(a *Artifact, n, framed int, found *entryCounts) *Fo
 func (c *cursor) indexRange(spans []span, first int, found *entryCounts) *FormatError {
 	for i := range spans {
 		start := c.pos
-		if next, ok := fastRecord(c.data, start, c.end, c.names, &spans[i]); ok {
+		if next, ok := fastRecord(c.data, start, c.end, c.names, c.v2, &spans[i]); ok {
 			found.add(spans[i].consumer)
 			c.pos = next
 			continue
@@ -473,6 +474,9 @@ type cursor struct {
 	// sub is reused for every record read from this cursor: a record is
 	// read to its end before the next one starts.
 	sub *cursor
+	// v2: the file has format version 2 or newer (trap kinds, publish
+	// delays).
+	v2 bool
 }
 
 // record reads a length-prefixed record and returns a cursor over its body.
@@ -493,7 +497,7 @@ func (c *cursor) record(what string, start int) *cursor {
 	// Only the fields that differ from the last record's: this runs once
 	// per entry.
 	body.data, body.pos, body.end, body.start, body.what, body.entry = c.data, c.pos, c.pos+int(n), start, what, c.entry
-	body.top, body.err, body.names, body.frozen = false, nil, c.names, c.frozen
+	body.top, body.err, body.names, body.frozen, body.v2 = false, nil, c.names, c.frozen, c.v2
 	c.pos += int(n)
 	return body
 }
@@ -844,7 +848,7 @@ func (c *cursor) fields(kind Kind) Body {
 func (c *cursor) invocation() (x Invocation) {
 	x.Primitive = c.name("primitive")
 	x.Args = c.bytes("args")
-	x.Outcome, x.Result, x.Length, x.Message = c.outcome()
+	x.Outcome, x.Result, x.Length, x.TrapKind, x.Message = c.outcome()
 	return x
 }
 
@@ -852,6 +856,9 @@ func (c *cursor) publish() (x Publish) {
 	x.Topic = c.name("topic")
 	x.Message = c.messageID()
 	x.Payload = c.bytes("payload")
+	if c.v2 {
+		x.DelayMS = c.uvarint("delay")
+	}
 	return x
 }
 
@@ -869,11 +876,14 @@ func (c *cursor) output() (x Output) {
 	x.Channel = c.name("channel")
 	x.Primitive = c.name("primitive")
 	x.Args = c.bytes("args")
-	x.Outcome, x.Result, x.Length, x.Message = c.outcome()
+	x.Outcome, x.Result, x.Length, x.TrapKind, x.Message = c.outcome()
 	return x
 }
 
 func (c *cursor) trap() (x Trap) {
+	if c.v2 {
+		x.TrapKind = c.string("trap kind")
+	}
 	x.Message = c.string("message")
 	x.Position = c.string("position")
 	x.Stack = c.strings("stack frame")
@@ -888,7 +898,7 @@ func (c *cursor) exit() (x Exit) {
 	return x
 }
 
-func (c *cursor) outcome() (o Outcome, result []byte, length uint64, message string) {
+func (c *cursor) outcome() (o Outcome, result []byte, length uint64, kind, message string) {
 	if c.err != nil {
 		return
 	}
@@ -906,6 +916,9 @@ func (c *cursor) outcome() (o Outcome, result []byte, length uint64, message str
 		length = c.uvarint("withheld length")
 	case Trapped:
 		c.pos++
+		if c.v2 {
+			kind = c.string("trap kind")
+		}
 		message = c.string("trap message")
 	default:
 		c.failAt(c.pos, "unknown outcome %d", o)

@@ -756,7 +756,7 @@ func sameEnding(recorded, replayed Trailer) bool {
 }
 
 // sameEntry reports whether two bodies are equal as the diff compares
-// them: a trap by message and position, an exit by code, the rest by
+// them: a trap by kind, message and position, an exit by code, the rest by
 // every field.
 func sameEntry(a, b Body) bool {
 	switch x := a.(type) {
@@ -765,17 +765,17 @@ func sameEntry(a, b Body) bool {
 		return ok && x == y
 	case Invocation:
 		y, ok := b.(Invocation)
-		return ok && sameCall(x, y) && sameOutcome(x.Outcome, x.Result, x.Length, x.Message, y.Outcome, y.Result, y.Length, y.Message)
+		return ok && sameCall(x, y) && sameOutcome(x.Outcome, x.Result, x.Length, x.TrapKind, x.Message, y.Outcome, y.Result, y.Length, y.TrapKind, y.Message)
 	case Publish:
 		y, ok := b.(Publish)
 		return ok && x.Topic == y.Topic && x.Message == y.Message && bytes.Equal(x.Payload, y.Payload)
 	case Output:
 		y, ok := b.(Output)
 		return ok && x.Channel == y.Channel && x.Primitive == y.Primitive && bytes.Equal(x.Args, y.Args) &&
-			sameOutcome(x.Outcome, x.Result, x.Length, x.Message, y.Outcome, y.Result, y.Length, y.Message)
+			sameOutcome(x.Outcome, x.Result, x.Length, x.TrapKind, x.Message, y.Outcome, y.Result, y.Length, y.TrapKind, y.Message)
 	case Trap:
 		y, ok := b.(Trap)
-		return ok && x.Message == y.Message && x.Position == y.Position
+		return ok && x.Message == y.Message && x.Position == y.Position && sameTrapKind(x.TrapKind, y.TrapKind)
 	case Exit:
 		y, ok := b.(Exit)
 		return ok && x.Code == y.Code
@@ -787,8 +787,13 @@ func sameCall(x, y Invocation) bool {
 	return x.Primitive == y.Primitive && bytes.Equal(x.Args, y.Args)
 }
 
-// sameOutcome compares two outcomes by the field their outcome uses.
-func sameOutcome(o Outcome, res []byte, n uint64, msg string, p Outcome, res2 []byte, n2 uint64, msg2 string) bool {
+// sameTrapKind compares two trap kinds; a format 1 artifact records none
+// (""), which matches any.
+func sameTrapKind(k, k2 string) bool { return k == k2 || k == "" || k2 == "" }
+
+// sameOutcome compares two outcomes by the fields their outcome uses: a
+// trap by its kind and message.
+func sameOutcome(o Outcome, res []byte, n uint64, kind, msg string, p Outcome, res2 []byte, n2 uint64, kind2, msg2 string) bool {
 	if o != p {
 		return false
 	}
@@ -798,5 +803,5 @@ func sameOutcome(o Outcome, res []byte, n uint64, msg string, p Outcome, res2 []
 	case Withheld:
 		return n == n2
 	}
-	return msg == msg2
+	return msg == msg2 && sameTrapKind(kind, kind2)
 }

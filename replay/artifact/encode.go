@@ -30,14 +30,23 @@ type Writer struct {
 	counts  map[uint32]uint64
 	err     error // first write error; every later call returns it
 	done    bool
+	version uint64 // the format version written: FormatVersion, or an older one for Encode
 }
 
 // NewWriter writes the magic, the format version and the header to w and
 // returns a Writer for the entries.
 func NewWriter(w io.Writer, h *Header) (*Writer, error) {
-	wr := &Writer{w: w, sum: blake3.New(), counts: map[uint32]uint64{}}
+	return newWriter(w, h, FormatVersion)
+}
+
+// newWriter is NewWriter writing format version version.
+func newWriter(w io.Writer, h *Header, version uint64) (*Writer, error) {
+	if version < MinFormatVersion || version > FormatVersion {
+		return nil, fmt.Errorf("cannot write artifact format version %d", version)
+	}
+	wr := &Writer{w: w, sum: blake3.New(), counts: map[uint32]uint64{}, version: version}
 	wr.buf = append(wr.buf, Magic...)
-	wr.buf = binary.AppendUvarint(wr.buf, FormatVersion)
+	wr.buf = binary.AppendUvarint(wr.buf, version)
 	body := appendHeader(nil, h)
 	wr.buf = binary.AppendUvarint(wr.buf, uint64(len(body)))
 	wr.buf = append(wr.buf, body...)
@@ -52,7 +61,7 @@ func (w *Writer) WriteEntry(e Entry) error {
 	if err := w.usable(); err != nil {
 		return err
 	}
-	rest, err := appendBody(w.scratch[:0], e.Body)
+	rest, err := appendBody(w.scratch[:0], e.Body, w.version)
 	w.scratch = rest
 	if err != nil {
 		return err
@@ -144,10 +153,16 @@ func (w *Writer) usable() error {
 // Encode returns the bytes of a complete artifact holding a's header and
 // entries. The trailer's counts and checksum are computed; its verdict and
 // exit code are taken from a.Trailer. For an artifact that Decode
-// accepted, Encode returns the decoded bytes exactly.
+// accepted, Encode returns the decoded bytes exactly: it writes format
+// version a.Version (FormatVersion when 0), so a format 1 artifact stays
+// one.
 func Encode(a *Artifact) ([]byte, error) {
 	var buf bytes.Buffer
-	w, err := NewWriter(&buf, &a.Header)
+	version := a.Version
+	if version == 0 {
+		version = FormatVersion
+	}
+	w, err := newWriter(&buf, &a.Header, version)
 	if err != nil {
 		return nil, err
 	}
@@ -185,18 +200,28 @@ func appendHeader(b []byte, h *Header) []byte {
 }
 
 // appendBody appends the kind-specific part of an entry body, the bytes
-// after consumer and seq.
-func appendBody(b []byte, body Body) ([]byte, error) {
+// after consumer and seq, in format version version. Format 1 has no
+// trap kinds (they are left out) and no publish delay (one that is not 0
+// is an error).
+func appendBody(b []byte, body Body, version uint64) ([]byte, error) {
+	v2 := version >= 2
 	switch x := body.(type) {
 	case Invocation:
 		b = appendString(b, x.Primitive)
 		b = appendBytes(b, x.Args)
-		return appendOutcome(b, x.Outcome, x.Result, x.Length, x.Message)
+		return appendOutcome(b, x.Outcome, x.Result, x.Length, x.TrapKind, x.Message, v2)
 	case Publish:
 		b = appendString(b, x.Topic)
 		b = binary.AppendUvarint(b, uint64(x.Message.Producer))
 		b = binary.AppendUvarint(b, x.Message.Seq)
-		return appendBytes(b, x.Payload), nil
+		b = appendBytes(b, x.Payload)
+		switch {
+		case v2:
+			b = binary.AppendUvarint(b, x.DelayMS)
+		case x.DelayMS != 0:
+			return b, fmt.Errorf("artifact format version %d cannot hold a publish delay", version)
+		}
+		return b, nil
 	case Delivery:
 		b = appendString(b, x.Target)
 		if x.Start {
@@ -210,8 +235,11 @@ func appendBody(b []byte, body Body) ([]byte, error) {
 		b = appendString(b, x.Channel)
 		b = appendString(b, x.Primitive)
 		b = appendBytes(b, x.Args)
-		return appendOutcome(b, x.Outcome, x.Result, x.Length, x.Message)
+		return appendOutcome(b, x.Outcome, x.Result, x.Length, x.TrapKind, x.Message, v2)
 	case Trap:
+		if v2 {
+			b = appendString(b, x.TrapKind)
+		}
 		b = appendString(b, x.Message)
 		b = appendString(b, x.Position)
 		b = appendStrings(b, x.Stack)
@@ -231,7 +259,9 @@ func appendBody(b []byte, body Body) ([]byte, error) {
 	return b, fmt.Errorf("unsupported entry body %T", body)
 }
 
-func appendOutcome(b []byte, o Outcome, result []byte, length uint64, message string) ([]byte, error) {
+// appendOutcome appends a call's outcome; with v2 a trap's kind comes
+// before its message.
+func appendOutcome(b []byte, o Outcome, result []byte, length uint64, kind, message string, v2 bool) ([]byte, error) {
 	b = append(b, byte(o))
 	switch o {
 	case OK:
@@ -239,6 +269,9 @@ func appendOutcome(b []byte, o Outcome, result []byte, length uint64, message st
 	case Withheld:
 		return binary.AppendUvarint(b, length), nil
 	case Trapped:
+		if v2 {
+			b = appendString(b, kind)
+		}
 		return appendString(b, message), nil
 	}
 	return b, fmt.Errorf("invalid call outcome %d", o)

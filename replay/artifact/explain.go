@@ -78,8 +78,8 @@ func (rd render) describe(d *Divergence, r, p *Entry, n uint64, counts map[Kind]
 				s = label + " was " + rd.call(x.Primitive, x.Args) + " in the recording, but " +
 					rd.call(y.Primitive, y.Args) + " in the replay"
 			} else {
-				was := rd.outcome(x.Primitive, x.Outcome, x.Result, x.Length, x.Message)
-				now := rd.outcome(y.Primitive, y.Outcome, y.Result, y.Length, y.Message)
+				was := rd.outcome(x.Primitive, x.Outcome, x.Result, x.Length, x.TrapKind, x.Message)
+				now := rd.outcome(y.Primitive, y.Outcome, y.Result, y.Length, y.TrapKind, y.Message)
 				if x.Outcome == y.Outcome {
 					// "returned 17 …, but 18 …": the verb is not repeated.
 					now = strings.TrimPrefix(strings.TrimPrefix(now, "returned "), "trapped ")
@@ -173,6 +173,9 @@ func (rd render) output(x Output) string {
 
 func (rd render) trap(x Trap) string {
 	s := strconv.Quote(x.Message)
+	if x.TrapKind != "" {
+		s += " (" + x.TrapKind + ")"
+	}
 	if x.Position != "" {
 		s += " at " + x.Position
 	}
@@ -217,12 +220,16 @@ func (rd render) result(prim string, o Outcome, res []byte, n uint64, msg string
 }
 
 // outcome shows an outcome as a verb phrase, for changed results.
-func (rd render) outcome(prim string, o Outcome, res []byte, n uint64, msg string) string {
+// A trap shows its kind when the artifact records it (format 2).
+func (rd render) outcome(prim string, o Outcome, res []byte, n uint64, kind, msg string) string {
 	switch o {
 	case OK:
 		return "returned " + rd.value("result", prim, res)
 	case Withheld:
 		return fmt.Sprintf("returned a withheld value (%s)", plural(n, "byte", "bytes"))
+	}
+	if kind != "" {
+		return "trapped (" + kind + ") with " + strconv.Quote(msg)
 	}
 	return "trapped with " + strconv.Quote(msg)
 }

@@ -16,7 +16,7 @@ import "math"
 // fastRecord indexes the entry record at data[at:end] (its marker, its
 // length and its body) into sp and returns where the next record starts.
 // When it gives up, sp holds nothing of use.
-func fastRecord(data []byte, at, end int, names *nameTable, sp *span) (int, bool) {
+func fastRecord(data []byte, at, end int, names *nameTable, v2 bool, sp *span) (int, bool) {
 	b := data[:end]
 	kind, i, ok := fastUvarint(b, at)
 	if !ok {
@@ -26,14 +26,14 @@ func fastRecord(data []byte, at, end int, names *nameTable, sp *span) (int, bool
 	if !ok || n > uint64(end-i) {
 		return 0, false
 	}
-	return i + int(n), fastSpan(data, i, i+int(n), Kind(kind), names, sp)
+	return i + int(n), fastSpan(data, i, i+int(n), Kind(kind), names, v2, sp)
 }
 
 // fastSpan indexes the entry whose body is data[at:end], of kind kind,
 // when it is a well-formed publish, delivery or invocation (that did not
-// trap), interning its names in names as the general reader does.
+// trap), of format version 2 or newer when v2, interning its names in names as the general reader does.
 // (Spans are filled in place: returning them costs two copies each.)
-func fastSpan(data []byte, at, end int, kind Kind, names *nameTable, sp *span) bool {
+func fastSpan(data []byte, at, end int, kind Kind, names *nameTable, v2 bool, sp *span) bool {
 	if kind != KindPublish && kind != KindDelivery && kind != KindInvocation {
 		return false
 	}
@@ -60,6 +60,11 @@ func fastSpan(data []byte, at, end int, kind Kind, names *nameTable, sp *span) b
 		}
 		if _, i, ok = fastBytes(b, i); !ok {
 			return false
+		}
+		if v2 { // the delay
+			if _, i, ok = fastUvarint(b, i); !ok {
+				return false
+			}
 		}
 	case KindDelivery:
 		if sp.name, i, ok = fastName(b, i, names); !ok || i >= len(b) || b[i] > 1 {

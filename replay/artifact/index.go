@@ -137,9 +137,16 @@ func (a *Artifact) publish(i int) (Publish, bool) {
 	b := a.data[:sp.end]
 	if _, j, ok := fastBytes(b, sp.at); ok {
 		if _, _, j, ok = fastMessage(b, j); ok {
-			if from, to, ok := fastBytes(b, j); ok && to == sp.end {
-				return Publish{Topic: a.names.list[sp.name], Message: MessageID{sp.producer, sp.msgSeq},
-					Payload: b[from:to:to]}, true
+			if from, to, ok := fastBytes(b, j); ok {
+				var delay uint64
+				end := to
+				if a.Version >= 2 {
+					delay, end, ok = fastUvarint(b, to)
+				}
+				if ok && end == sp.end {
+					return Publish{Topic: a.names.list[sp.name], Message: MessageID{sp.producer, sp.msgSeq},
+						Payload: b[from:to:to], DelayMS: delay}, true
+				}
 			}
 		}
 	}
@@ -165,7 +172,7 @@ func (a *Artifact) delivery(i int) (Delivery, bool) {
 func (a *Artifact) reader(i int) cursor {
 	sp := &a.spans[i]
 	return cursor{data: a.data, pos: sp.at, end: sp.end, start: sp.at, what: entryLabel(a.kindOf(i)),
-		entry: i, names: a.names, frozen: true}
+		entry: i, names: a.names, frozen: true, v2: a.Version >= 2}
 }
 
 // full returns a itself when it keeps its decoded entries, else a copy of

@@ -243,7 +243,7 @@ func (r *Recorder) Append(consumer uint32, body Body) error {
 	if r == nil {
 		return nil
 	}
-	rest, encErr := appendBody(make([]byte, 0, bodySizeHint(body)), body)
+	rest, encErr := appendBody(make([]byte, 0, bodySizeHint(body)), body, FormatVersion)
 
 	r.mu.Lock()
 	defer r.mu.Unlock()

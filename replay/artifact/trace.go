@@ -187,13 +187,13 @@ func Dump(w io.Writer, a *Artifact, decode ValueDecoder) error {
 		var rec any
 		switch x := e.Body.(type) {
 		case Invocation:
-			call := dumpCall(x.Primitive, x.Args, x.Outcome, x.Result, x.Length, x.Message, view)
+			call := dumpCall(x.Primitive, x.Args, x.Outcome, x.Result, x.Length, x.TrapKind, x.Message, view)
 			rec = struct {
 				dumpHead
 				dumpCallFields
 			}{head, call}
 		case Output:
-			call := dumpCall(x.Primitive, x.Args, x.Outcome, x.Result, x.Length, x.Message, view)
+			call := dumpCall(x.Primitive, x.Args, x.Outcome, x.Result, x.Length, x.TrapKind, x.Message, view)
 			var text *string
 			if x.Outcome == OK && (x.Channel == ChannelStdout || x.Channel == ChannelStderr) {
 				t := string(x.Result)
@@ -212,7 +212,8 @@ func Dump(w io.Writer, a *Artifact, decode ValueDecoder) error {
 				Message    string `json:"message"`
 				PayloadHex string `json:"payload_hex"`
 				Payload    any    `json:"payload,omitempty"`
-			}{head, x.Topic, x.Message.String(), hex.EncodeToString(x.Payload), view("payload", x.Topic, x.Payload)}
+				DelayMS    uint64 `json:"delay_ms"`
+			}{head, x.Topic, x.Message.String(), hex.EncodeToString(x.Payload), view("payload", x.Topic, x.Payload), x.DelayMS}
 		case Delivery:
 			msg := "start"
 			if !x.Start {
@@ -239,7 +240,8 @@ func Dump(w io.Writer, a *Artifact, decode ValueDecoder) error {
 				Position   string   `json:"position"`
 				Stack      []string `json:"stack"`
 				Coordinate *string  `json:"coordinate"`
-			}{head, x.Message, x.Position, stack, coordinateString(x.At)}
+				TrapKind   string   `json:"trap_kind,omitempty"`
+			}{head, x.Message, x.Position, stack, coordinateString(x.At), x.TrapKind}
 		case Exit:
 			rec = struct {
 				dumpHead
@@ -281,9 +283,10 @@ type dumpCallFields struct {
 	Result    any     `json:"result,omitempty"`
 	Length    *uint64 `json:"length,omitempty"`
 	Message   *string `json:"message,omitempty"`
+	TrapKind  string  `json:"trap_kind,omitempty"` // absent in a format 1 artifact
 }
 
-func dumpCall(prim string, args []byte, o Outcome, result []byte, length uint64, message string,
+func dumpCall(prim string, args []byte, o Outcome, result []byte, length uint64, kind, message string,
 	view func(field, hint string, data []byte) any) dumpCallFields {
 	f := dumpCallFields{Primitive: prim, ArgsHex: hex.EncodeToString(args), Args: view("args", prim, args), Outcome: o.String()}
 	switch o {
@@ -293,7 +296,7 @@ func dumpCall(prim string, args []byte, o Outcome, result []byte, length uint64,
 	case Withheld:
 		f.Length = &length
 	case Trapped:
-		f.Message = &message
+		f.Message, f.TrapKind = &message, kind
 	}
 	return f
 }

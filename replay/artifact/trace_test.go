@@ -22,7 +22,7 @@ func TestSummaryJSON(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := `{"format_version":1,"hale_version":"0.1.0","created":"2025-03-01T12:00:00.0000005Z",` +
+	want := `{"format_version":2,"hale_version":"0.1.0","created":"2025-03-01T12:00:00.0000005Z",` +
 		`"build_digest":"` + sampleDigest + `","shape_hash":"` + sampleShape + `","env_policy":"withheld","complete":true,` +
 		`"consumers":[{"id":0,"kind":"main","name":"main","entries":5},{"id":1,"kind":"pool","name":"workers","entries":3},` +
 		`{"id":2,"kind":"pinned","name":"Ledger","entries":4},{"id":3,"kind":"ingress","name":"stdin","entries":1}],` +
@@ -64,7 +64,7 @@ func TestSummaryText(t *testing.T) {
 	if err := Summarize(a, err).WriteText(&b); err != nil {
 		t.Fatal(err)
 	}
-	want := `format version  1
+	want := `format version  2
 hale version    0.1.0
 created         2025-03-01T12:00:00.0000005Z
 build digest    ` + sampleDigest + `
@@ -106,15 +106,15 @@ func TestDump(t *testing.T) {
 		`{"index":0,"consumer":0,"seq":0,"kind":"delivery","target":"Main","message":"start","topic":"","coordinate":"0:0","delivery":0}`,
 		`{"index":1,"consumer":0,"seq":1,"kind":"invocation","primitive":"std::time::now_ms","args_hex":"","outcome":"ok","result_hex":"028001"}`,
 		`{"index":2,"consumer":0,"seq":2,"kind":"invocation","primitive":"std::env::get","args_hex":"` + hex.EncodeToString([]byte("HIDDEN_SECRET")) + `","outcome":"withheld","length":11}`,
-		`{"index":3,"consumer":0,"seq":3,"kind":"publish","topic":"Job","message":"0:0","payload_hex":"010203"}`,
-		`{"index":4,"consumer":3,"seq":0,"kind":"publish","topic":"Line","message":"3:0","payload_hex":"68656c6c6f"}`,
+		`{"index":3,"consumer":0,"seq":3,"kind":"publish","topic":"Job","message":"0:0","payload_hex":"010203","delay_ms":0}`,
+		`{"index":4,"consumer":3,"seq":0,"kind":"publish","topic":"Line","message":"3:0","payload_hex":"68656c6c6f","delay_ms":0}`,
 		`{"index":5,"consumer":1,"seq":0,"kind":"delivery","target":"Worker#0","message":"0:0","topic":"Job","coordinate":"1:0","delivery":1}`,
-		`{"index":6,"consumer":1,"seq":1,"kind":"invocation","primitive":"std::random::int","args_hex":"09","outcome":"trap","message":"random: empty range"}`,
+		`{"index":6,"consumer":1,"seq":1,"kind":"invocation","primitive":"std::random::int","args_hex":"09","outcome":"trap","message":"random: empty range","trap_kind":"arg"}`,
 		`{"index":7,"consumer":1,"seq":2,"kind":"output","channel":"stdout","primitive":"std::io::println","args_hex":"776f726b696e67","outcome":"ok","result_hex":"776f726b696e670a","text":"working\n"}`,
 		`{"index":8,"consumer":2,"seq":0,"kind":"delivery","target":"Ledger","message":"3:0","topic":"Line","coordinate":"2:0","delivery":2}`,
 		`{"index":9,"consumer":2,"seq":1,"kind":"output","channel":"fs.write","primitive":"std::fs::write","args_hex":"6f75742e747874","outcome":"ok","result_hex":"00"}`,
 		`{"index":10,"consumer":2,"seq":2,"kind":"unknown","code":42,"data_hex":"010203"}`,
-		`{"index":11,"consumer":2,"seq":3,"kind":"trap","message":"division by zero","position":"app.hl:17:16","stack":["at app.hl:17:16 in Ledger.on Line","at app.hl:30:3 in Ledger.add"],"coordinate":"2:0"}`,
+		`{"index":11,"consumer":2,"seq":3,"kind":"trap","message":"division by zero","position":"app.hl:17:16","stack":["at app.hl:17:16 in Ledger.on Line","at app.hl:30:3 in Ledger.add"],"coordinate":"2:0","trap_kind":"arith"}`,
 		`{"index":12,"consumer":0,"seq":4,"kind":"exit","code":3,"position":"app.hl:9:5","coordinate":"0:0"}`,
 	}
 	got := strings.Split(strings.TrimSuffix(b.String(), "\n"), "\n")
@@ -148,7 +148,7 @@ func TestDumpDecoder(t *testing.T) {
 		t.Fatal(err)
 	}
 	lines := strings.Split(b.String(), "\n")
-	if want := `"payload_hex":"010203","payload":{"len":3}}`; !strings.HasSuffix(lines[3], want) {
+	if want := `"payload_hex":"010203","payload":{"len":3},"delay_ms":0}`; !strings.HasSuffix(lines[3], want) {
 		t.Errorf("publish line %s lacks %s", lines[3], want)
 	}
 	if want := `"result_hex":"028001","result":{"len":3}}`; !strings.HasSuffix(lines[1], want) {

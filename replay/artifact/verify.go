@@ -39,6 +39,7 @@ func Verify(data []byte) error {
 //     is a start or was published earlier in the file on the same topic,
 //     unless its producer is an ingress consumer;
 //   - a trap's or exit's coordinate names a delivery already in the file;
+//   - in format version 2 or newer, a trap entry names its trap kind;
 //   - the trailer's verdict "exit" comes with an exit entry of the same
 //     code, and the verdict "trap" with a trap entry.
 //
@@ -129,6 +130,9 @@ func (a *Artifact) Verify() error {
 			x, _ := a.Entry(i).Body.(Trap)
 			if err := checkAt(i, x.At); err != nil {
 				return err
+			}
+			if a.Version >= 2 && x.TrapKind == "" {
+				return bad(i, "trap entry without a trap kind (format version %d)", a.Version)
 			}
 			traps++
 		case KindExit:
