@@ -237,27 +237,165 @@ locus Main {
 main { spawn Main; }
 `
 
+// engines are the engines a test runs on: both, or only wasm under the
+// race detector (engine_race_test.go).
+func engines() []host.EngineKind {
+	if raceBuild {
+		return []host.EngineKind{host.EngineWasm}
+	}
+	return []host.EngineKind{host.EngineNative, host.EngineWasm}
+}
+
+// onEngine runs f with record and replayRun on engine e (they use the
+// package's engine).
+func onEngine(e host.EngineKind, f func()) {
+	saved := engine
+	engine = e
+	defer func() { engine = saved }()
+	f()
+}
+
+// trapKinds lists the kinds of an artifact's trapped invocations, in order.
+func trapKinds(a *artifact.Artifact) []string {
+	var kinds []string
+	for _, e := range a.Entries {
+		if x, ok := e.Body.(artifact.Invocation); ok && x.Outcome == artifact.Trapped {
+			kinds = append(kinds, x.TrapKind)
+		}
+	}
+	return kinds
+}
+
 // TestReplayCaughtTrap records a run whose journaled calls fail and are
-// caught by try: the replay serves the recorded traps, try catches them
-// again with the same kind, and the run replays exactly.
+// caught by try: the recording holds each trap's kind, the replay serves
+// the recorded traps, try catches them again with the same kind, and the
+// run replays exactly, on both engines.
 func TestReplayCaughtTrap(t *testing.T) {
 	p := compileProgram(t, tryCatchSrc)
-	for _, engine := range []host.EngineKind{host.EngineNative, host.EngineWasm} {
-		rec := record(t, p, host.Options{Engine: engine}, artifact.EnvWithheld)
-		if rec.res.Verdict != host.VerdictQuiescent {
-			t.Fatalf("%v: recorded verdict %s\n%s", engine, rec.res.Verdict, rec.stderr)
+	for _, e := range engines() {
+		onEngine(e, func() {
+			rec := record(t, p, host.Options{}, artifact.EnvWithheld)
+			if rec.res.Verdict != host.VerdictQuiescent {
+				t.Fatalf("%v: recorded verdict %s\n%s", e, rec.res.Verdict, rec.stderr)
+			}
+			want := "caught io: cannot read \"no/such/file.txt\": no such file or directory\n" +
+				"Err(Error { kind: \"arg\", message: \"std::rand::next_int: n must be positive, got 0\" })\nOk(0)\n"
+			if rec.stdout != want {
+				t.Fatalf("%v: recorded stdout %q, want %q", e, rec.stdout, want)
+			}
+			if rec.art.Version != artifact.FormatVersion {
+				t.Errorf("%v: recorded format version %d", e, rec.art.Version)
+			}
+			if got := strings.Join(trapKinds(rec.art), ","); got != "io,arg" {
+				t.Errorf("%v: recorded trap kinds %q, want io,arg", e, got)
+			}
+			rp := replayWith(t, rec.art, p, replay.Options{}, host.Options{})
+			if rp.report.Diverged() || !rp.stats.Clean() {
+				t.Fatalf("%v: replay diverged:\n%s", e, rp.explain())
+			}
+			if rp.stdout != rec.stdout {
+				t.Errorf("%v: stdout %q, recorded %q", e, rp.stdout, rec.stdout)
+			}
+			if got := strings.Join(trapKinds(rp.art), ","); got != "io,arg" {
+				t.Errorf("%v: the replay's recording has trap kinds %q, want io,arg", e, got)
+			}
+		})
+	}
+}
+
+// TestReplayServesRecordedKind checks that a replay serves the kind the
+// artifact records rather than one guessed from the message: the failed
+// read, re-labelled "timeout" in the recording, is caught as a timeout,
+// and --diff reports the changed output.
+func TestReplayServesRecordedKind(t *testing.T) {
+	p := compileProgram(t, tryCatchSrc)
+	rec := record(t, p, host.Options{}, artifact.EnvWithheld)
+	a := *rec.art
+	a.Entries = append([]artifact.Entry(nil), rec.art.Entries...)
+	relabelled := false
+	for i, e := range a.Entries {
+		if x, ok := e.Body.(artifact.Invocation); ok && x.Primitive == "std::fs::read_text" {
+			x.TrapKind = "timeout"
+			a.Entries[i].Body = x
+			relabelled = true
 		}
-		want := "caught io: cannot read \"no/such/file.txt\": no such file or directory\n" +
-			"Err(Error { kind: \"arg\", message: \"std::rand::next_int: n must be positive, got 0\" })\nOk(0)\n"
-		if rec.stdout != want {
-			t.Fatalf("%v: recorded stdout %q, want %q", engine, rec.stdout, want)
+	}
+	if !relabelled {
+		t.Fatal("no std::fs::read_text entry")
+	}
+	rp := replayWith(t, &a, p, replay.Options{}, host.Options{})
+	if want := "caught timeout: cannot read"; !strings.HasPrefix(rp.stdout, want) {
+		t.Errorf("stdout %q does not start with %q", rp.stdout, want)
+	}
+	if !rp.report.Diverged() {
+		t.Error("the diff does not report the changed output")
+	}
+}
+
+// TestReplayFormat1 replays a recording made in artifact format version
+// 1 (testdata/format1, recorded by the hale before version 2): it still
+// decodes (both decoders, re-encoding to the same bytes), its traps have
+// no kind and their kind is recovered from the message, and it replays
+// exactly on both engines; the replay's own recording is version 2 and
+// holds the kinds.
+func TestReplayFormat1(t *testing.T) {
+	src, err := os.ReadFile(filepath.Join("testdata", "format1", "app.hl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(filepath.Join("testdata", "format1", "run.halerec"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := compileProgram(t, string(src))
+	art, err := artifact.Decode(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if art.Version != 1 {
+		t.Fatalf("fixture has format version %d, want 1", art.Version)
+	}
+	if err := art.Verify(); err != nil {
+		t.Fatalf("verify: %v", err)
+	}
+	if again, err := artifact.Encode(art); err != nil || !bytes.Equal(again, data) {
+		t.Errorf("re-encoding the format 1 artifact does not give its bytes (err %v)", err)
+	}
+	if got := strings.Join(trapKinds(art), ","); got != "," {
+		t.Errorf("format 1 trap kinds %q, want two empty ones", got)
+	}
+	indexed, err := artifact.Index(data)
+	if err != nil {
+		t.Fatalf("index: %v", err)
+	}
+	var want strings.Builder
+	for _, e := range art.Entries {
+		switch x := e.Body.(type) {
+		case artifact.Output:
+			want.Write(x.Result)
+		case artifact.Publish:
+			if x.DelayMS != 0 {
+				t.Errorf("format 1 publish with delay %d", x.DelayMS)
+			}
 		}
-		rp := replayWith(t, rec.art, p, replay.Options{}, host.Options{Engine: engine})
-		if rp.report.Diverged() || !rp.stats.Clean() {
-			t.Fatalf("%v: replay diverged:\n%s", engine, rp.explain())
-		}
-		if rp.stdout != rec.stdout {
-			t.Errorf("%v: stdout %q, recorded %q", engine, rp.stdout, rec.stdout)
-		}
+	}
+	for _, e := range engines() {
+		onEngine(e, func() {
+			for _, a := range []*artifact.Artifact{art, indexed} {
+				rp := replayWith(t, a, p, replay.Options{}, host.Options{})
+				if rp.report.Diverged() || !rp.stats.Clean() {
+					t.Fatalf("%v: replay diverged:\n%s", e, rp.explain())
+				}
+				if rp.stdout != want.String() || !strings.HasPrefix(rp.stdout, "caught io: ") {
+					t.Errorf("%v: stdout %q, recorded %q", e, rp.stdout, want.String())
+				}
+				if rp.art.Version != artifact.FormatVersion {
+					t.Errorf("%v: the replay's recording has format version %d", e, rp.art.Version)
+				}
+				if got := strings.Join(trapKinds(rp.art), ","); got != "io,arg" {
+					t.Errorf("%v: the replay's recording has trap kinds %q, want io,arg", e, got)
+				}
+			}
+		})
 	}
 }
