@@ -390,3 +390,60 @@ func TestFramingOverhead(t *testing.T) {
 		}
 	}
 }
+
+// TestFormatVersion2Fields round-trips the fields format 2 added (trap
+// kinds, a publish's delay) through Encode, Decode and Index, and checks
+// how format 1 writes and reads them.
+func TestFormatVersion2Fields(t *testing.T) {
+	a := sample()
+	a.Entries[3].Body = withDelay(a.Entries[3].Body.(Publish), 1500)
+	a.Entries = append(a.Entries[:len(a.Entries)-1],
+		Entry{2, 4, Output{Channel: ChannelNet, Primitive: "std::http::get", Args: []byte{}, Outcome: Trapped, TrapKind: "timeout", Message: "cannot GET"}},
+		a.Entries[len(a.Entries)-1])
+	data := mustEncode(t, a)
+	for name, decode := range map[string]func([]byte) (*Artifact, error){"Decode": Decode, "Index": Index} {
+		got, err := decode(data)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if got.Version != 2 {
+			t.Errorf("%s: version %d", name, got.Version)
+		}
+		if x := got.Entry(3).Body.(Publish); x.DelayMS != 1500 {
+			t.Errorf("%s: delay %d, want 1500", name, x.DelayMS)
+		}
+		if x := got.Entry(6).Body.(Invocation); x.TrapKind != "arg" || x.Message != "random: empty range" {
+			t.Errorf("%s: invocation trap %q %q", name, x.TrapKind, x.Message)
+		}
+		if x := got.Entry(11).Body.(Trap); x.TrapKind != "arith" {
+			t.Errorf("%s: trap entry kind %q", name, x.TrapKind)
+		}
+		if x := got.Entry(12).Body.(Output); x.TrapKind != "timeout" {
+			t.Errorf("%s: output trap kind %q", name, x.TrapKind)
+		}
+		if again := mustEncode(t, got); !bytes.Equal(again, data) {
+			t.Errorf("%s: re-encoding changed the bytes", name)
+		}
+	}
+
+	// Format 1 cannot hold a delay, and leaves the kinds out.
+	a.Version = 1
+	if _, err := Encode(a); err == nil || !strings.Contains(err.Error(), "cannot hold a publish delay") {
+		t.Errorf("format 1 with a delay: %v", err)
+	}
+	a.Entries[3].Body = withDelay(a.Entries[3].Body.(Publish), 0)
+	old, err := Decode(mustEncode(t, a))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if old.Version != 1 || old.Entries[6].Body.(Invocation).TrapKind != "" || old.Entries[11].Body.(Trap).TrapKind != "" {
+		t.Errorf("format 1 kept a trap kind: version %d, %+v", old.Version, old.Entries[6].Body)
+	}
+	if err := old.Verify(); err != nil {
+		t.Errorf("format 1 without trap kinds: %v", err)
+	}
+	a.Version = 3
+	if _, err := Encode(a); err == nil {
+		t.Error("Encode wrote format version 3")
+	}
+}

@@ -4,21 +4,34 @@ import (
 	"bytes"
 	"errors"
 	"io"
+	"os"
 	"reflect"
 	"testing"
 
 	"github.com/zeebo/blake3"
 )
 
-// seeds are valid artifacts and damaged copies of them.
+// seeds are valid artifacts, in format versions 2 and 1, and damaged
+// copies of them.
 func seeds(t testing.TB) [][]byte {
 	full := mustEncode(t, sample())
 	empty := mustEncode(t, &Artifact{Header: Header{EnvPolicy: EnvFull}, Trailer: Trailer{Verdict: VerdictQuiescent}})
 	out := [][]byte{full, empty, full[:len(full)/2], full[:len(full)-1]}
 	flipped := bytes.Clone(full)
 	flipped[len(flipped)/3] ^= 0x55
-	return append(out, flipped)
+	delayed := sample()
+	delayed.Entries[3].Body = withDelay(delayed.Entries[3].Body.(Publish), 250)
+	v1 := sample()
+	v1.Version = 1
+	out = append(out, flipped, mustEncode(t, delayed), mustEncode(t, v1))
+	// A format 1 recording made by hale itself (see its README).
+	if data, err := os.ReadFile("../testdata/format1/run.halerec"); err == nil {
+		out = append(out, data)
+	}
+	return out
 }
+
+func withDelay(p Publish, ms uint64) Publish { p.DelayMS = ms; return p }
 
 // FuzzDecode feeds arbitrary bytes to every reader. None may panic, and
 // whatever Decode accepts must re-encode to the same bytes.
