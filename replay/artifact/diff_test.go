@@ -730,3 +730,51 @@ func TestReportPrefer(t *testing.T) {
 		t.Errorf("order %v", r.Divergences)
 	}
 }
+
+// TestDiffTrapKinds checks that the diff compares a trap's kind: a failed
+// call or a trap entry that differs only by kind diverges, and a format 1
+// side (no kind) matches any kind.
+func TestDiffTrapKinds(t *testing.T) {
+	failedAs := func(kind string) step {
+		x := failed("std::fs::read_text", `["a.txt"]`, "cannot read")
+		x.TrapKind = kind
+		return step{1, x}
+	}
+	trapAs := func(kind string) step {
+		x := trapAt("boom", "app.hl:3:4", "Worker.on Job")
+		x.TrapKind = kind
+		x.At = &Coordinate{1, 1}
+		return step{1, x}
+	}
+	tests := []struct {
+		name         string
+		rec, rep     step
+		kind         DivergenceKind // "" when identical
+		sentenceHave string
+	}{
+		{"call kind changed", failedAs("io"), failedAs("timeout"), ChangedResult, `trapped with io trap "cannot read" in the recording, but with timeout trap "cannot read" in the replay`},
+		{"call kind same", failedAs("io"), failedAs("io"), "", ""},
+		{"call kind from format 1", failedAs(""), failedAs("io"), "", ""},
+		{"trap kind changed", trapAs("arith"), trapAs("panic"), ChangedTrap, `"boom" at app.hl:3:4 of kind arith in the recording, but "boom" at app.hl:3:4 of kind panic`},
+		{"trap kind from format 1", trapAs(""), trapAs("panic"), "", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			rec, rep := replace(11, tt.rec)(base()), replace(11, tt.rep)(base())
+			r := Differ{Decode: jsonValues}.Diff(build(rec), build(rep))
+			d := r.First()
+			if tt.kind == "" {
+				if d != nil {
+					t.Fatalf("diverged: %+v", d)
+				}
+				return
+			}
+			if d == nil || d.Kind != tt.kind {
+				t.Fatalf("got %+v, want %s", d, tt.kind)
+			}
+			if !strings.Contains(d.Sentence, tt.sentenceHave) {
+				t.Errorf("sentence %q lacks %q", d.Sentence, tt.sentenceHave)
+			}
+		})
+	}
+}

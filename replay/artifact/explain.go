@@ -78,8 +78,13 @@ func (rd render) describe(d *Divergence, r, p *Entry, n uint64, counts map[Kind]
 				s = label + " was " + rd.call(x.Primitive, x.Args) + " in the recording, but " +
 					rd.call(y.Primitive, y.Args) + " in the replay"
 			} else {
-				was := rd.outcome(x.Primitive, x.Outcome, x.Result, x.Length, x.TrapKind, x.Message)
-				now := rd.outcome(y.Primitive, y.Outcome, y.Result, y.Length, y.TrapKind, y.Message)
+				// The kinds are shown when they are what differs.
+				wasKind, nowKind := "", ""
+				if x.Outcome == Trapped && y.Outcome == Trapped && x.TrapKind != y.TrapKind {
+					wasKind, nowKind = x.TrapKind, y.TrapKind
+				}
+				was := rd.outcome(x.Primitive, x.Outcome, x.Result, x.Length, wasKind, x.Message)
+				now := rd.outcome(y.Primitive, y.Outcome, y.Result, y.Length, nowKind, y.Message)
 				if x.Outcome == y.Outcome {
 					// "returned 17 …, but 18 …": the verb is not repeated.
 					now = strings.TrimPrefix(strings.TrimPrefix(now, "returned "), "trapped ")
@@ -101,7 +106,11 @@ func (rd render) describe(d *Divergence, r, p *Entry, n uint64, counts map[Kind]
 				counts[KindOutput], ctx, rd.output(x), rd.output(y))
 		case Trap:
 			y := p.Body.(Trap)
-			s = fmt.Sprintf("the trap %s was %s in the recording, but %s in the replay", ctx, rd.trap(x), rd.trap(y))
+			was, now := rd.trap(x), rd.trap(y)
+			if was == now { // only the kind differs
+				was, now = was+" of kind "+x.TrapKind, now+" of kind "+y.TrapKind
+			}
+			s = fmt.Sprintf("the trap %s was %s in the recording, but %s in the replay", ctx, was, now)
 		case Exit:
 			y := p.Body.(Exit)
 			s = fmt.Sprintf("the exit %s had code %d in the recording, but code %d in the replay", ctx, x.Code, y.Code)
@@ -173,9 +182,6 @@ func (rd render) output(x Output) string {
 
 func (rd render) trap(x Trap) string {
 	s := strconv.Quote(x.Message)
-	if x.TrapKind != "" {
-		s += " (" + x.TrapKind + ")"
-	}
 	if x.Position != "" {
 		s += " at " + x.Position
 	}
@@ -220,7 +226,7 @@ func (rd render) result(prim string, o Outcome, res []byte, n uint64, msg string
 }
 
 // outcome shows an outcome as a verb phrase, for changed results.
-// A trap shows its kind when the artifact records it (format 2).
+// A trap shows its kind when kind is not "".
 func (rd render) outcome(prim string, o Outcome, res []byte, n uint64, kind, msg string) string {
 	switch o {
 	case OK:
@@ -229,7 +235,7 @@ func (rd render) outcome(prim string, o Outcome, res []byte, n uint64, kind, msg
 		return fmt.Sprintf("returned a withheld value (%s)", plural(n, "byte", "bytes"))
 	}
 	if kind != "" {
-		return "trapped (" + kind + ") with " + strconv.Quote(msg)
+		return "trapped with " + kind + " trap " + strconv.Quote(msg)
 	}
 	return "trapped with " + strconv.Quote(msg)
 }
