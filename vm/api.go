@@ -155,8 +155,9 @@ const (
 // Catchable reports whether try catches a trap of kind. The interpreter
 // and the host raise only the kinds above: try catches io, timeout,
 // arith, index, convert, arg, state, assert and panic, and never the
-// others. unwrap of Err(e) traps with e.kind, which the program chose:
-// it is caught unless it names one of the kinds that are never caught.
+// others. unwrap of Err(e) traps with e.kind, which the program chose,
+// except that a kind naming one of the never-caught kinds becomes panic:
+// a program cannot raise a trap that try cannot catch.
 func Catchable(kind string) bool {
 	switch kind {
 	case KindBudget, KindStack, KindMemory, KindExit, KindInterrupt, KindRecord, KindReplay, KindHost, KindInternal:

@@ -305,7 +305,14 @@ func (m *Machine) builtin(b image.Builtin, args []value.Value) (value.Value, err
 		}
 		if p := x.Payload(); len(p) == 1 { // Err(e): e's kind and message
 			e := p[0].AsStruct()
-			return value.Value{}, trapErr(e.Field(0).AsStr(), e.Field(1).AsStr())
+			kind := e.Field(0).AsStr()
+			if !Catchable(kind) {
+				// The never-caught kinds name the runtime's own traps
+				// (budget, stack, memory…); an Error the program built
+				// cannot claim one, so it stays a catchable panic.
+				kind = KindPanic
+			}
+			return value.Value{}, trapErr(kind, e.Field(1).AsStr())
 		}
 		return value.Value{}, trapErr(KindPanic, msgUnwrapNone)
 	case image.BuiltinUnwrapOr:

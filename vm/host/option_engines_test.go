@@ -131,6 +131,8 @@ func TestEnginesTry(t *testing.T) {
             print(try unwrap(q("y")));
             let e: Result<int> = Err(Error { kind: "custom", message: "mine" });
             print(try unwrap(e));
+            let forged: Result<int> = Err(Error { kind: "budget", message: "not really" });
+            print(try unwrap(forged));
             let none: Option<int> = None;
             print(try unwrap(none));
             print(try (1 << 64));
@@ -145,6 +147,7 @@ func TestEnginesTry(t *testing.T) {
 				"Err(Error { kind: \"arg\", message: \"split with empty separator\" })\n" +
 				"Err(Error { kind: \"convert\", message: \"cannot convert \\\"y\\\" to int\" })\n" +
 				"Err(Error { kind: \"custom\", message: \"mine\" })\n" +
+				"Err(Error { kind: \"panic\", message: \"not really\" })\n" +
 				"Err(Error { kind: \"panic\", message: \"unwrap of None\" })\n" +
 				"Err(Error { kind: \"arith\", message: \"shift count 64 out of range (0 to 63)\" })\n" +
 				"Some(Error { kind: \"state\", message: \"list changed during iteration\" })\n"},
