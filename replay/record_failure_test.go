@@ -18,23 +18,6 @@ import (
 	"github.com/hale-lang/hale/vm/host"
 )
 
-// fullDisk is a temporary file that fails with ENOSPC once budget bytes
-// have been written.
-type fullDisk struct {
-	*os.File
-	budget int
-}
-
-func (f *fullDisk) Write(p []byte) (int, error) {
-	if len(p) > f.budget {
-		n, _ := f.File.Write(p[:f.budget])
-		f.budget = 0
-		return n, &os.PathError{Op: "write", Path: f.Name(), Err: syscall.ENOSPC}
-	}
-	f.budget -= len(p)
-	return f.File.Write(p)
-}
-
 // trapSpy keeps the traps the runtime reports to the recording journal.
 type trapSpy struct {
 	*replay.RecordingJournal
@@ -80,7 +63,7 @@ main { spawn Writer; }
 			path := filepath.Join(dir, "run.halerec")
 			rec, err := artifact.Create(path, h, artifact.Options{CreateTemp: func(dir, pattern string) (artifact.File, error) {
 				f, err := os.CreateTemp(dir, pattern)
-				return &fullDisk{File: f, budget: 4096}, err
+				return &replay.FullDisk{File: f, Budget: 4096}, err
 			}})
 			if err != nil {
 				t.Fatal(err)

@@ -14,20 +14,21 @@ import (
 	"github.com/hale-lang/hale/vm/value"
 )
 
-// diskFull is a temporary file that fails with ENOSPC once budget bytes
-// have been written.
-type diskFull struct {
+// FullDisk is a temporary file that fails with ENOSPC once Budget bytes
+// have been written. It is exported for the external tests of this
+// package (record_failure_test.go) too.
+type FullDisk struct {
 	*os.File
-	budget int
+	Budget int
 }
 
-func (f *diskFull) Write(p []byte) (int, error) {
-	if len(p) > f.budget {
-		n, _ := f.File.Write(p[:f.budget])
-		f.budget = 0
+func (f *FullDisk) Write(p []byte) (int, error) {
+	if len(p) > f.Budget {
+		n, _ := f.File.Write(p[:f.Budget])
+		f.Budget = 0
 		return n, &os.PathError{Op: "write", Path: f.Name(), Err: syscall.ENOSPC}
 	}
-	f.budget -= len(p)
+	f.Budget -= len(p)
 	return f.File.Write(p)
 }
 
@@ -44,7 +45,7 @@ func TestRecordingJournalStopsLiveEffectsAfterFailure(t *testing.T) {
 	}
 	rec, err := artifact.Create(path, h, artifact.Options{CreateTemp: func(dir, pattern string) (artifact.File, error) {
 		f, err := os.CreateTemp(dir, pattern)
-		return &diskFull{File: f, budget: 4096}, err // the header, then a few entries
+		return &FullDisk{File: f, Budget: 4096}, err // the header, then a few entries
 	}})
 	if err != nil {
 		t.Fatal(err)
