@@ -1144,6 +1144,9 @@ func (c *fnCtx) builtin(e *ast.CallExpr, b ExprBase, name string) Expr {
 	if bi, ok := pureBuiltins[name]; ok {
 		return &CallBuiltin{ExprBase: b, Builtin: bi, Args: args}
 	}
+	if bi, ok := jsonBuiltins[name]; ok {
+		return &CallBuiltin{ExprBase: b, Builtin: bi, Args: append(args, c.typeCarrier(e, b))}
+	}
 	if len(args) == 0 {
 		c.l.internal(e.Pos(), "builtin %s without arguments", name)
 		return &Const{ExprBase: b}
@@ -1218,4 +1221,28 @@ func (c *fnCtx) builtin(e *ast.CallExpr, b ExprBase, name string) Expr {
 		return &Const{ExprBase: b}
 	}
 	return &CallBuiltin{ExprBase: b, Builtin: bi, Args: args}
+}
+
+// jsonBuiltins are the std::json builtins that build an Option or a
+// Result: each takes a hidden last argument of its result type (see
+// typeCarrier).
+var jsonBuiltins = map[string]Builtin{
+	"std::json::parse": BuiltinJSONParse, "std::json::get": BuiltinJSONGet, "std::json::at": BuiltinJSONAt,
+	"std::json::as_str": BuiltinJSONAsStr, "std::json::as_num": BuiltinJSONAsNum,
+	"std::json::as_bool": BuiltinJSONAsBool, "std::json::as_arr": BuiltinJSONAsArr,
+	"std::json::as_obj": BuiltinJSONAsObj, "std::json::decode": BuiltinJSONDecode,
+}
+
+// typeCarrier is a value of the call's result type that carries that type
+// (and with it the whole type graph decode reads into) to the builtin: None
+// for an Option, Err(Error { kind: "", message: "" }) for a Result.
+func (c *fnCtx) typeCarrier(e *ast.CallExpr, b ExprBase) Expr {
+	t := e.TypeOf()
+	if t.IsOption() {
+		return &MakeEnum{ExprBase: b, Variant: 1}
+	}
+	errT := c.l.typeOf(e.Pos(), t.Variants[1].Fields[0])
+	empty := func() Expr { return &Const{ExprBase: ExprBase{At: b.At, Ty: TString}, Value: Value{Kind: KindString}} }
+	errV := &MakeStruct{ExprBase: ExprBase{At: b.At, Ty: errT}, Fields: []Expr{empty(), empty()}}
+	return &MakeEnum{ExprBase: b, Variant: 1, Args: []Expr{errV}}
 }

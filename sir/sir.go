@@ -936,6 +936,15 @@ const (
 	BuiltinIsErr                 // is_err(r) -> bool
 	BuiltinGetMap                // get(m, k, none) -> Option<V>: none is None of the result type (it carries the type)
 	BuiltinGetList               // get(xs, i, none) -> Option<T>: likewise
+	BuiltinJSONParse             // std::json::parse(s, err) -> Result<Json>: err is an Err of the result type (it carries the type)
+	BuiltinJSONGet               // std::json::get(j, key, none) -> Option<Json>
+	BuiltinJSONAt                // std::json::at(j, i, none) -> Option<Json>
+	BuiltinJSONAsStr             // std::json::as_str(j, none) -> Option<string>
+	BuiltinJSONAsNum             // std::json::as_num(j, none) -> Option<float>
+	BuiltinJSONAsBool            // std::json::as_bool(j, none) -> Option<bool>
+	BuiltinJSONAsArr             // std::json::as_arr(j, none) -> Option<[Json]>
+	BuiltinJSONAsObj             // std::json::as_obj(j, none) -> Option<{string: Json}>
+	BuiltinJSONDecode            // std::json::decode(s, err) -> Result<T>: err's type is the target
 	NumBuiltins
 )
 
@@ -952,6 +961,8 @@ var builtinNames = [...]string{
 	"std::math::sin", "std::math::cos", "std::math::tan", "std::math::asin",
 	"std::math::acos", "std::math::atan", "std::math::atan2", "std::math::hypot",
 	"unwrap", "unwrap_or", "is_some", "is_none", "is_ok", "is_err", "get.map", "get.list",
+	"std::json::parse", "std::json::get", "std::json::at", "std::json::as_str", "std::json::as_num",
+	"std::json::as_bool", "std::json::as_arr", "std::json::as_obj", "std::json::decode",
 }
 
 // String returns the builtin's SIR name ("len.list", "push",

@@ -336,6 +336,10 @@ func (m *Machine) builtin(b image.Builtin, args []value.Value) (value.Value, err
 			return args[2], nil
 		}
 		return value.NewEnum(args[2].EnumType(), 0, []value.Value{l.At(int(i))}), nil
+	case image.BuiltinJSONParse, image.BuiltinJSONGet, image.BuiltinJSONAt, image.BuiltinJSONAsStr,
+		image.BuiltinJSONAsNum, image.BuiltinJSONAsBool, image.BuiltinJSONAsArr, image.BuiltinJSONAsObj,
+		image.BuiltinJSONDecode:
+		return m.jsonBuiltin(b, args)
 	}
 	return value.Value{}, trapErr(KindInternal, "internal error: bad builtin "+b.String())
 }

@@ -72,6 +72,15 @@ const (
 	BuiltinIsErr
 	BuiltinGetMap
 	BuiltinGetList
+	BuiltinJSONParse
+	BuiltinJSONGet
+	BuiltinJSONAt
+	BuiltinJSONAsStr
+	BuiltinJSONAsNum
+	BuiltinJSONAsBool
+	BuiltinJSONAsArr
+	BuiltinJSONAsObj
+	BuiltinJSONDecode
 	NumBuiltins
 )
 
@@ -96,6 +105,9 @@ var builtins = [NumBuiltins]builtinInfo{
 	{"std::math::acos", 1}, {"std::math::atan", 1}, {"std::math::atan2", 2}, {"std::math::hypot", 2},
 	{"unwrap", 1}, {"unwrap_or", 2}, {"is_some", 1}, {"is_none", 1}, {"is_ok", 1}, {"is_err", 1},
 	{"get.map", 3}, {"get.list", 3},
+	{"std::json::parse", 2}, {"std::json::get", 3}, {"std::json::at", 3}, {"std::json::as_str", 2},
+	{"std::json::as_num", 2}, {"std::json::as_bool", 2}, {"std::json::as_arr", 2}, {"std::json::as_obj", 2},
+	{"std::json::decode", 2},
 }
 
 // String returns the builtin's name, as SIR prints it ("len.list").

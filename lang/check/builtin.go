@@ -20,7 +20,10 @@ var builtinArity = map[string]int{
 	"std::json::encode": 1,
 	"format":            -1, // variadic: checked by format
 	"unwrap":            1, "unwrap_or": 2, "is_ok": 1, "is_err": 1, "is_some": 1, "is_none": 1,
-	"get": 2,
+	"get":              2,
+	"std::json::parse": 1, "std::json::get": 2, "std::json::at": 2,
+	"std::json::as_str": 1, "std::json::as_num": 1, "std::json::as_bool": 1,
+	"std::json::as_arr": 1, "std::json::as_obj": 1, "std::json::decode": 1,
 }
 
 // builtinResult is the result type of builtins whose result does not
@@ -257,6 +260,9 @@ func (b *builtinCall) check() *ast.Type {
 			bad(0, t, need)
 		}
 		return ast.BoolType
+	case "std::json::parse", "std::json::get", "std::json::at", "std::json::as_str", "std::json::as_num",
+		"std::json::as_bool", "std::json::as_arr", "std::json::as_obj", "std::json::decode":
+		return b.jsonBuiltin()
 	case "get":
 		t := arg(0, nil)
 		switch t.Kind {

@@ -49,6 +49,7 @@ func Check(files, std []*ast.File) (*Result, diag.List) {
 	c.collect(files, false)
 	c.collect(std, true)
 	c.declareErrorType()
+	c.declareJSONType()
 	c.resolveTypeDecls()
 	c.recursiveStructs()
 	c.signatures()
@@ -70,6 +71,8 @@ type checker struct {
 	generics map[string]*ast.Type // interned Option and Result instances by name
 	// errorType is the built-in struct Error { kind, message }.
 	errorType *ast.Type
+	// jsonType is the built-in enum Json.
+	jsonType  *ast.Type
 	mains     []mainInFile
 	loci      map[*ast.LocusDecl]*locusCtx
 	localKind map[*ast.Symbol]string // how each local was declared, for messages

@@ -24,6 +24,8 @@ import (
 //	enum                   {"variant":"Reject","values":["late"]}, "values":[] for a unit variant
 //	Option<T>              null for None, the value itself for Some(v)
 //	Result<T>              {"ok":v} for Ok(v), {"err":{"kind":"io","message":"…"}} for Err(e)
+//	Json                   the JSON it holds: null, true, 2.5 (a number as a
+//	                       float above), "s", [...], {...}
 //	void                   null
 //
 // Option<Option<T>> has no form of its own: Some(None) and None are both
@@ -73,8 +75,12 @@ func appendJSON(buf []byte, v Value, p *path) ([]byte, error) {
 		}
 		return append(buf, `"}`...), nil
 	}
-	if v.k == KindEnum && v.EnumType().IsGeneric() {
-		return appendJSONGeneric(buf, v, p)
+	if v.k == KindEnum {
+		if t := v.EnumType(); t.IsGeneric() {
+			return appendJSONGeneric(buf, v, p)
+		} else if IsJSONType(t) {
+			return appendJSONJson(buf, v, p)
+		}
 	}
 	o := v.object()
 	if o == nil { // unit enum variant
@@ -145,6 +151,19 @@ func appendJSONGeneric(buf []byte, v Value, p *path) ([]byte, error) {
 		return buf, err
 	}
 	return append(buf, '}'), nil
+}
+
+// appendJSONJson writes a value of the built-in enum Json as the JSON text
+// it holds.
+func appendJSONJson(buf []byte, v Value, p *path) ([]byte, error) {
+	payload := v.Payload()
+	switch v.Variant() {
+	case JSONNull:
+		return append(buf, "null"...), nil
+	case JSONArr, JSONObj:
+		return appendJSONPayload(buf, v, payload[0], p)
+	}
+	return appendJSON(buf, payload[0], p)
 }
 
 // appendJSONPayload writes x, the value carried by the enum value v, with v
