@@ -239,6 +239,8 @@ func (b *builtinCall) check() *ast.Type {
 		var want *ast.Type
 		if name := ctorName(b.e.Args[0]); name != "" && b.want != nil && isValue(b.want) {
 			want = c.instance(ctorOwner(name), b.want)
+		} else if isDecodeCall(b.e.Args[0]) && b.want != nil && isValue(b.want) {
+			want = c.instance("Result", b.want)
 		}
 		t := arg(0, want)
 		if t.Generic == "" {

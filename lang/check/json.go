@@ -109,6 +109,9 @@ func (c *checker) undecodable(t *ast.Type, seen map[*ast.Type]bool) string {
 	case ast.List:
 		return c.undecodable(t.Elem, seen)
 	case ast.Map:
+		if t.Key.Kind != ast.String {
+			return t.String() + " has no JSON object form (maps decode with string keys only)"
+		}
 		return c.undecodable(t.Elem, seen)
 	case ast.Struct, ast.Enum:
 		seen[t] = true
@@ -138,3 +141,14 @@ func (c *checker) undecodable(t *ast.Type, seen map[*ast.Type]bool) string {
 // decodeHook is where a type that decode must refuse for its own reasons
 // (a secret) is named; it gives the reason, or "".
 func (c *checker) decodeHook(t *ast.Type) string { return "" }
+
+// isDecodeCall reports whether e is a call of std::json::decode, whose
+// type the context of an enclosing unwrap or unwrap_or gives.
+func isDecodeCall(e ast.Expr) bool {
+	call, ok := e.(*ast.CallExpr)
+	if !ok {
+		return false
+	}
+	path, ok := call.Fun.(*ast.PathExpr)
+	return ok && path.Joined() == "std::json::decode"
+}
