@@ -139,3 +139,32 @@ main { spawn Counter; }
 		payload = append(payload[:0], h.last...)
 	}
 }
+
+// BenchmarkJSONParse parses a 1 MB chat-completions-like reply (the text
+// of cmd/hale/cli/testdata/bench/json_reply.hl, built once) and reads a
+// few fields, per delivery.
+func BenchmarkJSONParse(b *testing.B) {
+	benchStart(b, `
+fn reply() -> string {
+    var calls: [string] = [];
+    for i in 0..3600 {
+        let n = str(i);
+        push(calls, "{\"id\": \"call_" + n + "_a8f3c2d9e1b7\", \"type\": \"function\", \"function\": {\"name\": \"lookup_inventory\", " +
+            "\"arguments\": \"{\\\"query\\\": \\\"item " + n + " in stock at the central warehouse\\\", \\\"limit\\\": " + n + ", \\\"exact\\\": true}\"}, " +
+            "\"score\": " + str(float(i) / 7.0) + ", \"tags\": [\"inventory\", \"read-only\", null, false]}");
+    }
+    return "{\"id\": \"chatcmpl-9f8e7d6c5b4a\", \"choices\": [{\"index\": 0, \"message\": {\"role\": \"assistant\", \"tool_calls\": [" +
+        join(calls, ", ") + "]}}], \"usage\": {\"total_tokens\": 91022}}";
+}
+locus T {
+    var text = reply();
+    on start {
+        let r = unwrap(std::json::parse(text));
+        let choice = unwrap(std::json::at(unwrap(std::json::get(r, "choices")), 0));
+        let tools = unwrap(std::json::as_arr(unwrap(std::json::get(unwrap(std::json::get(choice, "message")), "tool_calls"))));
+        assert(len(tools) == 3600, "tool calls");
+    }
+}
+main { spawn T; }
+`)
+}

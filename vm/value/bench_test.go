@@ -1,6 +1,9 @@
 package value
 
-import "testing"
+import (
+	"strconv"
+	"testing"
+)
 
 func BenchmarkEncodeStruct(b *testing.B) {
 	v := NewStruct(orderT, []Value{Int(1234), Int(-99), Str("coffee beans")})
@@ -85,3 +88,31 @@ func BenchmarkAppendJSONStruct(b *testing.B) {
 }
 
 func itoa(n int) string { return string(AppendFormat(nil, Int(int64(n)))) }
+
+// replyText is a chat-completions-like reply of about 1 MB (as in
+// cmd/hale/cli/testdata/bench/json_reply.hl).
+func replyText() string {
+	var b []byte
+	b = append(b, `{"id": "chatcmpl-9f8e7d6c5b4a", "object": "chat.completion", "choices": [{"index": 0, "message": {"role": "assistant", "content": null, "tool_calls": [`...)
+	for i := 0; i < 3600; i++ {
+		if i > 0 {
+			b = append(b, ", "...)
+		}
+		n := strconv.Itoa(i)
+		b = append(b, `{"id": "call_`+n+`_a8f3c2d9e1b7", "type": "function", "function": {"name": "lookup_inventory", "arguments": "{\"query\": \"item `+n+
+			` in stock at the central warehouse\", \"limit\": `+n+`, \"exact\": true}"}, "score": `+strconv.FormatFloat(float64(i)/7, 'g', -1, 64)+
+			`, "tags": ["inventory", "read-only", null, false]}`...)
+	}
+	b = append(b, `]}, "finish_reason": "tool_calls"}], "usage": {"prompt_tokens": 812, "completion_tokens": 90210, "total_tokens": 91022}}`...)
+	return string(b)
+}
+
+func BenchmarkParseJSONReply(b *testing.B) {
+	s := replyText()
+	b.SetBytes(int64(len(s)))
+	for b.Loop() {
+		if _, _, err := ParseJSON(s, jsonT); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

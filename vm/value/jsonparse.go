@@ -4,6 +4,7 @@ import (
 	"math"
 	"strconv"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // MaxJSONDepth is how deeply arrays and objects may nest in a text that
@@ -74,9 +75,72 @@ type jsonParser struct {
 	i     int
 	depth int
 	jt    *Type   // Json
-	stack []Value // elements of the arrays being read, innermost last
+	stack []Value // elements of the arrays and objects being read, innermost last
 	cost  int64
 	buf   []byte // an unescaped string
+	// slab holds boxed variants made ahead, so that a parse allocates its
+	// many one-value variants in blocks: allocation is most of the cost
+	// of parsing, and more so in the wasm guest.
+	slab        []enum1
+	lists       []List
+	maps        []Map
+	vals        []Value    // list elements
+	ents        []mapEntry // map entries
+	strs        []byte     // unescaped strings
+	chunk       int        // the size of the next blocks, growing with the text
+	true, false Value      // Json::Bool values, shared (values are immutable)
+}
+
+// grow returns the size of the next block of n or more objects: blocks
+// grow as a text proves large, so a small text allocates little.
+func (p *jsonParser) grow(n int) int {
+	p.chunk = min(max(p.chunk*2, 16), 1024)
+	return max(n, p.chunk)
+}
+
+// newList returns a list holding a copy of vs, carved from a block. Its
+// capacity is its length, so a push reallocates rather than overwrite a
+// neighbour.
+func (p *jsonParser) newList(vs []Value) Value {
+	if len(p.lists) == 0 {
+		p.lists = make([]List, p.grow(1))
+	}
+	l := &p.lists[0]
+	p.lists = p.lists[1:]
+	if n := len(vs); n > 0 {
+		if len(p.vals) < n {
+			p.vals = make([]Value, p.grow(n)*4)
+		}
+		l.elems = p.vals[:n:n]
+		p.vals = p.vals[n:]
+		copy(l.elems, vs)
+	}
+	return l.value()
+}
+
+// newMap returns an empty map of string keys with room for n entries,
+// carved from blocks as newList does.
+func (p *jsonParser) newMap(n int) *Map {
+	if len(p.maps) == 0 {
+		p.maps = make([]Map, p.grow(1))
+	}
+	m := &p.maps[0]
+	p.maps = p.maps[1:]
+	m.keyKind = KindString
+	if n > 0 {
+		if len(p.ents) < n {
+			p.ents = make([]mapEntry, p.grow(n)*4)
+		}
+		m.entries = p.ents[:0:n]
+		p.ents = p.ents[n:]
+	}
+	return m
+}
+
+// enum1 is a boxed variant with one value in one block.
+type enum1 struct {
+	e enumObj
+	a [1]Value
 }
 
 func (p *jsonParser) fail(at int, msg string) error { return &JSONError{Offset: at, Msg: msg} }
@@ -121,7 +185,14 @@ func (p *jsonParser) literal(w string) error {
 
 func (p *jsonParser) enum(i int, x Value) Value {
 	p.cost += SizeObjectHeader + SizeSlot
-	return NewEnum(p.jt, i, []Value{x})
+	if len(p.slab) == 0 {
+		p.slab = make([]enum1, p.grow(1)*4)
+	}
+	o := &p.slab[0]
+	p.slab = p.slab[1:]
+	o.a[0] = x
+	o.e.typ, o.e.vals = p.jt, o.a[:]
+	return Value{k: KindEnum, n: uint64(i) | enumBoxed, p: unsafe.Pointer(&o.e)}
 }
 
 // value reads one JSON value as a Json.
@@ -154,7 +225,13 @@ func (p *jsonParser) value() (Value, error) {
 		if err := p.literal(w); err != nil {
 			return Value{}, err
 		}
-		return p.enum(JSONBool, Bool(c == 't')), nil
+		if p.true.k == KindVoid {
+			p.true, p.false = p.enum(JSONBool, Bool(true)), p.enum(JSONBool, Bool(false))
+		}
+		if c == 't' {
+			return p.true, nil
+		}
+		return p.false, nil
 	case c == '-' || (c >= '0' && c <= '9'):
 		start := p.i
 		text, err := p.number()
@@ -208,7 +285,7 @@ func (p *jsonParser) array() (Value, error) {
 			return Value{}, p.expected("\",\" or \"]\"")
 		}
 	}
-	l := NewList(p.stack[base:])
+	l := p.newList(p.stack[base:])
 	clear(p.stack[base:])
 	p.stack = p.stack[:base]
 	p.depth--
@@ -228,7 +305,7 @@ func (p *jsonParser) object() (Value, error) {
 		return Value{}, err
 	}
 	p.i++ // {
-	m := newMap(KindString, 0)
+	base := len(p.stack)
 	p.ws()
 	if p.i < len(p.s) && p.s[p.i] == '}' {
 		p.i++
@@ -251,7 +328,7 @@ func (p *jsonParser) object() (Value, error) {
 			if err != nil {
 				return Value{}, err
 			}
-			m.Set(Str(k), v) // a repeated key keeps its place, takes the value
+			p.stack = append(p.stack, Str(k), v)
 			p.cost += int64(len(k))
 			p.ws()
 			if p.i < len(p.s) && p.s[p.i] == ',' {
@@ -267,6 +344,13 @@ func (p *jsonParser) object() (Value, error) {
 		}
 	}
 	p.depth--
+	pairs := p.stack[base:]
+	m := p.newMap(len(pairs) / 2)
+	for j := 0; j < len(pairs); j += 2 {
+		m.Set(pairs[j], pairs[j+1]) // a repeated key keeps its place, takes the last value
+	}
+	clear(pairs)
+	p.stack = p.stack[:base]
 	v := m.value()
 	p.cost += ShallowSize(v)
 	return p.enum(JSONObj, v), nil
@@ -316,6 +400,31 @@ func (p *jsonParser) number() (string, error) {
 
 // float converts a number's text, which starts at byte start.
 func (p *jsonParser) float(start int, text string) (float64, error) {
+	// An integer of up to 15 digits is exact as a float: no need for
+	// ParseFloat, the costliest step of a number.
+	if len(text) <= 15 {
+		var n int64
+		neg := text[0] == '-'
+		digits := text
+		if neg {
+			digits = text[1:]
+		}
+		plain := true
+		for j := 0; j < len(digits); j++ {
+			c := digits[j]
+			if c < '0' || c > '9' {
+				plain = false
+				break
+			}
+			n = n*10 + int64(c-'0')
+		}
+		if plain {
+			if neg {
+				return -float64(n), nil
+			}
+			return float64(n), nil
+		}
+	}
 	f, err := strconv.ParseFloat(text, 64)
 	if err != nil || math.IsInf(f, 0) {
 		return 0, p.fail(start, "number "+text+" is outside the range of a float")
@@ -330,6 +439,13 @@ func (p *jsonParser) str() (string, error) {
 	start := p.i + 1
 	i := start
 	for i < len(s) {
+		// Most of a text is plain ASCII in strings: skip it in a tight loop.
+		for i < len(s) && plainByte[s[i]] {
+			i++
+		}
+		if i >= len(s) {
+			break
+		}
 		c := s[i]
 		switch {
 		case c == '"':
@@ -365,7 +481,7 @@ func (p *jsonParser) escaped(start, i int) (string, error) {
 		case c == '"':
 			p.i = i + 1
 			p.buf = b
-			return string(b), nil
+			return p.keep(b), nil
 		case c == '\\':
 			if i+1 >= len(s) {
 				return "", p.fail(i+1, "unexpected end of text in a string")
@@ -421,6 +537,30 @@ func (p *jsonParser) escaped(start, i int) (string, error) {
 		}
 	}
 	return "", p.fail(i, "unexpected end of text in a string")
+}
+
+// plainByte marks the bytes a string holds as they are: printable ASCII
+// other than " and \.
+var plainByte = func() (t [256]bool) {
+	for c := 0x20; c < utf8.RuneSelf; c++ {
+		t[c] = c != '"' && c != '\\'
+	}
+	return t
+}()
+
+// keep returns a string of b's bytes, carved from a block (strings are
+// immutable, so neighbours never see each other).
+func (p *jsonParser) keep(b []byte) string {
+	if len(b) == 0 {
+		return ""
+	}
+	if len(p.strs) < len(b) {
+		p.strs = make([]byte, max(len(b), p.grow(1)*64))
+	}
+	d := p.strs[:len(b):len(b)]
+	p.strs = p.strs[len(b):]
+	copy(d, b)
+	return unsafe.String(&d[0], len(d))
 }
 
 // hex4 reads four hex digits at s[i:].

@@ -159,8 +159,9 @@ func BenchmarkStartup(b *testing.B) {
 	os.RemoveAll(cold)
 }
 
-// BenchmarkVsCPython runs fib(30), a 10^6 loop and 10^6 format calls
-// (f-strings in Python) with hale on both engines and with python3, each
+// BenchmarkVsCPython runs fib(30), a 10^6 loop, 10^6 format calls
+// (f-strings in Python) and 10 parses of a 1 MB JSON reply
+// (std::json::parse, json.loads in Python) with hale on both engines and with python3, each
 // beside its empty-program baseline.
 // Ratios: wasm/py and native/py compare whole runs; net-wasm/py and
 // net-native/py compare the runs minus their baselines (the computation
@@ -174,7 +175,8 @@ func BenchmarkVsCPython(b *testing.B) {
 		b.Skip("python3 is not installed")
 	}
 	g := newBench(b)
-	for _, w := range []struct{ name, want string }{{"fib30", "832040"}, {"loop", "499999500000"}, {"format", "34518986"}} {
+	for _, w := range []struct{ name, want string }{{"fib30", "832040"}, {"loop", "499999500000"}, {"format", "34518986"},
+		{"json_reply", "1015335 947080"}} {
 		b.Run(w.name, func(b *testing.B) {
 			m := g.sideBySide(b, []benchCmd{
 				{name: "wasm-empty", args: []string{"hale", "run", "empty.hl"}},
@@ -245,13 +247,14 @@ func TestBenchPrograms(t *testing.T) {
 		t.Fatalf("no benchmark programs in %s: %v", benchDir, err)
 	}
 	want := map[string]string{
-		"empty.hl":     "",
-		"hello.hl":     "hello\n",
-		"fib30.hl":     "832040\n",
-		"loop.hl":      "499999500000\n",
-		"format.hl":    "34518986\n",
-		"msgs.hl":      "handled 200000\n",
-		"msgs_rand.hl": "handled 200000\n",
+		"empty.hl":      "",
+		"hello.hl":      "hello\n",
+		"fib30.hl":      "832040\n",
+		"loop.hl":       "499999500000\n",
+		"format.hl":     "34518986\n",
+		"json_reply.hl": "1015335 947080\n",
+		"msgs.hl":       "handled 200000\n",
+		"msgs_rand.hl":  "handled 200000\n",
 	}
 	for _, f := range files {
 		var stdout, stderr bytes.Buffer
