@@ -410,7 +410,7 @@ func (d *jsonDecoder) enum(n *jnode, t *Type, path *jpath) (Value, error) {
 	}
 	if len(kids) != len(fields) {
 		return Value{}, d.fail(&jpath{up: path, key: "values", index: -1},
-			"variant "+name.text+" takes "+strconv.Itoa(len(fields))+" values, got "+strconv.Itoa(len(kids)))
+			"variant "+name.text+" takes "+values(len(fields))+", got "+strconv.Itoa(len(kids)))
 	}
 	if len(fields) == 0 {
 		return NewEnum(t, i, nil), nil
@@ -541,4 +541,12 @@ func hexVal(c byte) (byte, bool) {
 		return c - 'A' + 10, true
 	}
 	return 0, false
+}
+
+// values writes a count of values: "1 value", "2 values".
+func values(n int) string {
+	if n == 1 {
+		return "1 value"
+	}
+	return strconv.Itoa(n) + " values"
 }
