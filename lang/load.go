@@ -111,7 +111,7 @@ func load(read func(string) ([]byte, error), entry, shown string) (*Program, err
 	}
 	res, errs := check.Check(p.Files, p.Stdlib)
 	p.Consts, p.Types, p.Enums, p.Fns, p.Loci = res.Consts, res.Types, res.Enums, res.Fns, res.Loci
-	p.Main, p.Scope = res.Main, res.Scope
+	p.Main, p.Scope, p.SecretNames = res.Main, res.Scope, res.SecretNames
 	errs = append(ld.errs, errs...).Sort()
 	if errs.HasErrors() {
 		return p, errs

@@ -32,6 +32,9 @@ type Program struct {
 	Loci   []*ast.LocusDecl
 	Main   *ast.MainDecl
 	Scope  map[string]*ast.Symbol // top-level names; std names qualified ("std::time::now_ms")
+	// SecretNames are the literal names given to std::os::secret
+	// anywhere in the program, sorted.
+	SecretNames []string
 
 	// Warnings are the diagnostics of severity warning (codes W…) of a
 	// program that loaded: they are shown but do not reject it.

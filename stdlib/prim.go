@@ -176,6 +176,9 @@ var table = []Primitive{
 	{ID: 34, Name: "std::math::atan", Effect: NoEffect, Journal: Pure},
 	{ID: 35, Name: "std::math::atan2", Effect: NoEffect, Journal: Pure},
 	{ID: 36, Name: "std::math::hypot", Effect: NoEffect, Journal: Pure},
+
+	{ID: 37, Name: "std::os::secret", Effect: Env, Journal: Input},
+	{ID: 38, Name: "std::http::send", Effect: Net, Journal: Virtual},
 }
 
 var (

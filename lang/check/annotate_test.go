@@ -160,9 +160,9 @@ main { spawn L; bind stdin to T; }
 	if len(errs) > 0 {
 		t.Fatal(errs)
 	}
-	// The fake standard library adds std::text::SEP, std::http::Response
-	// and std::text::Mode.
-	if len(res.Consts) != 1+1 || len(res.Types) != 2+1 || len(res.Enums) != 1+1 || len(res.Loci) != 1 || res.Main == nil {
+	// The fake standard library adds std::text::SEP, std::http::Response,
+	// std::http::Request and std::text::Mode.
+	if len(res.Consts) != 1+1 || len(res.Types) != 2+2 || len(res.Enums) != 1+1 || len(res.Loci) != 1 || res.Main == nil {
 		t.Errorf("lists: %d consts, %d types, %d enums, %d loci, main %v",
 			len(res.Consts), len(res.Types), len(res.Enums), len(res.Loci), res.Main != nil)
 	}

@@ -89,6 +89,12 @@ func (b *builtinCall) bad(i int, t *ast.Type, need string) {
 	}
 }
 
+// refuse reports argument i when its type holds a secret whose contents
+// the builtin would read (E0340); it returns whether it did.
+func (b *builtinCall) refuse(i int, t *ast.Type, what string) bool {
+	return b.c.refuseSecret(b.e.Args[i], t, what)
+}
+
 // rest checks the arguments after the first when the first was rejected.
 func (b *builtinCall) rest() {
 	for i := 1; i < len(b.types); i++ {
@@ -102,6 +108,10 @@ func (b *builtinCall) check() *ast.Type {
 	switch name {
 	case "len":
 		t := arg(0, nil)
+		if c.isSecret(t) {
+			c.refuseSecret(b.e.Args[0], t, "has no length the program can read")
+			return ast.IntType
+		}
 		switch t.Kind {
 		case ast.List, ast.Map, ast.String, ast.Bytes:
 		default:
@@ -109,7 +119,7 @@ func (b *builtinCall) check() *ast.Type {
 		}
 		return ast.IntType
 	case "str":
-		arg(0, nil)
+		b.refuse(0, arg(0, nil), "cannot be converted to a string")
 		return ast.StringType
 	case "int":
 		t := arg(0, nil)
@@ -174,6 +184,11 @@ func (b *builtinCall) check() *ast.Type {
 		}
 	case "slice":
 		t := arg(0, nil)
+		if b.refuse(0, t, "cannot be sliced") {
+			must(1, ast.IntType)
+			must(2, ast.IntType)
+			return ast.InvalidType
+		}
 		must(1, ast.IntType)
 		must(2, ast.IntType)
 		switch t.Kind {
@@ -184,6 +199,9 @@ func (b *builtinCall) check() *ast.Type {
 		return ast.InvalidType
 	case "sort":
 		t := arg(0, nil)
+		if b.refuse(0, t, "cannot be sorted") {
+			return t
+		}
 		if t.Kind == ast.List && (isOrdered(t.Elem) || t.Elem.Kind == ast.Invalid) {
 			return t
 		}
@@ -191,6 +209,10 @@ func (b *builtinCall) check() *ast.Type {
 		return ast.InvalidType
 	case "contains":
 		t := arg(0, nil)
+		if b.refuse(0, t, "cannot be searched") {
+			rest()
+			return ast.BoolType
+		}
 		switch t.Kind {
 		case ast.String:
 			must(1, ast.StringType)
@@ -229,10 +251,10 @@ func (b *builtinCall) check() *ast.Type {
 		must(0, ast.StringType)
 		return ast.VoidType
 	case "print":
-		arg(0, nil)
+		b.refuse(0, arg(0, nil), "cannot be printed")
 		return ast.VoidType
 	case "std::json::encode":
-		arg(0, nil)
+		b.refuse(0, arg(0, nil), "cannot be encoded as JSON")
 		return ast.StringType
 	case "unwrap", "unwrap_or":
 		// The expected type flows in: `let n: int = unwrap(Ok(3));`.

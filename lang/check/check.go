@@ -20,6 +20,10 @@ type Result struct {
 	// Scope maps every top-level name to its symbol; standard library names
 	// are qualified ("std::time::now_ms"). Builtins are not in it.
 	Scope map[string]*ast.Symbol
+	// SecretNames are the string literals given to std::os::secret
+	// anywhere in the program, sorted: std::os::env of these names is
+	// withheld from every recording.
+	SecretNames []string
 }
 
 // Check resolves every name of the program and type-checks it, annotating
@@ -29,12 +33,13 @@ type Result struct {
 // Result is complete even when there are errors.
 func Check(files, std []*ast.File) (*Result, diag.List) {
 	c := &checker{
-		res:       &Result{Scope: map[string]*ast.Symbol{}},
-		variants:  map[*ast.Type][]*ast.Symbol{},
-		generics:  map[string]*ast.Type{},
-		builtins:  map[string]*ast.Symbol{},
-		loci:      map[*ast.LocusDecl]*locusCtx{},
-		localKind: map[*ast.Symbol]string{},
+		res:        &Result{Scope: map[string]*ast.Symbol{}},
+		variants:   map[*ast.Type][]*ast.Symbol{},
+		generics:   map[string]*ast.Type{},
+		builtins:   map[string]*ast.Symbol{},
+		loci:       map[*ast.LocusDecl]*locusCtx{},
+		localKind:  map[*ast.Symbol]string{},
+		secretFrom: map[*ast.Symbol]string{},
 	}
 	for name := range builtinArity {
 		c.builtins[name] = &ast.Symbol{Kind: ast.SymBuiltin, Name: name, Builtin: name}
@@ -50,13 +55,16 @@ func Check(files, std []*ast.File) (*Result, diag.List) {
 	c.collect(std, true)
 	c.declareErrorType()
 	c.declareJSONType()
+	c.declareSecretType()
 	c.resolveTypeDecls()
 	c.recursiveStructs()
+	c.topicSecrets()
 	c.signatures()
 	c.consts()
 	c.budgets()
 	c.bodies()
 	c.checkMain(entry)
+	c.res.SecretNames = c.sortedSecretNames()
 	return c.res, c.errs
 }
 
@@ -72,10 +80,16 @@ type checker struct {
 	// errorType is the built-in struct Error { kind, message }.
 	errorType *ast.Type
 	// jsonType is the built-in enum Json.
-	jsonType  *ast.Type
-	mains     []mainInFile
-	loci      map[*ast.LocusDecl]*locusCtx
-	localKind map[*ast.Symbol]string // how each local was declared, for messages
+	jsonType *ast.Type
+	// secretType is the built-in secret (secret.go); secretFrom says
+	// where the secret held by a local came from, and secretNames are
+	// the literal names given to std::os::secret.
+	secretType  *ast.Type
+	secretFrom  map[*ast.Symbol]string
+	secretNames map[string]bool
+	mains       []mainInFile
+	loci        map[*ast.LocusDecl]*locusCtx
+	localKind   map[*ast.Symbol]string // how each local was declared, for messages
 	// pendingBudgets are @budget arguments that are not integer literals,
 	// read once the consts they may name are checked (see budgets).
 	pendingBudgets []pendingBudget
@@ -222,6 +236,9 @@ func (c *checker) declare(d ast.Decl, f *ast.File) {
 		return
 	case name.Name == "_":
 		c.errorf(name.Pos(), "E0205", "cannot declare %q at top level", name.Name)
+		return
+	case name.Name == SecretTypeName && (sym.Kind == ast.SymStruct || sym.Kind == ast.SymEnum || sym.Kind == ast.SymTopic):
+		c.errorf(name.Pos(), "E0205", "cannot declare type %q: it names the built-in type of secrets", name.Name)
 		return
 	case reservedTopLevel[name.Name] && !f.Stdlib:
 		c.errorf(name.Pos(), "E0205", "cannot declare %q: it names a built-in generic enum or its variant (Option, Result, Some, None, Ok, Err)", name.Name)

@@ -31,6 +31,17 @@ fn sleep_ms(ms: int);
 type Response { status: int, body: string, headers: {string: string} }
 @primitive(effect: "net")
 fn get(url: string) -> Response;
+type Request { method: string, url: string, headers: {string: string},
+               secret_headers: {string: secret}, body: string, timeout_ms: int }
+fn request(method: string, url: string) -> Request {
+    return Request { method: method, url: url, headers: {}, secret_headers: {}, body: "", timeout_ms: 0 };
+}
+@primitive(effect: "net")
+fn send(req: Request) -> Response;
+`},
+	{"std/os.hl", "std::os", `
+@primitive(effect: "env")
+fn secret(name: string) -> Option<secret>;
 `},
 	{"std/io.hl", "std::io", `
 @primitive(effect: "io")

@@ -49,6 +49,9 @@ func (c *checker) value(pe *ast.Expr, want *ast.Type) *ast.Type {
 func (c *checker) expectValue(pe *ast.Expr, want *ast.Type, context string) *ast.Type {
 	t := c.value(pe, want)
 	if want != nil && !identical(t, want) {
+		if !ContainsSecret(want) && c.refuseSecret(*pe, t, "cannot be used as "+want.String()+" "+context) {
+			return t
+		}
 		c.errorf((*pe).Pos(), "E0301", "cannot use %s as %s %s", t, want, context)
 	}
 	return t
@@ -263,6 +266,9 @@ func (c *checker) fieldInits(fields []*ast.FieldInit, t *ast.Type, pos ast.Pos, 
 		}
 		seen[name] = fi
 		c.expectValue(&fi.Value, t.Fields[idx].Type, fmt.Sprintf("in field %q of %s", name, what))
+		if name == "headers" && isRequestType(t) {
+			c.checkHeaderLiteral(fi.Value)
+		}
 	}
 	if t.Kind != ast.Struct {
 		return
@@ -489,6 +495,12 @@ func (c *checker) binary(e *ast.BinaryExpr, want *ast.Type) *ast.Type {
 	if invalid(xt) || invalid(yt) {
 		return fail
 	}
+	if e.Op == ast.Add && (c.isSecret(xt) || c.isSecret(yt)) {
+		return c.secretJoin(e, xt, yt, opPos)
+	}
+	if isComparison(e.Op) && (c.refuseSecret(e.X, xt, "cannot be compared") || c.refuseSecret(e.Y, yt, "cannot be compared")) {
+		return fail
+	}
 	if !identical(xt, yt) {
 		c.errorf(opPos, "E0303", "mismatched types %s and %s for operator %s", xt, yt, e.Op)
 		return fail
@@ -568,6 +580,7 @@ func (c *checker) call(e *ast.CallExpr, want *ast.Type) *ast.Type {
 			return ast.InvalidType
 		}
 		e.Fun.SetType(ft)
+		c.noteSecretCall(e)
 		if len(e.Args) != len(ft.Params) {
 			c.errorf(e.Pos(), "E0306", "%q takes %s, got %d", written, plural(len(ft.Params), "argument"), len(e.Args))
 		}
@@ -632,7 +645,7 @@ func (c *checker) field(e *ast.FieldExpr) *ast.Type {
 	if xt.Kind == ast.Invalid || e.Name == nil {
 		return ast.InvalidType
 	}
-	if xt.Kind != ast.Struct {
+	if xt.Kind != ast.Struct || c.isSecret(xt) {
 		c.errorf(e.Name.Pos(), "E0321", "type %s has no fields (looking for %q)", xt, e.Name.Name)
 		return ast.InvalidType
 	}

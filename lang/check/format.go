@@ -12,6 +12,9 @@ func (c *checker) format(e *ast.CallExpr) *ast.Type {
 	types := make([]*ast.Type, len(e.Args))
 	for i := range e.Args {
 		types[i] = c.value(&e.Args[i], nil)
+		if i > 0 {
+			c.refuseSecret(e.Args[i], types[i], "cannot be formatted")
+		}
 	}
 	e.Fun.SetType(&ast.Type{Kind: ast.Func, Params: types, Result: ast.StringType})
 	if len(e.Args) == 0 {

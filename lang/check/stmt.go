@@ -42,7 +42,7 @@ func (c *checker) stmt(s ast.Stmt) {
 		if s.Mutable {
 			kind = "declared with var"
 		}
-		c.declareLocal(s.Name, t, s.Mutable, kind)
+		c.noteSecretLocal(c.declareLocal(s.Name, t, s.Mutable, kind), s.Value)
 	case *ast.AssignStmt:
 		c.assign(s)
 	case *ast.ExprStmt:
@@ -108,6 +108,7 @@ func (c *checker) assign(s *ast.AssignStmt) {
 		ctx = "in " + s.Op.String() + " assignment"
 	}
 	c.expectValue(&s.Value, tt, ctx)
+	c.checkHeaderIndex(s.Target)
 	if s.Op == ast.Assign || invalid(tt) {
 		return
 	}

@@ -71,6 +71,9 @@ func (c *checker) namedType(te *ast.NamedType) *ast.Type {
 		if t := basicTypes[name]; t != nil {
 			return t
 		}
+		if name == SecretTypeName {
+			return c.secretType
+		}
 	}
 	var sym *ast.Symbol
 	if len(te.Path) == 1 {
@@ -82,7 +85,7 @@ func (c *checker) namedType(te *ast.NamedType) *ast.Type {
 		c.errorf(te.Pos(), "E0201", "undefined type %q", name)
 		c.endAt(te.End())
 		if len(te.Path) == 1 {
-			c.suggest(name, append(c.topLevelOf(ast.SymStruct, ast.SymTopic, ast.SymEnum), "bool", "bytes", "float", "int", "string"))
+			c.suggest(name, append(c.topLevelOf(ast.SymStruct, ast.SymTopic, ast.SymEnum), "bool", "bytes", "float", "int", "secret", "string"))
 		}
 		return ast.InvalidType
 	}
