@@ -93,6 +93,9 @@ func compileLoaded(prog *lang.Program, err error, opts BuildOptions) (*Compiled,
 		return nil, withSource(prog, err)
 	}
 	img, err := codegen.Compile(s)
+	if err == nil {
+		img.SecretNames = append([]string(nil), prog.SecretNames...)
+	}
 	if err != nil {
 		// A limit of the image the program exceeds is a diagnostic at
 		// the expression that exceeds it (E09xx); anything else is a

@@ -3,6 +3,7 @@ package replay
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 
 	"github.com/hale-lang/hale/codegen/image"
@@ -21,8 +22,9 @@ import (
 //   - a call of an input primitive (time, rand, entropy, env, args,
 //     fs.read, sleep) is an Invocation with its result or trap; the env
 //     primitive's value is withheld (only its byte length is kept) unless
-//     the env policy is EnvFull or the value is the call's default
-//     argument;
+//     the env policy is EnvFull (and the variable is not one the program
+//     names as a secret); std::os::secret's result, the parts of a
+//     secret or None, holds no value and is recorded as it is;
 //   - print, std::io::println and std::io::eprintln are Outputs on stdout
 //     or stderr whose result is the text written, newline included;
 //   - fs.write and net calls are Outputs on the "fs.write" and "net"
@@ -114,10 +116,32 @@ func (j *RecordingJournal) callEntry(c int, p stdlib.Primitive, args, res []byte
 	switch {
 	case err != nil:
 		inv.Outcome, inv.Result, inv.TrapKind, inv.Message = artifact.Trapped, nil, trapKindOf(err), err.Error()
-	case p.Effect == stdlib.Env && !j.full:
+	case p.Name == secretPrim:
+		// Its result is the secret's parts (the variable's name) or
+		// None: never a value, so it is recorded as it is.
+	case p.Effect == stdlib.Env && (!j.full || j.secretEnv(args)):
 		inv.Outcome, inv.Result, inv.Length = artifact.Withheld, nil, envLength(res)
 	}
 	return inv
+}
+
+// secretPrim is the primitive that names an environment variable as a
+// secret.
+const secretPrim = "std::os::secret"
+
+// secretEnv reports whether args are those of a std::os::env call of a
+// variable the program also names as a secret (a literal argument of
+// std::os::secret anywhere in it): its value is withheld whatever the
+// env policy.
+func (j *RecordingJournal) secretEnv(args []byte) bool {
+	if len(j.img.SecretNames) == 0 {
+		return false
+	}
+	vs, err := value.DecodeTuple(args, []*value.Type{value.StringType, value.StringType})
+	if err != nil {
+		return false
+	}
+	return slices.Contains(j.img.SecretNames, vs[0].AsStr())
 }
 
 // trapKindOf is the kind of the trap that a failed call's err raises, as

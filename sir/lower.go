@@ -6,6 +6,7 @@ import (
 	"github.com/hale-lang/hale/effects"
 	"github.com/hale-lang/hale/lang"
 	"github.com/hale-lang/hale/lang/ast"
+	"github.com/hale-lang/hale/lang/check"
 	"github.com/hale-lang/hale/lang/diag"
 	"github.com/hale-lang/hale/stdlib"
 )
@@ -890,6 +891,9 @@ func (c *fnCtx) expr(e ast.Expr) Expr {
 		case ast.OrOr:
 			return &Or{ExprBase: ExprBase{pos, TBool}, X: x, Y: y}
 		}
+		if e.Op == ast.Add && isSecretType(e.TypeOf()) {
+			return &CallBuiltin{ExprBase: ExprBase{pos, c.l.typeOf(pos, e.TypeOf())}, Builtin: BuiltinSecretJoin, Args: []Expr{x, y}}
+		}
 		return c.binary(e.Op, pos, x.Type(), x, y, e)
 	case *ast.CallExpr:
 		return c.call(e)
@@ -1245,4 +1249,10 @@ func (c *fnCtx) typeCarrier(e *ast.CallExpr, b ExprBase) Expr {
 	empty := func() Expr { return &Const{ExprBase: ExprBase{At: b.At, Ty: TString}, Value: Value{Kind: KindString}} }
 	errV := &MakeStruct{ExprBase: ExprBase{At: b.At, Ty: errT}, Fields: []Expr{empty(), empty()}}
 	return &MakeEnum{ExprBase: b, Variant: 1, Args: []Expr{errV}}
+}
+
+// isSecretType reports whether t is the built-in secret type, whose `+`
+// joins parts (BuiltinSecretJoin) rather than bytes.
+func isSecretType(t *ast.Type) bool {
+	return t != nil && t.Kind == ast.Struct && t.Name == check.SecretTypeName
 }

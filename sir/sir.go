@@ -945,6 +945,7 @@ const (
 	BuiltinJSONAsArr             // std::json::as_arr(j, none) -> Option<[Json]>
 	BuiltinJSONAsObj             // std::json::as_obj(j, none) -> Option<{string: Json}>
 	BuiltinJSONDecode            // std::json::decode(s, err) -> Result<T>: err's type is the target
+	BuiltinSecretJoin            // x + y where one is a secret and the other a string or a secret -> secret
 	NumBuiltins
 )
 
@@ -963,6 +964,7 @@ var builtinNames = [...]string{
 	"unwrap", "unwrap_or", "is_some", "is_none", "is_ok", "is_err", "get.map", "get.list",
 	"std::json::parse", "std::json::get", "std::json::at", "std::json::as_str", "std::json::as_num",
 	"std::json::as_bool", "std::json::as_arr", "std::json::as_obj", "std::json::decode",
+	"secret.join",
 }
 
 // String returns the builtin's SIR name ("len.list", "push",

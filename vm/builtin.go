@@ -340,6 +340,8 @@ func (m *Machine) builtin(b image.Builtin, args []value.Value) (value.Value, err
 		image.BuiltinJSONAsNum, image.BuiltinJSONAsBool, image.BuiltinJSONAsArr, image.BuiltinJSONAsObj,
 		image.BuiltinJSONDecode:
 		return m.jsonBuiltin(b, args)
+	case image.BuiltinSecretJoin:
+		return value.JoinSecret(args[0], args[1]), nil
 	}
 	return value.Value{}, trapErr(KindInternal, "internal error: bad builtin "+b.String())
 }
@@ -353,7 +355,8 @@ func builtinCost(b image.Builtin, v value.Value) int64 {
 		return value.SizeSlot
 	case image.BuiltinStr, image.BuiltinKeys, image.BuiltinValues, image.BuiltinSliceList,
 		image.BuiltinSort, image.BuiltinSplit, image.BuiltinJoin, image.BuiltinTrim,
-		image.BuiltinUpper, image.BuiltinLower, image.BuiltinReplace, image.BuiltinJSONEncode:
+		image.BuiltinUpper, image.BuiltinLower, image.BuiltinReplace, image.BuiltinJSONEncode,
+		image.BuiltinSecretJoin:
 		return value.ShallowSize(v)
 	}
 	return 0

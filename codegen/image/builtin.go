@@ -81,6 +81,7 @@ const (
 	BuiltinJSONAsArr
 	BuiltinJSONAsObj
 	BuiltinJSONDecode
+	BuiltinSecretJoin
 	NumBuiltins
 )
 
@@ -108,6 +109,7 @@ var builtins = [NumBuiltins]builtinInfo{
 	{"std::json::parse", 2}, {"std::json::get", 3}, {"std::json::at", 3}, {"std::json::as_str", 2},
 	{"std::json::as_num", 2}, {"std::json::as_bool", 2}, {"std::json::as_arr", 2}, {"std::json::as_obj", 2},
 	{"std::json::decode", 2},
+	{"secret.join", 2},
 }
 
 // String returns the builtin's name, as SIR prints it ("len.list").

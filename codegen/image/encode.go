@@ -80,6 +80,10 @@ func (img *Image) MarshalBinary() ([]byte, error) {
 		e.str(c.Name)
 		e.ints(c.Instances)
 	}
+	e.uint(uint64(len(img.SecretNames)))
+	for _, s := range img.SecretNames {
+		e.str(s)
+	}
 	return e.buf, nil
 }
 
@@ -313,6 +317,12 @@ func Unmarshal(data []byte) (img *Image, err error) {
 		c.Kind = d.byte()
 		c.Name = d.str()
 		c.Instances = d.ints()
+	}
+	if n := d.count(1); n > 0 {
+		img.SecretNames = make([]string, n)
+		for i := range img.SecretNames {
+			img.SecretNames[i] = d.str()
+		}
 	}
 	if d.err != nil {
 		return nil, d.err

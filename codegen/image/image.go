@@ -55,6 +55,10 @@ type Image struct {
 	Ingress   []Ingress
 	Prims     []Prim
 	Consumers []Consumer
+	// SecretNames are the literal names given to std::os::secret anywhere
+	// in the program, sorted: a recording withholds std::os::env of these
+	// names under every env policy.
+	SecretNames []string
 }
 
 // TypeRef indexes Image.Types. The basic types sit at the same fixed

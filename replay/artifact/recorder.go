@@ -40,12 +40,14 @@ func FromEnv(getenv func(string) string) (Settings, error) {
 	return s, nil
 }
 
-// withheldHeaders are the HTTP request headers recorded like withheld
-// environment values, whatever the env policy.
-var withheldHeaders = []string{"Authorization", "Cookie", "Proxy-Authorization"}
+// withheldHeaders are the credential headers: a plain request header of
+// one of these names (any case) is recorded with its value withheld (its
+// name and length kept), whatever the env policy.
+var withheldHeaders = []string{"Authorization", "Proxy-Authorization", "Cookie", "X-Api-Key", "Api-Key"}
 
 // WithheldHeader reports whether an HTTP request header's value must be
-// withheld from a recording. Header names are case-insensitive.
+// withheld from a recording (a credential header). Header names are
+// case-insensitive.
 func WithheldHeader(name string) bool {
 	for _, h := range withheldHeaders {
 		if strings.EqualFold(name, h) {

@@ -475,7 +475,8 @@ func TestFromEnv(t *testing.T) {
 func TestWithheldHeader(t *testing.T) {
 	for name, want := range map[string]bool{
 		"Authorization": true, "cookie": true, "PROXY-AUTHORIZATION": true,
-		"Accept": false, "Set-Cookie": false, "X-Authorization": false,
+		"x-api-key": true, "API-KEY": true, "X-Api-Key": true,
+		"Accept": false, "Set-Cookie": false, "X-Authorization": false, "Api-Keys": false,
 	} {
 		if WithheldHeader(name) != want {
 			t.Errorf("WithheldHeader(%q) != %v", name, want)

@@ -53,7 +53,7 @@ func primHTTPGet(c *consumer, args []byte) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	return c.httpCall(http.MethodGet, vs[0].AsStr(), nil, "")
+	return c.send(httpRequest{method: http.MethodGet, url: vs[0].AsStr(), timeout: httpTimeout})
 }
 
 func primHTTPPost(c *consumer, args []byte) ([]byte, error) {
@@ -61,15 +61,37 @@ func primHTTPPost(c *consumer, args []byte) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	return c.httpCall(http.MethodPost, vs[0].AsStr(), strings.NewReader(vs[1].AsStr()), vs[2].AsStr())
+	h := http.Header{}
+	if ct := vs[2].AsStr(); ct != "" {
+		h.Set("Content-Type", ct)
+	}
+	return c.send(httpRequest{method: http.MethodPost, url: vs[0].AsStr(), header: h, body: vs[1].AsStr(), hasBody: true, timeout: httpTimeout})
 }
 
-// httpCall performs one request. Any status is a Response; a request that
+// httpRequest is one request of std::http.
+type httpRequest struct {
+	method, url string
+	header      http.Header
+	body        string
+	hasBody     bool // send body even when empty (post)
+	timeout     time.Duration
+	// secretNames are the headers whose values hold secrets: dropped on
+	// a redirect to another host.
+	secretNames []string
+	// scrub replaces the echoes of the secrets sent (nil: none).
+	scrub *scrubber
+}
+
+// send performs one request. Any status is a Response; a request that
 // gets no response (bad URL, refused connection, timeout, too many
-// redirects) traps with a message naming the URL. The headers map has
-// the canonical header names in sorted order, each with its values
-// joined by ", ", so that equal responses encode equally.
-func (c *consumer) httpCall(method, rawURL string, body io.Reader, contentType string) ([]byte, error) {
+// redirects) traps with a message naming the URL: kind timeout when the
+// time ran out, io otherwise. The headers map has the canonical header
+// names in sorted order, each with its values joined by ", ", so that
+// equal responses encode equally. Echoes of secrets are scrubbed from the
+// body, the header values and a trap's message before anything is
+// returned.
+func (c *consumer) send(hr httpRequest) ([]byte, error) {
+	method, rawURL := hr.method, hr.url
 	fail := func(err error) error {
 		var ue *url.Error
 		if errors.As(err, &ue) {
@@ -79,24 +101,35 @@ func (c *consumer) httpCall(method, rawURL string, body io.Reader, contentType s
 		shown, _ := WithholdURLPassword(rawURL)
 		kind := vm.KindIO
 		var ne interface{ Timeout() bool }
+		msg := hr.scrub.scrub(fmt.Sprintf("cannot %s %q: %v", method, shown, err))
 		switch {
-		case errors.Is(err, context.Canceled):
+		case errors.Is(err, context.Canceled) && c.r.ctx.Err() != nil:
 			// the run is being interrupted: no try may catch that
-			return fmt.Errorf("cannot %s %q: %v", method, shown, err)
-		case errors.As(err, &ne) && ne.Timeout():
+			return errors.New(msg)
+		case errors.Is(err, context.DeadlineExceeded), errors.As(err, &ne) && ne.Timeout():
 			kind = vm.KindTimeout
 		}
-		return &vm.TrapError{Kind: kind, Message: fmt.Sprintf("cannot %s %q: %v", method, shown, err)}
+		return &vm.TrapError{Kind: kind, Message: msg}
 	}
-	req, err := http.NewRequestWithContext(c.r.ctx, method, rawURL, body)
+	var body io.Reader
+	if hr.hasBody || hr.body != "" {
+		body = strings.NewReader(hr.body)
+	}
+	ctx, cancel := context.WithTimeout(c.r.ctx, hr.timeout)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, method, rawURL, body)
 	if err != nil {
 		return nil, fail(err)
 	}
-	if contentType != "" {
-		req.Header.Set("Content-Type", contentType)
+	for k, v := range hr.header {
+		req.Header[k] = v
+	}
+	client := c.r.http
+	if len(hr.secretNames) > 0 {
+		client = withoutSecretsOnRedirect(client, hr.secretNames)
 	}
 	c.r.out.flush() // the call may take a while
-	resp, err := c.r.http.Do(req)
+	resp, err := client.Do(req)
 	if err != nil {
 		return nil, fail(err)
 	}
@@ -115,11 +148,34 @@ func (c *consumer) httpCall(method, rawURL string, body io.Reader, contentType s
 	sort.Strings(names)
 	headers := value.NewMap(value.KindString, len(names))
 	for _, name := range names {
-		headers.AsMap().Set(value.Str(name), value.Str(strings.Join(resp.Header[name], ", ")))
+		headers.AsMap().Set(value.Str(name), value.Str(hr.scrub.scrub(strings.Join(resp.Header[name], ", "))))
 	}
 	return encodeValue(value.NewStruct(responseType, []value.Value{
 		value.Int(int64(resp.StatusCode)),
-		value.Str(string(data)),
+		value.Str(hr.scrub.scrub(string(data))),
 		headers,
 	}))
+}
+
+// withoutSecretsOnRedirect returns a copy of client whose redirects keep
+// its own policy and drop the secret headers when the redirect goes to
+// another host than the request's.
+func withoutSecretsOnRedirect(client *http.Client, secretNames []string) *http.Client {
+	cl := *client
+	base := client.CheckRedirect
+	cl.CheckRedirect = func(req *http.Request, via []*http.Request) error {
+		if len(via) > 0 && !strings.EqualFold(req.URL.Host, via[0].URL.Host) {
+			for _, name := range secretNames {
+				req.Header.Del(name)
+			}
+		}
+		if base != nil {
+			return base(req, via)
+		}
+		if len(via) >= 10 {
+			return errors.New("stopped after 10 redirects")
+		}
+		return nil
+	}
+	return &cl
 }

@@ -142,6 +142,8 @@ var liveByName = map[string]livePrim{
 	"std::math::hypot":        mathPrim2(fmath.Hypot),
 	"std::math::pow":          primPow,
 	"std::json::encode":       primJSONEncode,
+	"std::os::secret":         primSecret,
+	"std::http::send":         primHTTPSend,
 }
 
 func init() {

@@ -26,6 +26,7 @@ import (
 //	Result<T>              {"ok":v} for Ok(v), {"err":{"kind":"io","message":"…"}} for Err(e)
 //	Json                   the JSON it holds: null, true, 2.5 (a number as a
 //	                       float above), "s", [...], {...}
+//	secret                 {"secret":["Bearer ",{"env":"OPENAI_API_KEY"}]}: its parts
 //	void                   null
 //
 // Option<Option<T>> has no form of its own: Some(None) and None are both
@@ -96,6 +97,10 @@ func appendJSON(buf []byte, v Value, p *path) ([]byte, error) {
 		buf, err = appendJSONList(buf, v.AsList().elems, p)
 	case KindStruct:
 		s := v.AsStruct()
+		if IsSecretType(s.typ) {
+			buf = appendSecretJSON(buf, v)
+			break
+		}
 		buf = append(buf, '{')
 		for i, f := range s.fields {
 			if i > 0 {
