@@ -83,7 +83,15 @@ func signature(fn *ast.FnDecl) string {
 func typeText(t ast.TypeExpr) string {
 	switch t := t.(type) {
 	case *ast.NamedType:
-		return strings.Join(t.Path, "::")
+		name := strings.Join(t.Path, "::")
+		if len(t.Args) > 0 {
+			var args []string
+			for _, a := range t.Args {
+				args = append(args, typeText(a))
+			}
+			name += "<" + strings.Join(args, ", ") + ">"
+		}
+		return name
 	case *ast.ListType:
 		return "[" + typeText(t.Elem) + "]"
 	case *ast.MapType:
@@ -159,6 +167,8 @@ func TestSignatures(t *testing.T) {
 		"std::math::atan":         "(x: float) -> float",
 		"std::math::atan2":        "(y: float, x: float) -> float",
 		"std::math::hypot":        "(x: float, y: float) -> float",
+		"std::os::secret":         "(name: string) -> Option<secret>",
+		"std::http::send":         "(req: Request) -> Response",
 	}
 	got := map[string]string{}
 	for _, d := range declarations(t) {
@@ -197,6 +207,7 @@ func TestIDsAreFrozen(t *testing.T) {
 		{28, "std::json::encode"},
 		{29, "std::math::sin"}, {30, "std::math::cos"}, {31, "std::math::tan"}, {32, "std::math::asin"},
 		{33, "std::math::acos"}, {34, "std::math::atan"}, {35, "std::math::atan2"}, {36, "std::math::hypot"},
+		{37, "std::os::secret"}, {38, "std::http::send"},
 	}
 	if len(frozen) != len(All()) {
 		t.Errorf("table has %d primitives, frozen list %d: add new ones to the list", len(All()), len(frozen))
