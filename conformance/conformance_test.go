@@ -20,6 +20,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/rogpeppe/go-internal/testscript"
 
@@ -109,7 +110,11 @@ func cmdExitCode(ts *testscript.TestScript, neg bool, args []string) {
 // 127.0.0.1 for the rest of the script and sets $SERVER to its base URL,
 // and $REFUSED to a URL whose port refuses connections. Routes:
 // /hello (200 "hello world"), /missing (404 "not here"), /redirect (302 to
-// /hello), /echo (echoes a POST body upper-cased, with its content type).
+// /hello), /echo (echoes a POST body upper-cased, with its content type),
+// /authecho (echoes the method, the Authorization, X-Api-Key and X-Trace
+// headers and the body, and Authorization in the X-Echo-Auth response
+// header), /slow (answers after 3 s), /away (302 to /authecho on another
+// host name for the same server) and /here (302 to /authecho).
 func cmdHTTPServe(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) != 0 {
 		ts.Fatalf("usage: httpserve")
@@ -130,9 +135,35 @@ func cmdHTTPServe(ts *testscript.TestScript, neg bool, args []string) {
 		body, _ := io.ReadAll(r.Body)
 		fmt.Fprintf(w, "%s %s %s", r.Method, r.Header.Get("Content-Type"), strings.ToUpper(string(body)))
 	})
+	mux.HandleFunc("/authecho", func(w http.ResponseWriter, r *http.Request) {
+		// A careless API: it echoes the credentials it got into its body
+		// and a response header.
+		body, _ := io.ReadAll(r.Body)
+		w.Header()["Date"] = nil
+		w.Header().Set("X-Echo-Auth", r.Header.Get("Authorization"))
+		w.Header().Add("X-Multi", "one")
+		w.Header().Add("X-Multi", "two")
+		fmt.Fprintf(w, "%s auth=%s key=%s trace=%s body=%s", r.Method, r.Header.Get("Authorization"),
+			r.Header.Get("X-Api-Key"), r.Header.Get("X-Trace"), body)
+	})
+	mux.HandleFunc("/slow", func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-r.Context().Done():
+		case <-time.After(3 * time.Second):
+		}
+	})
 	srv := httptest.NewServer(mux)
 	ts.Defer(srv.Close)
 	ts.Setenv("SERVER", srv.URL)
+	// /away redirects to /authecho on the same server named otherwise
+	// (localhost rather than 127.0.0.1): another host to the client.
+	other := strings.Replace(srv.URL, "127.0.0.1", "localhost", 1)
+	mux.HandleFunc("/away", func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, other+"/authecho", http.StatusFound)
+	})
+	mux.HandleFunc("/here", func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, "/authecho", http.StatusFound)
+	})
 
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {

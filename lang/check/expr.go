@@ -234,6 +234,10 @@ func (c *checker) structLit(e *ast.StructLit) *ast.Type {
 		t = ast.InvalidType
 	}
 	c.fieldInits(e.Fields, t, e.Type.Pos(), name+" literal")
+	if c.isSecret(t) {
+		c.errorf(e.Type.Pos(), "E0312", "cannot write a literal of secret: a secret comes from std::os::secret, joined with strings by +")
+		return ast.InvalidType
+	}
 	return t
 }
 

@@ -42,15 +42,27 @@ func SecretParts(v Value) []SecretPart {
 	return out
 }
 
-// secretRaw returns the alternating parts list of secret v.
+// secretRaw returns the alternating parts list of secret v (a string is
+// one literal). A parts list that breaks the form (from a damaged
+// artifact: empty, or ending with a variable) is completed with an empty
+// literal, so that every secret has a last literal.
 func secretRaw(v Value) []string {
 	if v.Kind() != KindStruct {
 		return []string{v.AsStr()}
 	}
-	l := v.AsStruct().Field(0).AsList()
-	out := make([]string, l.Len())
+	s := v.AsStruct()
+	if s.Len() != 1 || s.Field(0).Kind() != KindList {
+		return []string{""}
+	}
+	l := s.Field(0).AsList()
+	out := make([]string, l.Len(), l.Len()+1)
 	for i := range out {
-		out[i] = l.At(i).AsStr()
+		if e := l.At(i); e.Kind() == KindString {
+			out[i] = e.AsStr()
+		}
+	}
+	if len(out)%2 == 0 {
+		out = append(out, "")
 	}
 	return out
 }
