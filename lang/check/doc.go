@@ -119,6 +119,12 @@
 //	E0322  invalid recursive struct type
 //	E0323  operator ? on something that is not a Result or an Option, or
 //	       in a fn (or handler) that does not return the same generic enum
+//	E0330  format: not a string literal, or a malformed literal
+//	E0331  format: a placeholder's spec does not fit its value's type
+//	E0340  a use that would read a secret's contents (comparison, str,
+//	       format, print, contains, sort, find, slice, len, JSON, a secret
+//	       where a string is expected); names where the secret came from
+//	E0341  a topic field whose type holds a secret
 //
 //	E0401  invalid assignment target (let, parameter, locus parameter,
 //	       constant, element of a string or bytes, other expressions)
@@ -158,4 +164,7 @@
 //	E0604  duplicate annotation
 //	E0605  fn without body (only standard library @primitive fns), or a
 //	       @primitive fn with one
+//
+//	W0101  a plain header of a std::http::Request whose literal name is a
+//	       credential header (warning: the program is accepted)
 package check
