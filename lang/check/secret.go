@@ -102,6 +102,22 @@ func (c *checker) refuseSecret(e ast.Expr, t *ast.Type, what string) bool {
 	return true
 }
 
+// refuseSecretType is refuseSecret for a type written in the program
+// rather than a value (the target type of a JSON decode, say): it reports
+// E0340 at pos when t holds a secret, and returns whether it did.
+func (c *checker) refuseSecretType(pos ast.Pos, t *ast.Type, what string) bool {
+	if invalid(t) || !ContainsSecret(t) {
+		return false
+	}
+	subject := "secret"
+	if !c.isSecret(t) {
+		subject = fmt.Sprintf("type %s holds a secret, and it", t)
+	}
+	c.errorf(pos, "E0340", "%s %s: a secret's value is never readable by the program", subject, what)
+	c.secretHint()
+	return true
+}
+
 func (c *checker) secretHint() {
 	c.hint("a secret can only be joined with strings (+), moved, and sent as a value of secret_headers in std::http::send")
 }
