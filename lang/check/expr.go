@@ -500,7 +500,7 @@ func (c *checker) binary(e *ast.BinaryExpr, want *ast.Type) *ast.Type {
 		return fail
 	}
 	if e.Op == ast.Add && (c.isSecret(xt) || c.isSecret(yt)) {
-		return c.secretJoin(e, xt, yt, opPos)
+		return c.secretJoin(xt, yt, opPos)
 	}
 	if isComparison(e.Op) && (c.refuseSecret(e.X, xt, "cannot be compared") || c.refuseSecret(e.Y, yt, "cannot be compared")) {
 		return fail

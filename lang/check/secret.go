@@ -249,7 +249,7 @@ func (c *checker) noteSecretLocal(sym *ast.Symbol, init ast.Expr) {
 
 // secretJoin types `x + y` where one operand is a secret: the other must
 // be a string or a secret, and the result is a secret.
-func (c *checker) secretJoin(e *ast.BinaryExpr, xt, yt *ast.Type, opPos ast.Pos) *ast.Type {
+func (c *checker) secretJoin(xt, yt *ast.Type, opPos ast.Pos) *ast.Type {
 	for _, t := range []*ast.Type{xt, yt} {
 		if !c.isSecret(t) && t.Kind != ast.String {
 			c.errorf(opPos, "E0303", "mismatched types %s and %s for operator +: a secret joins only with a string or a secret", xt, yt)
@@ -313,8 +313,7 @@ func (c *checker) credentialWarning(pos ast.Pos, name string) {
 	c.hint(fmt.Sprintf("put it in secret_headers with a value from std::os::secret: req.secret_headers[%q] = \"Bearer \" + unwrap(std::os::secret(\"API_KEY\"));", name))
 }
 
-// requestHeaders reports whether e is the `headers` field of a
-// std::http::Request, or the struct literal field that sets it.
+// isRequestType reports whether t is std::http::Request.
 func isRequestType(t *ast.Type) bool {
 	return t != nil && t.Kind == ast.Struct && t.Name == "std::http::Request"
 }

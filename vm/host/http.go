@@ -125,6 +125,13 @@ func (c *consumer) send(hr httpRequest) ([]byte, error) {
 		req.Header[k] = v
 	}
 	client := c.r.http
+	if client.Timeout != 0 && client.Timeout < hr.timeout {
+		// The call's own timeout bounds it (by the context), also when
+		// it is longer than the client's default.
+		cl := *client
+		cl.Timeout = 0
+		client = &cl
+	}
 	if len(hr.secretNames) > 0 {
 		client = withoutSecretsOnRedirect(client, hr.secretNames)
 	}
