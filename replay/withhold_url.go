@@ -2,6 +2,8 @@ package replay
 
 import (
 	"fmt"
+	"strconv"
+	"strings"
 
 	"github.com/hale-lang/hale/replay/artifact"
 	"github.com/hale-lang/hale/stdlib"
@@ -59,6 +61,20 @@ func withheldArgs(p stdlib.Primitive, args []byte) []byte {
 // recorded as.
 func withheldHeaderValue(n int) string { return fmt.Sprintf("[withheld: %d bytes]", n) }
 
+// isWithheldHeaderValue reports whether s is a withheldHeaderValue.
+func isWithheldHeaderValue(s string) bool {
+	n, ok := strings.CutPrefix(s, "[withheld: ")
+	if !ok {
+		return false
+	}
+	n, ok = strings.CutSuffix(n, " bytes]")
+	if !ok {
+		return false
+	}
+	_, err := strconv.ParseUint(n, 10, 32)
+	return err == nil
+}
+
 // withheldRequest is withheldArgs for std::http::send's one argument.
 func withheldRequest(args []byte) []byte {
 	vs, err := value.DecodeTuple(args, []*value.Type{host.RequestType})
@@ -77,6 +93,9 @@ func withheldRequest(args []byte) []byte {
 			continue
 		}
 		v, _ := headers.Get(k)
+		if isWithheldHeaderValue(v.AsStr()) {
+			continue // already withheld: withholding is idempotent
+		}
 		headers.Set(k, value.Str(withheldHeaderValue(len(v.AsStr()))))
 		changed = true
 	}
