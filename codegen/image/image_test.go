@@ -99,6 +99,7 @@ func sample() *image.Image {
 			{Kind: image.ConsumerPool, Name: "w", Instances: []int{0}},
 			{Kind: image.ConsumerIngress, Name: "stdin:Msg"},
 		},
+		SecretNames: []string{"API_KEY", "ORG"},
 	}
 }
 
