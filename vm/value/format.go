@@ -95,6 +95,10 @@ func appendFormat(buf []byte, v Value, p *path) []byte {
 		buf = append(buf, '}')
 	case KindStruct:
 		s := v.AsStruct()
+		if IsSecretType(s.typ) {
+			buf = appendSecretFormat(buf, v)
+			break
+		}
 		buf = append(buf, s.typ.Name...)
 		if len(s.fields) == 0 {
 			buf = append(buf, " {}"...)

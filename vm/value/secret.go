@@ -112,6 +112,25 @@ func JoinSecret(x, y Value) Value {
 	return NewStruct(t, []Value{NewList(elems)})
 }
 
+// appendSecretFormat writes the text form of a secret, which programs
+// cannot ask for (str of a secret is a compile error) but messages about
+// a call show: secret("Bearer " + $API_KEY), secret() for no parts.
+func appendSecretFormat(buf []byte, v Value) []byte {
+	buf = append(buf, "secret("...)
+	for i, p := range SecretParts(v) {
+		if i > 0 {
+			buf = append(buf, " + "...)
+		}
+		if p.Env {
+			buf = append(buf, '$')
+			buf = append(buf, p.Text...)
+		} else {
+			buf = appendQuoted(buf, p.Text)
+		}
+	}
+	return append(buf, ')')
+}
+
 // appendSecretJSON writes the JSON view of a secret:
 // {"secret":["Bearer ",{"env":"OPENAI_API_KEY"}]}.
 func appendSecretJSON(buf []byte, v Value) []byte {

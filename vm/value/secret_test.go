@@ -37,6 +37,12 @@ func TestJoinSecret(t *testing.T) {
 			t.Errorf("case %d: %s, %v; want %s", i, got, err, c.json)
 		}
 	}
+	if got := Format(JoinSecret(JoinSecret(Str("Bearer "), key), Str("\n"))); got != `secret("Bearer " + $KEY + "\n")` {
+		t.Errorf("Format: %s", got)
+	}
+	if got := Format(secretOf()); got != "secret()" {
+		t.Errorf("Format of no parts: %s", got)
+	}
 	// Equal parts encode equally, whichever way they were joined.
 	a, _ := Encode(nil, JoinSecret(JoinSecret(Str("a"), key), Str("b")))
 	b, _ := Encode(nil, JoinSecret(Str("a"), JoinSecret(key, Str("b"))))
