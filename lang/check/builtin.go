@@ -123,12 +123,18 @@ func (b *builtinCall) check() *ast.Type {
 		return ast.StringType
 	case "int":
 		t := arg(0, nil)
+		if b.refuse(0, t, "cannot be converted to int") {
+			return ast.IntType
+		}
 		if t.Kind != ast.Float && t.Kind != ast.String && t.Kind != ast.Invalid {
 			c.errorf(b.e.Args[0].Pos(), "E0315", "cannot convert %s to int: int(x) converts a float or a string", t)
 		}
 		return ast.IntType
 	case "float":
 		t := arg(0, nil)
+		if b.refuse(0, t, "cannot be converted to float") {
+			return ast.FloatType
+		}
 		if t.Kind != ast.Int && t.Kind != ast.String && t.Kind != ast.Invalid {
 			c.errorf(b.e.Args[0].Pos(), "E0315", "cannot convert %s to float: float(x) converts an int or a string", t)
 		}
