@@ -92,6 +92,9 @@ func (b *builtinCall) decode() *ast.Type {
 		c.errorf(b.e.Pos(), "E0301", "std::json::decode gives a Result<T>, not %s", want)
 		return ast.InvalidType
 	}
+	if c.refuseSecretType(b.e.Pos(), want.TypeArg(), "cannot be decoded from JSON") {
+		return ast.InvalidType
+	}
 	if bad := c.undecodable(want.TypeArg(), map[*ast.Type]bool{}); bad != "" {
 		c.errorf(b.e.Pos(), "E0316", "std::json::decode cannot read %s: %s", want.TypeArg(), bad)
 		return ast.InvalidType
@@ -139,8 +142,14 @@ func (c *checker) undecodable(t *ast.Type, seen map[*ast.Type]bool) string {
 }
 
 // decodeHook is where a type that decode must refuse for its own reasons
-// (a secret) is named; it gives the reason, or "".
-func (c *checker) decodeHook(t *ast.Type) string { return "" }
+// is named; it gives the reason, or "". A type holding a secret is
+// refused before (E0340, refuseSecretType); this is the backstop.
+func (c *checker) decodeHook(t *ast.Type) string {
+	if c.isSecret(t) {
+		return "a secret is never read from text"
+	}
+	return ""
+}
 
 // isDecodeCall reports whether e is a call of std::json::decode, whose
 // type the context of an enclosing unwrap or unwrap_or gives.
