@@ -107,6 +107,18 @@ func Analyze(p *lang.Program) (*Info, diag.List) {
 				for _, sv := range d.State {
 					a.collect(all, sv.Value)
 				}
+				// Guards run on the publisher, at publish time, for
+				// every subscriber: they must be pure.
+				for _, h := range d.Handlers {
+					if h.Guard == nil {
+						continue
+					}
+					u := a.newUnit("guard of "+handlerName(d, h), nil)
+					a.collect(u, h.Guard)
+					pure = append(pure, pureExpr{u, h.Guard, CodeGuardEffect,
+						"guard of " + handlerName(d, h),
+						"a guard may call only fns without effects"})
+				}
 			case *ast.MainDecl:
 				// Spawn arguments too (they are evaluated with the
 				// instance's state initialisers).

@@ -40,8 +40,11 @@
 //	E0705  a call resolves to a primitive that the primitive table does not
 //	       know (a backstop for a toolchain inconsistency, never the user's
 //	       fault).
+//	E0706  a handler's guard (`on T(x) if …`) has an effect: it calls a
+//	       primitive, print, or a fn whose set is not {}. Guards run on
+//	       the publisher when it publishes, so they must be pure.
 //
-// E0704 points at the first call in the expression that has an effect.
+// E0704 and E0706 point at the first call in the expression that has an effect.
 // Each rule is checked everywhere; Analyze reports every violation.
 //
 // # Output
@@ -73,6 +76,7 @@ const (
 	CodeNondeterministic diag.Code = "E0701"
 	CodeConstEffect      diag.Code = "E0704"
 	CodeUnknownPrimitive diag.Code = "E0705"
+	CodeGuardEffect      diag.Code = "E0706"
 )
 
 // Entry kinds.

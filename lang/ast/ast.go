@@ -135,15 +135,24 @@ type StateVar struct {
 	Value Expr
 }
 
-// Handler is `on start { … }` or `on Topic(name) { … }`.
+// Handler is `on start { … }` or `on Topic(name) [if guard] [shared] { … }`.
 type Handler struct {
 	Span
 	Start bool
 	Topic *Ident // nil for start; Topic.Sym is the SymTopic
 	Param *Ident // nil for start; Param.Sym is local slot 0
-	Body  *Block
+	// Guard is the expression after `if`, or nil. It is evaluated in its
+	// own frame: the payload in slot 0 (Param's symbol is the body's),
+	// the locus parameters in slots 1.., then its locals.
+	Guard  Expr
+	Shared bool // `shared`: the instance joins the topic's work group
+	Body   *Block
 
-	NumSlots int // set by the checker
+	NumSlots   int // set by the checker
+	GuardSlots int // set by the checker: the guard frame's slots
+	// GuardParam is the guard frame's payload symbol (slot 0), set by
+	// the checker; the guard's names resolve to it rather than to Param.
+	GuardParam *Symbol
 }
 
 // MainDecl is `main { spawn …; bind …; }`.

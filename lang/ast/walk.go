@@ -85,6 +85,7 @@ func Inspect(n Node, f func(Node) bool) {
 		if n.Param != nil {
 			Inspect(n.Param, f)
 		}
+		inspectExpr(n.Guard, f)
 		Inspect(n.Body, f)
 	case *MainDecl:
 		for _, s := range n.Spawns {

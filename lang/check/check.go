@@ -120,6 +120,10 @@ type locusCtx struct {
 	// initState >= 0 while checking the initialiser of state var number
 	// initState: only the parameters and earlier state vars are usable.
 	initState int
+	// guard is set while checking a handler's guard (`on T(x) if …`): it
+	// may read the payload, the locus parameters and consts, not state
+	// nor the locus's fns (E0530).
+	guard bool
 }
 
 // funcCtx is one frame: a fn, a handler, or the evaluation of state
@@ -333,6 +337,14 @@ func (c *checker) lookup(name string, pos ast.Pos) *ast.Symbol {
 	}
 	if l := c.locus; l != nil {
 		if sym := l.members[name]; sym != nil {
+			if l.guard {
+				switch sym.Kind {
+				case ast.SymState:
+					c.errorf(pos, "E0530", "a guard cannot read state %q: it runs on the publisher, before the message is delivered; it sees the payload, the locus parameters and consts", name)
+				case ast.SymLocusFn:
+					c.errorf(pos, "E0530", "a guard cannot call locus fn %q; it may call top-level fns without effects", name)
+				}
+			}
 			if l.initState >= 0 {
 				switch sym.Kind {
 				case ast.SymState:

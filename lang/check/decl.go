@@ -411,6 +411,10 @@ func (c *checker) locusSignature(l *ast.LocusDecl, f *ast.File) {
 			continue
 		}
 		if prev := byTopic[sym]; prev != nil {
+			if prev.Shared != h.Shared {
+				c.errorf(h.Pos(), "E0531", "locus %q has both a shared and an ordinary handler for topic %q (first at %s): an instance either joins the work group or gets every message", lname, h.Topic.Name, prev.Pos())
+				continue
+			}
 			c.errorf(h.Pos(), "E0502", "duplicate handler for topic %q in locus %q (first at %s)", h.Topic.Name, lname, prev.Pos())
 			continue
 		}
@@ -641,6 +645,9 @@ func (c *checker) locusBody(l *ast.LocusDecl) {
 		if !h.Start && h.Topic != nil {
 			name = "on " + h.Topic.Name
 		}
+		if h.Guard != nil {
+			c.handlerGuard(l, ctx, h, name)
+		}
 		c.fn = &funcCtx{name: fmt.Sprintf("handler %q", name), result: ast.VoidType}
 		c.scope = nil
 		c.enter()
@@ -663,6 +670,30 @@ func (c *checker) locusBody(l *ast.LocusDecl) {
 		}
 	}
 	c.fn = nil
+}
+
+// handlerGuard checks the guard of `on T(x) if guard`: a bool expression
+// in its own frame (the payload in slot 0, the locus parameters in the
+// slots after it), which may read the payload, the parameters and consts
+// and call fns; that the fns it calls have no effects is the effects
+// package's rule (E0706).
+func (c *checker) handlerGuard(l *ast.LocusDecl, ctx *locusCtx, h *ast.Handler, name string) {
+	c.fn = &funcCtx{name: fmt.Sprintf("guard of %q", name), result: ast.BoolType}
+	c.scope = nil
+	c.enter()
+	t := ast.InvalidType
+	if h.Topic != nil && h.Topic.Sym != nil && h.Topic.Sym.Kind == ast.SymTopic {
+		t = h.Topic.Sym.Type
+	}
+	if h.Param != nil {
+		h.GuardParam = c.declareLocal(h.Param, t, false, "a handler parameter")
+	}
+	c.hidden(len(l.Params)) // the parameters' copies
+	ctx.guard = true
+	c.expectValue(&h.Guard, ast.BoolType, fmt.Sprintf("in the guard of %s (a guard is a bool)", name))
+	ctx.guard = false
+	h.GuardSlots = c.fn.slots
+	c.leave()
 }
 
 // checkMain checks the main block: it is required, unique, in the entry

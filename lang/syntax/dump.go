@@ -138,7 +138,16 @@ func (d *dumper) node(n ast.Node) {
 		if n.Start {
 			d.open("on start")
 		} else {
-			d.open("on " + n.Topic.Name + " " + n.Param.Name)
+			head := "on " + n.Topic.Name + " " + n.Param.Name
+			if n.Shared {
+				head += " shared"
+			}
+			d.open(head)
+		}
+		if n.Guard != nil {
+			d.open("guard")
+			d.expr(n.Guard)
+			d.close()
 		}
 		d.child(n.Body)
 		d.close()

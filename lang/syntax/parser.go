@@ -537,6 +537,15 @@ func (p *parser) parseHandler() *ast.Handler {
 		p.expect("(", "after topic name in handler")
 		h.Param = p.ident("message parameter name")
 		p.expect(")", "after message parameter")
+		if p.accept("if") {
+			// As in an if head, a struct literal must stand in parentheses.
+			h.Guard = p.parseExpr(true)
+		}
+		// "shared" is a keyword only here: elsewhere it is a plain name.
+		if t := p.tok(); t.kind == kIdent && t.text == "shared" {
+			p.next()
+			h.Shared = true
+		}
 	}
 	h.Body = p.parseBlock()
 	h.Span = p.span(from)
