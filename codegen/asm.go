@@ -189,7 +189,14 @@ func (a *asm) program() {
 			a.printf("    state s%d %s: %s\n", v.Slot, v.Name, a.typeName(v.Type))
 		}
 		for _, h := range l.Handlers {
-			a.printf("    on %s %s\n", img.Topics[h.Topic].Name, a.funcName(h.Func))
+			extra := ""
+			if h.Guard >= 0 {
+				extra += " if " + a.funcName(h.Guard)
+			}
+			if h.Shared {
+				extra += " shared"
+			}
+			a.printf("    on %s %s%s\n", img.Topics[h.Topic].Name, a.funcName(h.Func), extra)
 		}
 		for _, f := range l.Fns {
 			a.printf("    fn %s\n", a.funcName(f))

@@ -196,7 +196,7 @@ func (c *compiler) topology() {
 			Init: l.Init, Start: l.Start, Fns: append([]int(nil), l.Fns...), Budget: l.Budget,
 		}
 		for _, h := range l.Handlers {
-			il.Handlers = append(il.Handlers, image.Handler{Topic: h.Topic, Func: h.Func})
+			il.Handlers = append(il.Handlers, image.Handler{Topic: h.Topic, Func: h.Func, Guard: h.Guard, Shared: h.Shared})
 		}
 		img.Loci = append(img.Loci, il)
 	}

@@ -37,6 +37,15 @@ type label struct {
 
 // loop is an enclosing loop: where break and continue go, and the
 // iteration registers of a `for` over a list or map (-1 otherwise).
+// funcKind maps a SIR function kind to the image's: the first five are
+// numbered alike; the image puts FuncSpawn before FuncGuard.
+func funcKind(k sir.FuncKind) image.FuncKind {
+	if k == sir.FuncGuard {
+		return image.FuncGuard
+	}
+	return image.FuncKind(k)
+}
+
 type loop struct {
 	brk, cont *label
 	iter      int
@@ -45,7 +54,7 @@ type loop struct {
 func (c *compiler) function(index int, sf *sir.Func) error {
 	f := &c.img.Funcs[index]
 	*f = image.Func{
-		Name: sf.Name, Kind: image.FuncKind(sf.Kind), Locus: sf.Locus, Topic: sf.Topic,
+		Name: sf.Name, Kind: funcKind(sf.Kind), Locus: sf.Locus, Topic: sf.Topic,
 		NumParams: sf.NumParams, NumSlots: sf.NumSlots, Result: image.TypeRef(sf.Result),
 	}
 	for _, l := range sf.Locals {

@@ -32,7 +32,7 @@ import (
 
 const (
 	binaryMagic   = "HSIR"
-	binaryVersion = 1
+	binaryVersion = 2 // 2: handlers carry a guard and a shared flag
 	// maxDepth bounds statement and expression nesting when decoding, so
 	// that hostile input cannot exhaust the stack.
 	maxDepth = 2000
@@ -235,6 +235,8 @@ func (e *encoder) program(p *Program) error {
 		for _, h := range l.Handlers {
 			e.idx(h.Topic)
 			e.idx(h.Func)
+			e.idx(h.Guard)
+			e.bool(h.Shared)
 		}
 		e.ints(l.Fns)
 		e.int(l.Budget)
@@ -790,7 +792,7 @@ func (d *decoder) program() *Program {
 			if nh := d.count(2); nh > 0 {
 				l.Handlers = make([]HandlerRef, nh)
 				for j := range l.Handlers {
-					l.Handlers[j] = HandlerRef{Topic: d.idx(), Func: d.idx()}
+					l.Handlers[j] = HandlerRef{Topic: d.idx(), Func: d.idx(), Guard: d.idx(), Shared: d.bool()}
 				}
 			}
 			l.Fns = d.ints()

@@ -63,6 +63,7 @@ type lowerer struct {
 
 	fnIndex      map[*ast.FnDecl]int
 	handlerIndex map[*ast.Handler]int
+	guardIndex   map[*ast.Handler]int // handler → its FuncGuard
 	locusIndex   map[*ast.LocusDecl]int
 	topicIndex   map[*ast.Type]int // payload struct → topic
 	userFn       map[*ast.FnDecl]bool
@@ -85,6 +86,7 @@ func newLowerer(p *lang.Program, fx *effects.Info) *lowerer {
 		consts:       map[*ast.ConstDecl]*folded{},
 		fnIndex:      map[*ast.FnDecl]int{},
 		handlerIndex: map[*ast.Handler]int{},
+		guardIndex:   map[*ast.Handler]int{},
 		locusIndex:   map[*ast.LocusDecl]int{},
 		topicIndex:   map[*ast.Type]int{},
 		userFn:       map[*ast.FnDecl]bool{},
@@ -156,9 +158,14 @@ func (l *lowerer) run() {
 			l.handlerIndex[h] = idx
 			if h.Start {
 				lc.Start = idx
-			} else {
-				lc.Handlers = append(lc.Handlers, HandlerRef{Topic: f.Topic, Func: idx})
+				continue
 			}
+			ref := HandlerRef{Topic: f.Topic, Func: idx, Guard: -1, Shared: h.Shared}
+			if h.Guard != nil {
+				ref.Guard = l.addFunc(&Func{Name: f.Name + " guard", Kind: FuncGuard, Locus: li, Topic: -1, Pos: h.Guard.Pos(), Result: TBool})
+				l.guardIndex[h] = ref.Guard
+			}
+			lc.Handlers = append(lc.Handlers, ref)
 		}
 		for _, fn := range ld.Fns {
 			l.userFn[fn] = true
@@ -177,6 +184,9 @@ func (l *lowerer) run() {
 		l.lowerInit(ld, li)
 		for _, h := range ld.Handlers {
 			l.lowerHandler(h, li)
+			if h.Guard != nil {
+				l.lowerGuard(h, ld)
+			}
 		}
 		for _, fn := range ld.Fns {
 			l.lowerFn(fn)
@@ -309,6 +319,9 @@ type fnCtx struct {
 	// loopVals holds the spawn loop variables' values while a spawn's
 	// arguments are lowered for one iteration (they become constants).
 	loopVals map[*ast.Symbol]int64
+	// guardParams: lowering a guard, whose locus parameters are the
+	// frame's copies in slots 1.. rather than instance slots.
+	guardParams bool
 }
 
 func (l *lowerer) newCtx(f *Func, numSlots int) *fnCtx {
@@ -395,6 +408,24 @@ func (l *lowerer) lowerHandler(h *ast.Handler, li int) {
 		f.Effects = l.effectsOf(l.fx.Handler(h))
 	}
 	f.Body = c.block(h.Body)
+}
+
+// lowerGuard lowers the guard of `on T(p) if g` into its FuncGuard: the
+// payload in slot 0, copies of the locus parameters in slots 1.., and one
+// statement returning g, in which a locus parameter reads its copy.
+func (l *lowerer) lowerGuard(h *ast.Handler, ld *ast.LocusDecl) {
+	f := l.out.Funcs[l.guardIndex[h]]
+	f.NumParams = 1 + len(ld.Params)
+	c := l.newCtx(f, max(h.GuardSlots, f.NumParams))
+	c.guardParams = true
+	if h.GuardParam != nil {
+		f.Locals[0] = Local{Name: h.GuardParam.Name, Type: l.typeOf(h.Pos(), h.GuardParam.Type)}
+	}
+	for i, prm := range ld.Params {
+		f.Locals[1+i] = Local{Name: prm.Name.Name, Type: l.typeOf(prm.Pos(), symType(prm.Name))}
+	}
+	c.nameLocals(h.Guard)
+	f.Body = []Stmt{&Return{StmtBase: StmtBase{h.Guard.Pos()}, Value: c.expr(h.Guard)}}
 }
 
 func (l *lowerer) lowerInit(ld *ast.LocusDecl, li int) {
@@ -931,6 +962,9 @@ func (c *fnCtx) symbolRef(e ast.Expr, sym *ast.Symbol) Expr {
 		}
 		return &LocalRef{ExprBase: c.base(e), Slot: sym.Slot}
 	case ast.SymState, ast.SymLocusParam:
+		if c.guardParams && sym.Kind == ast.SymLocusParam {
+			return &LocalRef{ExprBase: c.base(e), Slot: 1 + sym.Slot}
+		}
 		if c.locus < 0 {
 			c.l.internal(e.Pos(), "state %s outside a locus", sym.Name)
 		}

@@ -39,6 +39,7 @@ type printer struct {
 	fn     *Func
 	locus  *Locus
 	indent int
+	shape  bool // for the shape graph: functions by name, without their index
 }
 
 func (pr *printer) printf(format string, args ...any) { fmt.Fprintf(pr.w, format, args...) }
@@ -162,7 +163,14 @@ func (pr *printer) program() {
 			pr.line("start %s", pr.funcName(l.Start))
 		}
 		for _, h := range l.Handlers {
-			pr.line("on %s %s", pr.topicName(h.Topic), pr.funcName(h.Func))
+			extra := ""
+			if h.Guard >= 0 {
+				extra += " if " + pr.funcName(h.Guard)
+			}
+			if h.Shared {
+				extra += " shared"
+			}
+			pr.line("on %s %s%s", pr.topicName(h.Topic), pr.funcName(h.Func), extra)
 		}
 		for _, f := range l.Fns {
 			pr.line("fn %s", pr.funcName(f))
@@ -278,6 +286,9 @@ func (pr *printer) result(t TypeRef) string {
 }
 
 func (pr *printer) funcName(i int) string {
+	if pr.shape && i >= 0 && i < len(pr.p.Funcs) {
+		return pr.p.Funcs[i].Name
+	}
 	if i >= 0 && i < len(pr.p.Funcs) {
 		return fmt.Sprintf("f%d:%s", i, pr.p.Funcs[i].Name)
 	}

@@ -153,7 +153,7 @@ func BuildShape(p *Program) *Shape {
 			sl.Handlers = append(sl.Handlers, "start")
 		}
 		for _, h := range l.Handlers {
-			sl.Handlers = append(sl.Handlers, topicName(h.Topic))
+			sl.Handlers = append(sl.Handlers, handlerShape(p, h, topicName(h.Topic)))
 		}
 		sort.Strings(sl.Handlers)
 		for _, f := range l.Fns {
@@ -306,6 +306,35 @@ func BuildShape(p *Program) *Shape {
 
 	s.hash = hashShape(s)
 	return s
+}
+
+// handlerShape is a handler's entry in the shape: the topic's name, then
+// ` if ` and the guard's normalised SIR (no positions, no indices), then
+// ` shared` for a work group member: "Job if eq.int(l0:j.worker, l1:slot) shared".
+func handlerShape(p *Program, h HandlerRef, topic string) string {
+	s := topic
+	if h.Guard >= 0 && h.Guard < len(p.Funcs) {
+		s += " if " + GuardText(p, h.Guard)
+	}
+	if h.Shared {
+		s += " shared"
+	}
+	return s
+}
+
+// GuardText renders guard function fi's condition as normalised SIR:
+// what the shape graph hashes and `hale shape` shows.
+func GuardText(p *Program, fi int) string {
+	f := p.Funcs[fi]
+	if len(f.Body) != 1 {
+		return "?"
+	}
+	ret, ok := f.Body[0].(*Return)
+	if !ok {
+		return "?"
+	}
+	pr := &printer{p: p, fn: f, shape: true}
+	return pr.expr(ret.Value)
 }
 
 func sortEdges(es []Edge) {

@@ -182,9 +182,14 @@ const (
 	FuncHandler                 // `on Topic(p)`: one parameter, the payload, in slot 0
 	FuncStart                   // `on start`: no parameters
 	FuncInit                    // a locus's state initialisers (see Locus.Init)
+	// FuncGuard is a handler's guard (`on T(p) if g`): a pure function
+	// of the payload (slot 0) and copies of the locus parameters (slots
+	// 1..len(Params)) returning bool. It reads no instance slot, so it
+	// can run on the publisher's consumer for any subscriber.
+	FuncGuard
 )
 
-var funcKindNames = [...]string{"fn", "locus fn", "handler", "start", "init"}
+var funcKindNames = [...]string{"fn", "locus fn", "handler", "start", "init", "guard"}
 
 func (k FuncKind) String() string {
 	if int(k) < len(funcKindNames) {
@@ -265,6 +270,12 @@ type Var struct {
 type HandlerRef struct {
 	Topic int // index into Program.Topics
 	Func  int // index into Program.Funcs
+	// Guard is the FuncGuard function deciding, at publish time, whether
+	// an instance gets the message; -1 without a guard.
+	Guard int
+	// Shared: the instances of this locus join the topic's work group,
+	// whose members share the messages round-robin.
+	Shared bool
 }
 
 // HandlerFor returns the index of the function handling topic, or -1.

@@ -155,6 +155,9 @@ func (v *validator) program() {
 		for _, h := range l.Handlers {
 			v.in(l.Pos, "handler topic", h.Topic, len(p.Topics))
 			v.in(l.Pos, "handler function", h.Func, len(p.Funcs))
+			if h.Guard != -1 && v.in(l.Pos, "guard function", h.Guard, len(p.Funcs)) && p.Funcs[h.Guard].Kind != FuncGuard {
+				v.failf(l.Pos, "guard function %d is a %s", h.Guard, p.Funcs[h.Guard].Kind)
+			}
 		}
 		for _, f := range l.Fns {
 			v.in(l.Pos, "locus fn", f, len(p.Funcs))
@@ -211,7 +214,7 @@ func (v *validator) program() {
 func (v *validator) function(f *Func) {
 	p := v.p
 	v.fn, v.where, v.slots = f, f.Name, -1
-	if f.Kind > FuncInit {
+	if f.Kind > FuncGuard {
 		v.failf(f.Pos, "unknown function kind %d", f.Kind)
 	}
 	if f.Locus != -1 && v.in(f.Pos, "function locus", f.Locus, len(p.Loci)) {
@@ -219,6 +222,9 @@ func (v *validator) function(f *Func) {
 	}
 	if f.Topic != -1 {
 		v.in(f.Pos, "handler topic", f.Topic, len(p.Topics))
+	}
+	if f.Kind == FuncGuard {
+		v.slots = 0 // a guard reads no instance slot: its parameters are copies
 	}
 	if f.NumParams < 0 || f.NumParams > f.NumSlots || len(f.Locals) != f.NumSlots {
 		v.failf(f.Pos, "bad frame: %d params, %d slots, %d locals", f.NumParams, f.NumSlots, len(f.Locals))

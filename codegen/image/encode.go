@@ -212,6 +212,12 @@ func (e *encoder) locus(l *Locus) {
 	for _, h := range l.Handlers {
 		e.uint(uint64(h.Topic))
 		e.uint(uint64(h.Func))
+		e.int(int64(h.Guard))
+		shared := uint64(0)
+		if h.Shared {
+			shared = 1
+		}
+		e.uint(shared)
 	}
 	e.ints(l.Fns)
 	e.int(l.Budget)
@@ -607,6 +613,8 @@ func (d *decoder) locus(l *Locus) {
 		for i := range l.Handlers {
 			l.Handlers[i].Topic = d.index()
 			l.Handlers[i].Func = d.index()
+			l.Handlers[i].Guard = d.sindex()
+			l.Handlers[i].Shared = d.uint() != 0
 		}
 	}
 	l.Fns = d.ints()

@@ -35,7 +35,7 @@ package image
 // change of the encoding or of the opcode table bumps Version.
 const (
 	Magic   = "hale\x00img"
-	Version = 2
+	Version = 3 // 3: handlers carry a guard and a shared flag
 )
 
 // Image is one compiled program.
@@ -156,10 +156,14 @@ const (
 	FuncStart                   // `on start`
 	FuncInit                    // a locus's state initialisers
 	FuncSpawn                   // an instance's spawn arguments, stored into its parameter slots
+	// FuncGuard is a handler's guard: bool from the payload (register 0)
+	// and copies of the locus parameters (registers 1..); it reads no
+	// instance slot, so any consumer can run it for any subscriber.
+	FuncGuard
 	numFuncKinds
 )
 
-var funcKindNames = [numFuncKinds]string{"fn", "locus fn", "handler", "start", "init", "spawn"}
+var funcKindNames = [numFuncKinds]string{"fn", "locus fn", "handler", "start", "init", "spawn", "guard"}
 
 // String returns the kind's name.
 func (k FuncKind) String() string {
@@ -256,6 +260,10 @@ type Var struct {
 type Handler struct {
 	Topic int
 	Func  int
+	Guard int // the FuncGuard deciding, at publish time, who gets a message; -1 for none
+	// Shared: the locus's instances form the topic's work group (each
+	// message goes to one member, round-robin per producer).
+	Shared bool
 }
 
 // HandlerFor returns the function handling topic, or -1.

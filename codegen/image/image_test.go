@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 	"testing/fstest"
@@ -86,7 +87,7 @@ func sample() *image.Image {
 			Params:   []image.Var{{Name: "name", Type: image.TString, Slot: 0}},
 			State:    []image.Var{{Name: "n", Type: image.TInt, Slot: 1}},
 			NumSlots: 2, Init: 1, Start: 3,
-			Handlers: []image.Handler{{Topic: 0, Func: 2}},
+			Handlers: []image.Handler{{Topic: 0, Func: 2, Guard: -1}},
 			Fns:      []int{4},
 			Budget:   1000,
 		}},
@@ -143,7 +144,7 @@ func TestUnmarshalErrors(t *testing.T) {
 	}{
 		{"empty", nil, "not a Hale program image"},
 		{"bad magic", append([]byte("hale\x00imx"), data[8:]...), "not a Hale program image"},
-		{"other version", append(append([]byte(image.Magic), image.Version+1), data[9:]...), "unsupported image version 3"},
+		{"other version", append(append([]byte(image.Magic), image.Version+1), data[9:]...), "unsupported image version " + strconv.Itoa(image.Version+1)},
 		{"trailing bytes", append(append([]byte(nil), data...), 0), "trailing bytes"},
 		{"huge count", append(append([]byte(image.Magic), image.Version, 0), 0xff, 0xff, 0xff, 0xff, 0x0f), "exceeds the input"},
 	} {

@@ -241,6 +241,9 @@ func (v *validator) locus(i int, l *Locus) {
 		if !v.in(h.Topic, len(img.Topics)) || !fnOf(h.Func, FuncHandler) || img.Funcs[h.Func].Topic != h.Topic {
 			v.fail(w, "bad handler")
 		}
+		if h.Guard != -1 && (!fnOf(h.Guard, FuncGuard) || img.Funcs[h.Guard].NumParams != 1+len(l.Params) || img.Funcs[h.Guard].Result != TBool) {
+			v.fail(w, "bad guard")
+		}
 	}
 	for _, f := range l.Fns {
 		if !fnOf(f, FuncLocusFn) {
@@ -273,6 +276,15 @@ func (v *validator) fn(i int, f *Func) {
 		}
 	} else if f.Topic != -1 {
 		v.fail(w, "topic on a function that is not a handler")
+	}
+	if f.Kind == FuncGuard {
+		// A guard runs with no instance: it may not touch instance slots.
+		for _, in := range f.Code {
+			if in.Op == OpLoadState || in.Op == OpStoreState {
+				v.fail(w, "a guard reads or writes an instance slot")
+				return
+			}
+		}
 	}
 	if (f.Kind == FuncStart || f.Kind == FuncInit || f.Kind == FuncSpawn) && f.NumParams != 0 {
 		v.fail(w, "parameters on a function that takes none")
