@@ -167,7 +167,7 @@ func (j *RecordingJournal) coordinate(c int) *artifact.Coordinate {
 }
 
 // Publish records a message.
-func (j *RecordingJournal) Publish(c int, msg host.MessageID, topic int, payload []byte) {
+func (j *RecordingJournal) Publish(c int, msg host.MessageID, topic int, payload []byte, _ []int) {
 	j.rec.Append(uint32(c), artifact.Publish{Topic: j.topicName(topic), Message: messageID(msg), Payload: payload})
 }
 

@@ -939,7 +939,7 @@ func (r *Replayer) entryTextOr(e *artifact.Entry, none string) string {
 // Publish checks a message against the recorded message of the same
 // identity and counts the deliveries it causes that the recording does
 // not have on consumers that have already had all theirs.
-func (r *Replayer) Publish(c int, msg host.MessageID, topic int, payload []byte) {
+func (r *Replayer) Publish(c int, msg host.MessageID, topic int, payload []byte, targets []int) {
 	cs := r.consumer(c)
 	if cs != nil {
 		cs.events.Add(1)
@@ -970,7 +970,7 @@ func (r *Replayer) Publish(c int, msg host.MessageID, topic int, payload []byte)
 			expected = x.Topic == name
 		}
 		locked := false
-		for _, s := range r.img.Topics[topic].Subscribers {
+		for _, s := range targets { // guards and work groups decided these
 			if s < 0 || s >= len(r.img.Instances) {
 				continue
 			}
@@ -995,7 +995,7 @@ func (r *Replayer) Publish(c int, msg host.MessageID, topic int, payload []byte)
 		}
 	}
 	if r.rec != nil {
-		r.rec.Publish(c, msg, topic, payload)
+		r.rec.Publish(c, msg, topic, payload, targets)
 	}
 }
 

@@ -525,8 +525,8 @@ func TestReplayerPublishAndIngress(t *testing.T) {
 		t.Errorf("lines %q", lines)
 	}
 	startMain(t, r)
-	r.Publish(0, host.MessageID{Producer: 0, Seq: 0}, 0, rjJob(1))
-	r.Publish(0, host.MessageID{Producer: 0, Seq: 1}, 0, rjJob(1))
+	r.Publish(0, host.MessageID{Producer: 0, Seq: 0}, 0, rjJob(1), r.img.Topics[0].Subscribers)
+	r.Publish(0, host.MessageID{Producer: 0, Seq: 1}, 0, rjJob(1), r.img.Topics[0].Subscribers)
 	s := r.Stats()
 	if s.PublishMismatches != 2 || s.Findings[0].Kind != artifact.ChangedPayload || s.Findings[3].Kind != artifact.ExtraPublish {
 		t.Errorf("stats %+v", s)
@@ -660,7 +660,7 @@ func TestRecordingJournalEntries(t *testing.T) {
 		j.Invoke(0, rjPrim(t, "std::io::eprintln"), rjArgs(value.Str("oops")), func() ([]byte, error) { return nil, nil })
 		j.Invoke(0, rjPrim(t, "std::http::get"), rjArgs(value.Str("http://x")), func() ([]byte, error) { return nil, &vm.TrapError{Kind: vm.KindIO, Message: "connection refused"} })
 		j.Invoke(0, rjPrim(t, "std::http::get"), rjArgs(value.Str("http://y")), func() ([]byte, error) { return nil, errors.New("no kind") })
-		j.Publish(0, host.MessageID{Producer: 0, Seq: 0}, 0, rjJob(3))
+		j.Publish(0, host.MessageID{Producer: 0, Seq: 0}, 0, rjJob(3), nil)
 		j.Invoke(0, rjPrim(t, "std::process::exit"), rjArgs(value.Int(2), value.Str("app.hl:4:9")), func() ([]byte, error) { return nil, nil })
 		j.Trap(0, 0, &vm.Trap{Kind: vm.KindPanic, Message: "boom", Stack: []vm.Frame{{Func: "Main.on start", Pos: "app.hl:3:4"}, {Func: "helper"}}}, nil)
 		j.End(artifact.VerdictExit, 2)
@@ -838,7 +838,7 @@ func FuzzReplayer(f *testing.F) {
 			r.Invoke(c, now, rjArgs(), live)
 			r.Invoke(c, env, rjArgs(value.Str("A"), value.Str("")), live)
 			r.Invoke(c, print, rjEnc(value.Str("hi")), live)
-			r.Publish(c, host.MessageID{Producer: c, Seq: 0}, 0, rjJob(0))
+			r.Publish(c, host.MessageID{Producer: c, Seq: 0}, 0, rjJob(0), r.img.Topics[0].Subscribers)
 			r.Deliver(c, 1, &msg, rjState{})
 		}
 		r.Trap(2, 0, &vm.Trap{Message: "boom"}, nil)

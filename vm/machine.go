@@ -64,6 +64,15 @@ type Machine struct {
 	tierHold int
 
 	mem memory // the memory limit's accounting (memory.go)
+
+	// Guards (guard.go): guards[topic] are the topic's guarded
+	// subscribers in main order; guardParams[inst] is inst's parameter
+	// tuple (SetGuardParams). The rest are scratch reused by publishes.
+	guards      [][]GuardSub
+	guardParams [][]byte
+	guardBits   []byte
+	guardTries  []tryRec
+	pubBuf      []byte
 }
 
 // funcCode is a function ready to run. Its code is a copy of the image's
@@ -163,6 +172,10 @@ func New(img *image.Image, host Host) (*Machine, error) {
 		m.handlers[i] = h
 	}
 	m.payloads = make([]*value.Struct, len(img.Topics))
+	m.guards = make([][]GuardSub, len(img.Topics))
+	for t := range img.Topics {
+		m.guards[t] = GuardedSubscribers(img, t)
+	}
 	m.insts = make([]instance, len(img.Instances))
 	for i, in := range img.Instances {
 		m.insts[i].locus = in.Locus

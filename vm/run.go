@@ -21,12 +21,20 @@ import (
 // loop's switch; the rarer ones, and every slow path (traps, builtins,
 // primitives, publishing), are method calls out of the loop.
 func (m *Machine) exec(fn int, state []value.Value, budget int64) error {
+	return m.execAt(fn, state, budget, 0, 0)
+}
+
+// execAt is exec with the entry frame's register 0 at stack index base,
+// above floor frames that stay as they are: a guard runs so, nested in
+// the publishing handler's run (guard.go). It returns when the entry
+// frame returns, leaving its result in register base.
+func (m *Machine) execAt(fn int, state []value.Value, budget int64, floor, base int) error {
 	entry := &m.funcs[fn]
-	if entry.frameSize > len(m.stack) && !m.grow(entry.frameSize) {
+	if base+entry.frameSize > len(m.stack) && !m.grow(base+entry.frameSize) {
 		return &Trap{Kind: KindStack, Message: msgStack}
 	}
-	m.high = max(m.high, entry.frameSize)
-	m.frames = append(m.frames[:0], frame{fn: int32(fn)})
+	m.high = max(m.high, base+entry.frameSize)
+	m.frames = append(m.frames[:floor], frame{fn: int32(fn), base: int32(base)})
 	m.tries = m.tries[:0]
 	m.tierHold = 0
 	// The steps are counted down in slices of at most PollSteps: rest is
@@ -36,7 +44,7 @@ func (m *Machine) exec(fn int, state []value.Value, budget int64) error {
 	first := min(budget, PollSteps)
 	var (
 		ip    = entry.codePtr() // the next instruction
-		regs  = m.regs(0)       // the current frame's register 0
+		regs  = m.regs(base)    // the current frame's register 0
 		steps = first
 		rest  = budget - first
 		err   error
@@ -199,7 +207,7 @@ func (m *Machine) exec(fn int, state []value.Value, budget int64) error {
 			*(*value.Value)(regs) = *reg(regs, in.A) // register 0 of the callee is register A of the caller's call
 			n := len(m.frames) - 1
 			m.frames = m.frames[:n]
-			if n == 0 {
+			if n == floor {
 				m.steps = budget - rest - steps
 				return nil
 			}
@@ -209,7 +217,7 @@ func (m *Machine) exec(fn int, state []value.Value, budget int64) error {
 			*(*value.Value)(regs) = value.Value{}
 			n := len(m.frames) - 1
 			m.frames = m.frames[:n]
-			if n == 0 {
+			if n == floor {
 				m.steps = budget - rest - steps
 				return nil
 			}
@@ -226,6 +234,27 @@ func (m *Machine) exec(fn int, state []value.Value, budget int64) error {
 			*reg(regs, in.A) = l.At(int(i))
 		case image.OpField:
 			*reg(regs, in.A) = (*reg(regs, in.B)).AsStruct().Field(int(in.C))
+		case image.OpPublish:
+			if len(m.guards[in.A]) == 0 {
+				if err := m.publishOp(in, regs); err != nil {
+					if ip, regs, err = m.raise(ip, m.failErr(ip, err)); err != nil {
+						return err
+					}
+				}
+				continue
+			}
+			// A guarded topic: its guards run here, on this consumer,
+			// and their steps count toward this run's budget.
+			used, err := m.publishGuarded(in, regs, ip, steps+rest)
+			total := steps + rest - used
+			steps = min(total, PollSteps)
+			rest = total - steps
+			regs = m.regs(int(m.frames[len(m.frames)-1].base)) // the guards may have grown the stack
+			if err != nil {
+				if ip, regs, err = m.raise(ip, err); err != nil {
+					return err
+				}
+			}
 		case image.OpForList:
 			l, i := (*reg(regs, in.B)).AsList(), (*reg(regs, in.B+1)).AsInt()
 			if int(i) < l.Len() { // the list cannot change while iterated
@@ -644,12 +673,6 @@ func (m *Machine) cold(in *image.Instr, regs, ip unsafe.Pointer) (unsafe.Pointer
 			return ip, m.fail(ip, KindInternal, "internal error: try.drop without try")
 		}
 		m.tries = m.tries[:len(m.tries)-int(in.A)]
-
-	case image.OpPublish:
-		fields := window(regs, in.B, len(m.types[m.img.Topics[in.A].Type].Fields))
-		if err := m.publish(int(in.A), fields); err != nil {
-			return ip, m.failErr(ip, err)
-		}
 
 	default:
 		return ip, m.fail(ip, KindInternal, "internal error: bad opcode "+in.Op.String())

@@ -193,6 +193,59 @@ func state(inst uint32) (r int32) {
 	return int32(len(out))
 }
 
+//go:wasmexport params
+func params(inst uint32) (r int32) {
+	defer recoverInto(&r)
+	if machine == nil {
+		return fail(errNoImage)
+	}
+	b, err := machine.Params(int(inst))
+	if err != nil {
+		return fail(err)
+	}
+	out = append(out[:0], b...)
+	return int32(len(out))
+}
+
+//go:wasmexport setparams
+func setParams(n uint32) (r int32) {
+	defer recoverInto(&r)
+	if machine == nil {
+		return fail(errNoImage)
+	}
+	data, ok := input(n)
+	if !ok {
+		return fail(errors.New("guest: parameter table length out of range"))
+	}
+	table, err := abi.DecodeParamTable(data)
+	if err != nil {
+		return fail(err)
+	}
+	if err := machine.SetGuardParams(table); err != nil {
+		return fail(err)
+	}
+	return done()
+}
+
+//go:wasmexport guards
+func guards(topic, n uint32) (r int32) {
+	defer recoverInto(&r)
+	if machine == nil {
+		return fail(errNoImage)
+	}
+	payload, ok := input(n)
+	if !ok {
+		return fail(errors.New("guest: payload length out of range"))
+	}
+	b, err := machine.Guards(int(topic), payload)
+	if err != nil {
+		return fail(err)
+	}
+	// A result of 0 bytes reads as "no output": lead with a byte.
+	out = append(append(out[:0], 1), b...)
+	return int32(len(out))
+}
+
 var errNoImage = errors.New("guest: no image loaded")
 
 func done() int32 {

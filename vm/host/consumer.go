@@ -26,6 +26,10 @@ type consumer struct {
 	published uint64 // messages published: the next message's sequence
 	rng       *mrand.Rand
 	cut       bool // the Journal interrupted the running handler (ErrInterrupt)
+	// counts[topic] is the number of messages on topic published so far
+	// (k of the work-group rule); targets is Route's scratch.
+	counts  []uint64
+	targets []int
 
 	mu      sync.Mutex
 	queue   []Delivery // pending deliveries are queue[head:]
@@ -93,6 +97,32 @@ func (c *consumer) loop() {
 		}
 		r.release(1)
 	}
+}
+
+// topicCount returns the number of messages on topic c published before
+// this one, and counts this one.
+func (c *consumer) topicCount(topic int) uint64 {
+	if c.counts == nil {
+		c.counts = make([]uint64, len(c.r.img.Topics))
+	}
+	k := c.counts[topic]
+	c.counts[topic]++
+	return k
+}
+
+// failedGuard stops the run after a guard evaluated for an ingress line
+// (c is an ingress binding) trapped or failed: the line is not published.
+func (c *consumer) failedGuard(err error) {
+	r := c.r
+	var t *vm.Trap
+	if !errors.As(err, &t) {
+		r.fail(fmt.Errorf("consumer %d (%s): %w", c.id, r.img.Consumers[c.id].Name, err))
+		return
+	}
+	if j := r.journal; j != nil {
+		j.Trap(c.id, -1, t, nil)
+	}
+	r.stop(VerdictTrap, ExitTrap, &TrapReport{Trap: t, Consumer: c.id, N: -1, Topic: r.topicName(c.topic)}, nil, nil)
 }
 
 // failed stops the run after an engine error while running delivery n (d)

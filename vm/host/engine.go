@@ -28,6 +28,15 @@ type Engine interface {
 	// State returns inst's state as the canonical tuple of its state
 	// variables in declaration order.
 	State(inst int) ([]byte, error)
+	// Params returns inst's locus parameters as their canonical tuple,
+	// after Init (for the guards' parameter table).
+	Params(inst int) ([]byte, error)
+	// SetGuardParams gives the engine every instance's parameter tuple
+	// (nil where no guard needs it), which the guards it runs read.
+	SetGuardParams(table [][]byte) error
+	// Guards evaluates topic's guards on payload outside any handler (an
+	// ingress line) and returns the guard bits (vm.GuardedSubscribers).
+	Guards(topic int, payload []byte) ([]byte, error)
 	// Close releases the engine.
 	Close() error
 }

@@ -95,6 +95,12 @@ func (e *fakeEngine) State(inst int) ([]byte, error) {
 
 func (e *fakeEngine) Close() error { return nil }
 
+func (e *fakeEngine) Params(inst int) ([]byte, error) { return []byte{0}, nil }
+
+func (e *fakeEngine) SetGuardParams(table [][]byte) error { return nil }
+
+func (e *fakeEngine) Guards(topic int, payload []byte) ([]byte, error) { return nil, nil }
+
 // call is one fake handler run.
 type call struct {
 	e       *fakeEngine
@@ -276,7 +282,7 @@ func describeArgs(p stdlib.Primitive, args []byte) string {
 	return fmt.Sprintf("%x", args)
 }
 
-func (j *logJournal) Publish(c int, msg MessageID, topic int, payload []byte) {
+func (j *logJournal) Publish(c int, msg MessageID, topic int, payload []byte, _ []int) {
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	if msg.Producer != c {

@@ -103,8 +103,11 @@ type Journal interface {
 	// Publish is called when consumer c publishes message msg on topic
 	// (an index into image.Image.Topics), before the message reaches any
 	// queue, also when nobody subscribes. payload is the canonical
-	// payload; it may be kept but not modified.
-	Publish(c int, msg MessageID, topic int, payload []byte)
+	// payload; it may be kept but not modified. targets are the
+	// instances that get a delivery of it, in main order: the topic's
+	// subscribers whose guard holds, with one member of its work group
+	// (Router); the slice is valid only during the call.
+	Publish(c int, msg MessageID, topic int, payload []byte, targets []int)
 
 	// Deliver is called on consumer c just before the handler of its
 	// delivery number n runs (the delivery is stamped here, not when it

@@ -38,6 +38,21 @@ func (e *nativeEngine) State(inst int) (b []byte, err error) {
 	return e.m.State(inst)
 }
 
+func (e *nativeEngine) Params(inst int) (b []byte, err error) {
+	defer recoverError(&err)
+	return e.m.Params(inst)
+}
+
+func (e *nativeEngine) SetGuardParams(table [][]byte) (err error) {
+	defer recoverError(&err)
+	return e.m.SetGuardParams(table)
+}
+
+func (e *nativeEngine) Guards(topic int, payload []byte) (b []byte, err error) {
+	defer recoverError(&err)
+	return e.m.Guards(topic, payload)
+}
+
 func (e *nativeEngine) Close() error { return nil }
 
 // recoverError turns a panic into an error worded as the guest words it.

@@ -86,8 +86,13 @@ func (c *consumer) publishCall(args []byte) error {
 	if n <= 0 || topic >= uint64(len(c.r.subs)) {
 		return errors.New("publish: bad topic")
 	}
+	args = args[n:]
+	nb := c.r.router.GuardBytes(int(topic))
+	if len(args) < nb {
+		return errors.New("publish: no guard bits")
+	}
 	// args is a view of the engine's memory: the payload outlives it.
-	c.r.publish(c, int(topic), bytes.Clone(args[n:]))
+	c.r.publish(c, int(topic), bytes.Clone(args[nb:]), bytes.Clone(args[:nb]))
 	return nil
 }
 

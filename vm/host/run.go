@@ -171,6 +171,8 @@ type runner struct {
 	ingress   []*consumer // ingress bindings, in binding order
 	instCons  []*consumer // by instance index: its consumer
 	subs      [][]int     // by topic: subscribing instances in main order
+	router    *Router     // which instances get a message (guards, work groups)
+	guarded   bool        // some handler has a guard
 
 	clock     Clock
 	epoch     time.Time // the clock at start-up, for monotonic_ns
@@ -263,6 +265,8 @@ func newRunner(ctx context.Context, img *image.Image, opts Options) (*runner, er
 	for i, c := range r.ingress {
 		c.topic = img.Ingress[i].Topic
 	}
+	r.router = NewRouter(img)
+	r.guarded = vm.HasGuards(img)
 	if err := r.startEngines(img); err != nil {
 		return nil, err
 	}
@@ -338,7 +342,15 @@ func lineTopic(img *image.Image, topic int) bool {
 // concurrently (instantiating a guest takes a few milliseconds).
 func (r *runner) startEngines(img *image.Image) error {
 	var prog *wasmProgram
-	if r.opts.Engine == EngineWasm && r.opts.engine == nil && len(r.execs) > 0 {
+	// An ingress binding whose topic has guards gets an engine too, to
+	// evaluate them for every line it publishes.
+	engines := r.execs
+	for _, c := range r.ingress {
+		if r.router.GuardBytes(c.topic) > 0 {
+			engines = append(engines[:len(engines):len(engines)], c)
+		}
+	}
+	if prog == nil && r.opts.Engine == EngineWasm && r.opts.engine == nil && len(engines) > 0 {
 		w, err := defaultWasm()
 		if err != nil {
 			return err
@@ -348,9 +360,9 @@ func (r *runner) startEngines(img *image.Image) error {
 		}
 		r.wasm = prog
 	}
-	errs := make([]error, len(r.execs))
+	errs := make([]error, len(engines))
 	var wg sync.WaitGroup
-	for i, c := range r.execs {
+	for i, c := range engines {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -370,7 +382,7 @@ func (r *runner) startEngines(img *image.Image) error {
 }
 
 func (r *runner) closeEngines() {
-	for _, c := range r.execs {
+	for _, c := range r.consumers {
 		if c.engine != nil {
 			c.engine.Close()
 			c.engine = nil
@@ -448,6 +460,12 @@ func (r *runner) startUp() bool {
 			return false
 		}
 	}
+	if r.guarded {
+		if err := r.shareGuardParams(); err != nil {
+			r.fail(err)
+			return false
+		}
+	}
 	for i, in := range r.img.Instances {
 		if r.img.Loci[in.Locus].Start >= 0 {
 			r.instCons[i].enqueue(Delivery{Target: i, Topic: StartTopic})
@@ -488,7 +506,15 @@ func (r *runner) readInput(input Input, throttle bool) {
 		}
 		payload := linePayload(line) // shared, like every message's payload
 		for _, c := range r.ingress {
-			r.publish(c, c.topic, payload)
+			var bits []byte
+			if c.engine != nil {
+				if bits, err = c.engine.Guards(c.topic, payload); err != nil {
+					r.ingressMu.Unlock()
+					c.failedGuard(err)
+					return
+				}
+			}
+			r.publish(c, c.topic, payload, bits)
 		}
 		r.ingressMu.Unlock()
 	}
@@ -503,16 +529,47 @@ func linePayload(line string) []byte {
 }
 
 // publish gives a message its identity, journals it and queues one
-// delivery per subscriber in main order. It runs on c's goroutine.
-func (r *runner) publish(c *consumer, topic int, payload []byte) {
+// delivery per instance the Router picks (in main order), given the
+// publish's guard bits. It runs on c's goroutine.
+func (r *runner) publish(c *consumer, topic int, payload []byte, bits []byte) {
 	msg := MessageID{Producer: c.id, Seq: c.published}
 	c.published++
+	k := c.topicCount(topic)
+	c.targets = r.router.Route(c.targets[:0], topic, bits, k)
 	if j := r.journal; j != nil {
-		j.Publish(c.id, msg, topic, payload)
+		j.Publish(c.id, msg, topic, payload, c.targets)
 	}
-	for _, inst := range r.subs[topic] {
+	for _, inst := range c.targets {
 		r.instCons[inst].enqueue(Delivery{Target: inst, Topic: topic, Message: msg, Payload: payload})
 	}
+}
+
+// shareGuardParams gives every engine the parameters of the instances
+// whose handlers have guards, as start-up left them (parameters never
+// change afterwards).
+func (r *runner) shareGuardParams() error {
+	table := make([][]byte, len(r.img.Instances))
+	for t := range r.img.Topics {
+		for _, g := range vm.GuardedSubscribers(r.img, t) {
+			if table[g.Inst] != nil {
+				continue
+			}
+			b, err := r.instCons[g.Inst].engine.Params(g.Inst)
+			if err != nil {
+				return fmt.Errorf("run: parameters of %s: %w", r.instanceName(g.Inst), err)
+			}
+			table[g.Inst] = append([]byte{}, b...)
+		}
+	}
+	for _, c := range r.consumers {
+		if c.engine == nil {
+			continue
+		}
+		if err := c.engine.SetGuardParams(table); err != nil {
+			return fmt.Errorf("run: consumer %d: %w", c.id, err)
+		}
+	}
+	return nil
 }
 
 // awaitDrain waits while too many deliveries are outstanding; it reports

@@ -421,6 +421,12 @@ func (failingEngine) State(inst int) ([]byte, error) { return nil, nil }
 
 func (failingEngine) Close() error { return nil }
 
+func (failingEngine) Params(inst int) ([]byte, error) { return []byte{0}, nil }
+
+func (failingEngine) SetGuardParams(table [][]byte) error { return nil }
+
+func (failingEngine) Guards(topic int, payload []byte) ([]byte, error) { return nil, nil }
+
 // TestEngineFailure checks that an engine's own failure ends the run with
 // an error rather than a trap report.
 func TestEngineFailure(t *testing.T) {

@@ -156,6 +156,7 @@ type wasmEngine struct {
 	stderr *cappedBuffer // the guest runtime's own stderr, for crash reports
 
 	alloc, load, init, deliver, state, result api.Function
+	params, setParams, guards                 api.Function
 	stack                                     [3]uint64
 
 	tier *tierInstance // nil: no second tier
@@ -196,6 +197,7 @@ func (w *wasmRuntime) newEngine(ctx context.Context, prog *wasmProgram, host vm.
 	}{
 		{&e.alloc, abi.ExportAlloc}, {&e.load, abi.ExportLoad}, {&e.init, abi.ExportInit},
 		{&e.deliver, abi.ExportDeliver}, {&e.state, abi.ExportState}, {&e.result, abi.ExportResult},
+		{&e.params, abi.ExportParams}, {&e.setParams, abi.ExportSetParams}, {&e.guards, abi.ExportGuards},
 	} {
 		if *f.fn = mod.ExportedFunction(f.name); *f.fn == nil {
 			mod.Close(e.ctx)
@@ -246,6 +248,37 @@ func (e *wasmEngine) State(inst int) ([]byte, error) {
 		return nil, err
 	}
 	return e.out, nil
+}
+
+func (e *wasmEngine) Params(inst int) ([]byte, error) {
+	e.stack[0] = uint64(uint32(inst))
+	if err := e.call(e.params); err != nil {
+		return nil, err
+	}
+	return e.out, nil
+}
+
+func (e *wasmEngine) SetGuardParams(table [][]byte) error {
+	b := abi.EncodeParamTable(table)
+	if err := e.write(b); err != nil {
+		return err
+	}
+	e.stack[0] = uint64(len(b))
+	return e.call(e.setParams)
+}
+
+func (e *wasmEngine) Guards(topic int, payload []byte) ([]byte, error) {
+	if err := e.write(payload); err != nil {
+		return nil, err
+	}
+	e.stack[0], e.stack[1] = uint64(uint32(topic)), uint64(len(payload))
+	if err := e.call(e.guards); err != nil {
+		return nil, err
+	}
+	if len(e.out) == 0 {
+		return nil, errors.New("wasm engine: guards: no result")
+	}
+	return e.out[1:], nil
 }
 
 func (e *wasmEngine) Close() error {

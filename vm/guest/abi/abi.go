@@ -70,7 +70,55 @@ const (
 	ExportDeliver = "deliver"
 	ExportState   = "state"
 	ExportResult  = "result"
+	// Guards (vm/guard.go): an instance's parameter tuple, the table of
+	// every instance's (EncodeParamTable), the guard bits of a payload.
+	ExportParams    = "params"
+	ExportSetParams = "setparams"
+	ExportGuards    = "guards"
 )
+
+// EncodeParamTable encodes the parameter table Machine.SetGuardParams
+// takes: uvarint(count), then per instance uvarint(0) for nil or
+// uvarint(len+1) and the bytes.
+func EncodeParamTable(table [][]byte) []byte {
+	b := binary.AppendUvarint(nil, uint64(len(table)))
+	for _, t := range table {
+		if t == nil {
+			b = append(b, 0)
+			continue
+		}
+		b = binary.AppendUvarint(b, uint64(len(t))+1)
+		b = append(b, t...)
+	}
+	return b
+}
+
+// DecodeParamTable decodes EncodeParamTable's bytes.
+func DecodeParamTable(b []byte) ([][]byte, error) {
+	bad := errors.New("guest: bad parameter table")
+	n, k := binary.Uvarint(b)
+	if k <= 0 || n > uint64(len(b)) {
+		return nil, bad
+	}
+	b = b[k:]
+	table := make([][]byte, n)
+	for i := range table {
+		l, k := binary.Uvarint(b)
+		if k <= 0 || l > uint64(len(b)-k)+1 {
+			return nil, bad
+		}
+		b = b[k:]
+		if l == 0 {
+			continue
+		}
+		table[i] = append([]byte{}, b[:l-1]...)
+		b = b[l-1:]
+	}
+	if len(b) != 0 {
+		return nil, bad
+	}
+	return table, nil
+}
 
 // FetchID is the prim id that copies the host's pending result. It is
 // outside the 16-bit range of primitive ids.

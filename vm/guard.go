@@ -1,0 +1,215 @@
+package vm
+
+import (
+	"encoding/binary"
+	"errors"
+	"strconv"
+	"unsafe"
+
+	"github.com/hale-lang/hale/codegen/image"
+	"github.com/hale-lang/hale/vm/value"
+)
+
+// Guarded subscriptions (`on T(x) if g`). A guard is a FuncGuard function
+// of the payload and copies of the subscriber's locus parameters. The
+// publisher evaluates every guard of the topic, in main order, when its
+// publish statement runs, nested in its own handler run (so the guards'
+// steps count toward its budget, and a trapping guard traps the publish
+// before the host hears of it). The result goes to the host with the
+// payload: one bit per guarded subscriber (GuardedSubscribers), set when
+// the guard holds. The host decides the deliveries from those bits.
+//
+// A guard reads the subscriber's parameters, which live on the
+// subscriber's consumer: after start-up the host gathers them
+// (Machine.Params) and gives every machine the table
+// (Machine.SetGuardParams). Parameters never change, so the table is the
+// parameters "as they were at the end of start-up".
+
+// GuardSub is one subscriber of a topic whose handler has a guard.
+type GuardSub struct {
+	Inst  int // the subscribing instance
+	Guard int // its locus's guard function for the topic
+}
+
+// GuardedSubscribers returns the subscribers of topic whose handler has a
+// guard, in main order: the order of the guard bits of a publish.
+func GuardedSubscribers(img *image.Image, topic int) []GuardSub {
+	if topic < 0 || topic >= len(img.Topics) {
+		return nil
+	}
+	var subs []GuardSub
+	for _, inst := range img.Topics[topic].Subscribers {
+		l := &img.Loci[img.Instances[inst].Locus]
+		for _, h := range l.Handlers {
+			if h.Topic == topic && h.Guard >= 0 {
+				subs = append(subs, GuardSub{Inst: inst, Guard: h.Guard})
+			}
+		}
+	}
+	return subs
+}
+
+// HasGuards reports whether any handler of img has a guard.
+func HasGuards(img *image.Image) bool {
+	for i := range img.Loci {
+		for _, h := range img.Loci[i].Handlers {
+			if h.Guard >= 0 {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// GuardBits is the number of bytes of guard bits a publish of topic
+// carries: one bit per guarded subscriber, lowest bit first.
+func GuardBits(n int) int { return (n + 7) / 8 }
+
+// Params returns the canonical tuple of instance inst's locus parameters,
+// for the table SetGuardParams takes.
+func (m *Machine) Params(inst int) ([]byte, error) {
+	if err := m.instanceErr(inst); err != nil {
+		return nil, err
+	}
+	in := &m.insts[inst]
+	if !in.inited {
+		return nil, errors.New("vm: instance " + m.img.Instances[inst].Name + " is not initialised")
+	}
+	l := &m.img.Loci[in.locus]
+	vs := make([]value.Value, len(l.Params))
+	for i, v := range l.Params {
+		vs[i] = in.slots[v.Slot]
+	}
+	return value.EncodeTuple(nil, vs)
+}
+
+// SetGuardParams gives the machine every instance's parameter tuple (as
+// Params returns it; nil for an instance no guard needs), which guards
+// read. The machine keeps the table.
+func (m *Machine) SetGuardParams(table [][]byte) error {
+	if len(table) != len(m.insts) {
+		return errors.New("vm: parameter table of " + strconv.Itoa(len(table)) + " instances, want " + strconv.Itoa(len(m.insts)))
+	}
+	m.guardParams = table
+	return nil
+}
+
+// publishOp publishes a topic without guards: uvarint(topic) then the
+// canonical struct.
+func (m *Machine) publishOp(in *image.Instr, regs unsafe.Pointer) error {
+	fields := window(regs, in.B, len(m.types[m.img.Topics[in.A].Type].Fields))
+	return m.publish(int(in.A), fields)
+}
+
+// publishGuarded publishes a topic with guards from a handler run with
+// budget steps left: it encodes the payload, runs the guards above the
+// current frames and sends uvarint(topic), the guard bits and the payload.
+// It returns the steps the guards used and a trap (with its stack) or a
+// failed publish.
+func (m *Machine) publishGuarded(in *image.Instr, regs, ip unsafe.Pointer, budget int64) (int64, error) {
+	topic := int(in.A)
+	m.frames[len(m.frames)-1].ip = ip
+	fields := window(regs, in.B, len(m.types[m.img.Topics[topic].Type].Fields))
+	payload := append(m.pubBuf[:0], byte(value.KindStruct))
+	payload, err := value.EncodeTuple(payload, fields)
+	m.pubBuf = payload
+	if err != nil {
+		return 0, m.failErr(ip, trapErr(KindArg, err.Error()))
+	}
+	bits, used, err := m.evalGuards(topic, payload, budget)
+	if err != nil {
+		return used, err
+	}
+	buf := binary.AppendUvarint(m.buf[:0], uint64(topic))
+	buf = append(buf, bits...)
+	buf = append(buf, payload...)
+	m.buf = buf
+	if _, err := m.host.Prim(PrimPublish, buf); err != nil {
+		return used, m.failErr(ip, err)
+	}
+	return used, nil
+}
+
+// evalGuards runs the guards of topic's guarded subscribers on payload,
+// in main order, each on its own copy of the payload and of the
+// subscriber's parameters, with at most budget steps in all. The frames
+// active when it is called stay below the guards' (a trap's stack shows
+// both); the tries active then do not catch a guard's trap, which is the
+// publish's. It returns the guard bits and the steps used.
+func (m *Machine) evalGuards(topic int, payload []byte, budget int64) ([]byte, int64, error) {
+	subs := m.guards[topic]
+	bits := m.guardBits[:0]
+	for range GuardBits(len(subs)) {
+		bits = append(bits, 0)
+	}
+	m.guardBits = bits
+	floor, iters := len(m.frames), len(m.iters)
+	tries, hold := m.tries, m.tierHold
+	m.tries = m.guardTries[:0]
+	defer func() {
+		m.guardTries = m.tries[:0]
+		m.tries, m.tierHold = tries, hold
+		m.frames = m.frames[:floor]
+		m.endIters(iters)
+	}()
+	base := m.high
+	pt := m.PayloadType(topic)
+	var used int64
+	for i, g := range subs {
+		pv, err := value.Decode(payload, pt)
+		if err != nil {
+			return nil, used, errors.New("vm: payload of " + m.img.Topics[topic].Name + ": " + err.Error())
+		}
+		if g.Inst >= len(m.guardParams) || m.guardParams[g.Inst] == nil {
+			return nil, used, errors.New("vm: no parameters of instance " + m.img.Instances[g.Inst].Name + " for its guard")
+		}
+		pvs, err := value.DecodeTuple(m.guardParams[g.Inst], m.paramTypes(g.Inst))
+		if err != nil {
+			return nil, used, errors.New("vm: parameters of " + m.img.Instances[g.Inst].Name + ": " + err.Error())
+		}
+		size := m.funcs[g.Guard].frameSize
+		if base+size > len(m.stack) && !m.grow(base+size) {
+			return nil, used, m.trap(KindStack, msgStack)
+		}
+		m.high = max(m.high, base+size)
+		m.stack[base] = pv
+		copy(m.stack[base+1:], pvs)
+		m.charge(int64(len(payload)) + value.ShallowSize(pv))
+		m.steps = 0
+		err = m.execAt(g.Guard, nil, budget-used, floor, base)
+		used += m.steps
+		if err != nil {
+			return nil, used, err
+		}
+		if m.stack[base].AsBool() {
+			bits[i/8] |= 1 << (i % 8)
+		}
+	}
+	return bits, used, nil
+}
+
+// paramTypes returns the types of inst's locus parameters, in order.
+func (m *Machine) paramTypes(inst int) []*value.Type {
+	l := &m.img.Loci[m.img.Instances[inst].Locus]
+	ts := make([]*value.Type, len(l.Params))
+	for i, v := range l.Params {
+		ts[i] = m.types[v.Type]
+	}
+	return ts
+}
+
+// Guards evaluates the guards of topic on payload as a run of its own
+// (for a publish that no handler makes: an ingress line), without a step
+// budget, and returns the guard bits. A trap is returned as a *Trap.
+func (m *Machine) Guards(topic int, payload []byte) (bits []byte, err error) {
+	if topic < 0 || topic >= len(m.img.Topics) {
+		return nil, errors.New("vm: no topic " + strconv.Itoa(topic))
+	}
+	if m.busy {
+		return nil, errors.New("vm: machine is already running")
+	}
+	m.busy = true
+	defer m.finish(&err)
+	b, _, err := m.evalGuards(topic, payload, m.initBudget)
+	return append([]byte(nil), b...), err
+}
