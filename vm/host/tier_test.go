@@ -183,6 +183,27 @@ locus Worker {
 locus Boss { on start { publish Work { n: 15 }; publish Work { n: 25 }; } }
 main { spawn Boss; spawn Worker; }
 `,
+	// guards calling compiled functions: the guard runs nested in the
+	// publisher's handler and the tier's steps count toward its budget.
+	"guard": `
+fn fib(n: int) -> int { if n < 2 { return n; } return fib(n - 1) + fib(n - 2); }
+topic Work { n: int }
+locus Worker(parity: int) {
+    on Work(w) if fib(w.n) % 2 == parity { print(format("{} takes {}", parity, w.n)); }
+}
+@budget(steps: 400000)
+locus Boss { on start { for n in [10, 12, 15, 17, 25] { publish Work { n: n }; } } }
+main { spawn Boss; spawn Worker(0) as even; spawn Worker(1) as odd; }
+`,
+	"guard_ok": `
+fn fib(n: int) -> int { if n < 2 { return n; } return fib(n - 1) + fib(n - 2); }
+topic Work { n: int }
+locus Worker(parity: int) {
+    on Work(w) if fib(w.n) % 2 == parity { print(format("{} takes {}", parity, w.n)); }
+}
+locus Boss { on start { for n in [10, 12, 15, 17, 20] { publish Work { n: n }; } } }
+main { spawn Boss; spawn Worker(0) as even; spawn Worker(1) as odd; }
+`,
 }
 
 // TestTierAgreesWithInterpreter runs each tier program on the native
