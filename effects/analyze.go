@@ -49,6 +49,7 @@ func Analyze(p *lang.Program) (*Info, diag.List) {
 		info: &Info{
 			fns:      map[*ast.FnDecl]*unit{},
 			handlers: map[*ast.Handler]*unit{},
+			guards:   map[*ast.Handler]*unit{},
 			inits:    map[*ast.LocusDecl]*unit{},
 		},
 		bodies: map[*unit]ast.Node{},
@@ -114,6 +115,7 @@ func Analyze(p *lang.Program) (*Info, diag.List) {
 						continue
 					}
 					u := a.newUnit("guard of "+handlerName(d, h), nil)
+					a.info.guards[h] = u
 					a.collect(u, h.Guard)
 					pure = append(pure, pureExpr{u, h.Guard, CodeGuardEffect,
 						"guard of " + handlerName(d, h),
@@ -443,6 +445,10 @@ func entries(info *Info, files []*ast.File) []Entry {
 				for _, h := range d.Handlers {
 					if u := info.handlers[h]; u != nil {
 						local = append(local, Entry{Kind: KindHandler, Name: handlerName(d, h), Pos: h.Pos(),
+							Effects: u.set, Handler: h})
+					}
+					if u := info.guards[h]; u != nil {
+						local = append(local, Entry{Kind: KindGuard, Name: handlerName(d, h), Pos: h.Guard.Pos(),
 							Effects: u.set, Handler: h})
 					}
 				}

@@ -84,11 +84,12 @@ const (
 	KindFn      = "fn"
 	KindLocusFn = "locus fn"
 	KindHandler = "handler"
+	KindGuard   = "guard" // a handler's guard; its Handler is set, its set is {} in a valid program
 )
 
 // Entry is one user fn, locus fn or handler with its effects.
 type Entry struct {
-	Kind    string  // KindFn, KindLocusFn or KindHandler
+	Kind    string  // KindFn, KindLocusFn, KindHandler or KindGuard
 	Name    string  // "score", "Ledger.report", "Ledger.on OrderPlaced", "Ledger.on start"
 	Pos     ast.Pos // the fn's name; the handler's `on`
 	Effects Set
@@ -109,6 +110,7 @@ type Call struct {
 type Info struct {
 	fns      map[*ast.FnDecl]*unit
 	handlers map[*ast.Handler]*unit
+	guards   map[*ast.Handler]*unit
 	inits    map[*ast.LocusDecl]*unit // all state initialisers of a locus
 	entries  []Entry
 }

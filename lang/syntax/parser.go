@@ -540,6 +540,7 @@ func (p *parser) parseHandler() *ast.Handler {
 		if p.accept("if") {
 			// As in an if head, a struct literal must stand in parentheses.
 			h.Guard = p.parseExpr(true)
+			p.checkHeadStruct("guard")
 		}
 		// "shared" is a keyword only here: elsewhere it is a plain name.
 		if t := p.tok(); t.kind == kIdent && t.text == "shared" {
