@@ -50,6 +50,10 @@ type Shape struct {
 	// instPublishes are instance -> topic edges derived from Publishes,
 	// for WriteDot (not hashed: they follow from the rest).
 	instPublishes []Edge
+	// subKinds says which subscriptions are "guarded", "shared" or
+	// "guarded, shared", for the text and DOT forms (not hashed: the
+	// loci's handlers hold it).
+	subKinds map[Edge]string
 	hash          string
 }
 
@@ -217,9 +221,26 @@ func BuildShape(p *Program) *Shape {
 		s.Ingress = append(s.Ingress, topicName(g.Topic))
 	}
 
-	for _, t := range p.Topics {
+	s.subKinds = map[Edge]string{}
+	for ti, t := range p.Topics {
 		for _, i := range t.Subscribers {
-			s.Subscriptions = append(s.Subscriptions, Edge{instName(i), t.Name})
+			e := Edge{instName(i), t.Name}
+			s.Subscriptions = append(s.Subscriptions, e)
+			if in := p.Instances[i]; in.Locus >= 0 && in.Locus < len(p.Loci) {
+				for _, h := range p.Loci[in.Locus].Handlers {
+					if h.Topic != ti {
+						continue
+					}
+					switch {
+					case h.Guard >= 0 && h.Shared:
+						s.subKinds[e] = "guarded, shared"
+					case h.Guard >= 0:
+						s.subKinds[e] = "guarded"
+					case h.Shared:
+						s.subKinds[e] = "shared"
+					}
+				}
+			}
 		}
 	}
 	sortEdges(s.Subscriptions)
@@ -617,6 +638,10 @@ func (s *Shape) WriteText(w io.Writer) error {
 	}
 	p("subscriptions:")
 	for _, e := range s.Subscriptions {
+		if k := s.subKinds[e]; k != "" {
+			p("  %s <- %s (%s)", e.From, e.To, k)
+			continue
+		}
 		p("  %s <- %s", e.From, e.To)
 	}
 	p("publishes:")
@@ -774,6 +799,10 @@ func (s *Shape) WriteDot(w io.Writer) error {
 		p("  %s [shape=plaintext, label=%s];", dotQuote("stdin"), dotQuote("stdin"))
 	}
 	for _, e := range s.Subscriptions {
+		if k := s.subKinds[e]; k != "" {
+			p("  %s -> %s [label=%s];", dotQuote("topic:"+e.To), dotQuote("instance:"+e.From), dotQuote(k))
+			continue
+		}
 		p("  %s -> %s;", dotQuote("topic:"+e.To), dotQuote("instance:"+e.From))
 	}
 	for _, e := range s.instPublishes {

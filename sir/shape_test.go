@@ -3,6 +3,7 @@ package sir
 import (
 	"bytes"
 	"encoding/json"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -253,5 +254,36 @@ func TestShapeDot(t *testing.T) {
 	}
 	if !strings.HasSuffix(dot, "}\n") {
 		t.Error("dot is not closed")
+	}
+}
+
+// TestShapeGuardsAndShared: a guard (as its normalised SIR) and the
+// shared flag are in the hash; reformatting a guard is not.
+func TestShapeGuardsAndShared(t *testing.T) {
+	src := `topic Job { worker: int }
+fn ok(n: int) -> bool { return n >= 0; }
+locus Worker(slot: int) {
+    on Job(j) if j.worker == slot && ok(j.worker) { }
+}
+locus Member { on Job(j) shared { } }
+main { spawn Worker(1); spawn Member; }
+`
+	base := shapeOf(t, map[string]string{"app.hl": src})
+	if !slices.Contains(base.Loci[1].Handlers, "Job if and(eq(l0:j.worker, l1:slot), call ok(l0:j.worker))") || !slices.Contains(base.Loci[0].Handlers, "Job shared") {
+		t.Fatalf("handlers %q, %q", base.Loci[0].Handlers, base.Loci[1].Handlers)
+	}
+	same := shapeOf(t, map[string]string{"app.hl": edit(t, src, "if j.worker == slot && ok(j.worker)", "if (j.worker == slot)\n        && ok( j.worker )")})
+	if same.Hash() != base.Hash() {
+		t.Errorf("reformatting a guard changed the hash")
+	}
+	for name, changed := range map[string]string{
+		"guard operator": edit(t, src, "j.worker == slot", "j.worker != slot"),
+		"guard dropped":  edit(t, src, " if j.worker == slot && ok(j.worker)", ""),
+		"shared dropped": edit(t, src, "on Job(j) shared", "on Job(j)"),
+		"shared added":   edit(t, src, "ok(j.worker) {", "ok(j.worker) shared {"),
+	} {
+		if shapeOf(t, map[string]string{"app.hl": changed}).Hash() == base.Hash() {
+			t.Errorf("%s: the hash did not change", name)
+		}
 	}
 }
