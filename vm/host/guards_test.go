@@ -284,3 +284,22 @@ main {
 		t.Errorf("main handled %d, want 3", o.res.Handled[0])
 	}
 }
+
+// TestGuardTrapOnIngress: a guard that traps on a stdin line stops the
+// run before the line is published, with a report naming the binding.
+func TestGuardTrapOnIngress(t *testing.T) {
+	src := `topic Line { text: string }
+locus Echo(n: int) {
+    on Line(l) if n / len(l.text) > 0 { print(l.text); }
+}
+main { spawn Echo(5); bind stdin to Line; }
+`
+	o, routes := runRouted(t, src, "\nab\n")
+	want := "trap: division by zero\n  at app.hl:3:21 in Echo.on Line guard\n  reading stdin for topic Line (consumer 1)\n"
+	if o.res.Code != ExitTrap || o.stderr != want {
+		t.Errorf("got exit %d:\n%s\nwant:\n%s", o.res.Code, o.stderr, want)
+	}
+	if len(routes) != 0 || o.res.Handled[0] != 0 {
+		t.Errorf("the line was published (%v) or delivered (%v)", routes, o.res.Handled)
+	}
+}

@@ -95,7 +95,9 @@ type TrapReport struct {
 //	  delivery 0:3 (target Worker, message 0:2, topic Job)
 //
 // with `message start` for a start delivery, and a last line
-// `  at start-up (initialising Worker)` for a trap in an initialiser.
+// `  at start-up (initialising Worker)` for a trap in an initialiser, and
+// `  reading stdin for topic Line (consumer 2)` for a guard that trapped
+// on a line read from stdin.
 func (t *TrapReport) String() string {
 	var b strings.Builder
 	b.WriteString("trap: ")
@@ -111,6 +113,12 @@ func (t *TrapReport) String() string {
 		}
 		b.WriteString(f.Func)
 		b.WriteByte('\n')
+	}
+	if t.Delivery == nil && t.Instance == "" && t.Topic != "" {
+		// A guard trapped on a line read from stdin, before it was
+		// published (consumer.failedGuard).
+		b.WriteString("  reading stdin for topic " + t.Topic + " (consumer " + strconv.Itoa(t.Consumer) + ")\n")
+		return termsafe.Lines(b.String())
 	}
 	if t.Delivery == nil {
 		b.WriteString("  at start-up (initialising " + t.Instance + ")\n")
