@@ -54,7 +54,7 @@ type Shape struct {
 	// "guarded, shared", for the text and DOT forms (not hashed: the
 	// loci's handlers hold it).
 	subKinds map[Edge]string
-	hash          string
+	hash     string
 }
 
 // ShapeLocus is a locus type.
