@@ -91,6 +91,7 @@ func (m *Machine) SetGuardParams(table [][]byte) error {
 		return errors.New("vm: parameter table of " + strconv.Itoa(len(table)) + " instances, want " + strconv.Itoa(len(m.insts)))
 	}
 	m.guardParams = table
+	m.guardArgs = make([][]value.Value, len(table))
 	return nil
 }
 
@@ -155,17 +156,28 @@ func (m *Machine) evalGuards(topic int, payload []byte, budget int64) ([]byte, i
 	base := m.high
 	pt := m.PayloadType(topic)
 	var used int64
+	if m.guardPayloads == nil {
+		m.guardPayloads = make([]*value.Struct, len(m.img.Topics))
+	}
 	for i, g := range subs {
-		pv, err := value.Decode(payload, pt)
+		var pv value.Value
+		var err error
+		if m.funcs[g.Guard].payloadLocal {
+			// No reference to the payload outlives the guard: decode it
+			// into the topic's reused struct (its fields are still fresh).
+			pv, err = value.DecodeStructInto(payload, pt, m.guardPayloads[topic])
+			if err == nil {
+				m.guardPayloads[topic] = pv.AsStruct()
+			}
+		} else {
+			pv, err = value.Decode(payload, pt)
+		}
 		if err != nil {
 			return nil, used, errors.New("vm: payload of " + m.img.Topics[topic].Name + ": " + err.Error())
 		}
-		if g.Inst >= len(m.guardParams) || m.guardParams[g.Inst] == nil {
-			return nil, used, errors.New("vm: no parameters of instance " + m.img.Instances[g.Inst].Name + " for its guard")
-		}
-		pvs, err := value.DecodeTuple(m.guardParams[g.Inst], m.paramTypes(g.Inst))
+		pvs, err := m.guardParamValues(g.Inst)
 		if err != nil {
-			return nil, used, errors.New("vm: parameters of " + m.img.Instances[g.Inst].Name + ": " + err.Error())
+			return nil, used, err
 		}
 		size := m.funcs[g.Guard].frameSize
 		if base+size > len(m.stack) && !m.grow(base+size) {
@@ -186,6 +198,32 @@ func (m *Machine) evalGuards(topic int, payload []byte, budget int64) ([]byte, i
 		}
 	}
 	return bits, used, nil
+}
+
+// guardParamValues returns the values of inst's parameters for one guard
+// evaluation: a fresh copy, or the cached values when they are all
+// immutable.
+func (m *Machine) guardParamValues(inst int) ([]value.Value, error) {
+	if inst < len(m.guardArgs) && m.guardArgs[inst] != nil {
+		return m.guardArgs[inst], nil
+	}
+	if inst >= len(m.guardParams) || m.guardParams[inst] == nil {
+		return nil, errors.New("vm: no parameters of instance " + m.img.Instances[inst].Name + " for its guard")
+	}
+	ts := m.paramTypes(inst)
+	vs, err := value.DecodeTuple(m.guardParams[inst], ts)
+	if err != nil {
+		return nil, errors.New("vm: parameters of " + m.img.Instances[inst].Name + ": " + err.Error())
+	}
+	for _, t := range ts {
+		switch t.Kind {
+		case value.KindInt, value.KindFloat, value.KindBool, value.KindString, value.KindBytes:
+		default:
+			return vs, nil // a list, map, struct or enum: copied each time
+		}
+	}
+	m.guardArgs[inst] = vs
+	return vs, nil
 }
 
 // paramTypes returns the types of inst's locus parameters, in order.

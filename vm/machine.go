@@ -73,6 +73,12 @@ type Machine struct {
 	guardBits   []byte
 	guardTries  []tryRec
 	pubBuf      []byte
+	// guardArgs[inst] caches inst's decoded parameters when they are all
+	// immutable (numbers, bools, strings, bytes): sharing them is then
+	// the same as copying. guardPayloads[topic] is the struct reused for
+	// the payloads of payloadLocal guards.
+	guardArgs     [][]value.Value
+	guardPayloads []*value.Struct
 }
 
 // funcCode is a function ready to run. Its code is a copy of the image's
@@ -154,7 +160,7 @@ func New(img *image.Image, host Host) (*Machine, error) {
 	for i := range img.Funcs {
 		f := &img.Funcs[i]
 		m.funcs[i] = funcCode{code: relativeJumps(f.Code), frameSize: f.FrameSize, fn: f,
-			payloadLocal: f.Kind == image.FuncHandler && onlyReadsFields(f.Code)}
+			payloadLocal: (f.Kind == image.FuncHandler || f.Kind == image.FuncGuard) && onlyReadsFields(f.Code)}
 	}
 	m.prims = make([]primCode, len(img.Prims))
 	for i, p := range img.Prims {
