@@ -303,3 +303,25 @@ main { spawn Echo(5); bind stdin to Line; }
 		t.Errorf("the line was published (%v) or delivered (%v)", routes, o.res.Handled)
 	}
 }
+
+// TestGuardSeesItsOwnCopies: a guard that mutates the payload or a
+// parameter (through a pure fn) changes neither the other guards' view,
+// nor the next publish's, nor the delivered payload.
+func TestGuardSeesItsOwnCopies(t *testing.T) {
+	src := `topic Job { items: [int] }
+fn grab(xs: [int]) -> bool { push(xs, 7); return len(xs) == 2; }
+locus W(name: string, tags: [int]) {
+    on Job(j) if grab(j.items) && grab(tags) { print(name + " " + str(j.items) + " " + str(tags)); }
+}
+locus Boss { on start { publish Job { items: [1] }; publish Job { items: [2] }; } }
+main {
+    spawn Boss;
+    spawn W("a", [5]) as a;
+    spawn W("b", [6]) as b;
+}
+`
+	o, _ := runRouted(t, src, "")
+	if want := "a [1] [5]\nb [1] [6]\na [2] [5]\nb [2] [6]\n"; o.stdout != want || o.res.Code != 0 {
+		t.Errorf("got (exit %d):\n%s%s\nwant:\n%s", o.res.Code, o.stdout, o.stderr, want)
+	}
+}
