@@ -34,6 +34,12 @@ func FuzzRun(f *testing.F) {
 fn g(n: int) -> Result<int> { let v = h(n)?; let w = try (h(v)?); return w; }`,
 			`for i in 0..6 { let r = try g(i); let o: Option<int> = Some(i); match r { Ok(v) => { }, Err(e) => { } } }`),
 		startProg(`type P { x: int } enum E { A, B(int) }`, `let m = {1: [P { x: 1 }]}; for k, v in m { let e = E::B(v[0].x); match e { E::A => { }, E::B(i) => { m[k + i] = v; } } }`),
+		`topic Job { n: int, xs: [int] }
+fn big(xs: [int], n: int) -> bool { push(xs, n); return len(xs) > n % 3; }
+locus W(k: int, ys: [int]) { on Job(j) if big(j.xs, j.n + k) && big(ys, k) { publish Job { n: j.n + 1, xs: ys }; } }
+locus B { on start { for i in 0..3 { publish Job { n: i, xs: [i] }; } } }
+main { spawn B; spawn W(1, [1]) as a; spawn W(2, []) as b; }
+`,
 	} {
 		data, err := compile(f, src).MarshalBinary()
 		if err != nil {
@@ -57,7 +63,7 @@ fn g(n: int) -> Result<int> { let v = h(n)?; let w = try (h(v)?); return w; }`,
 		for i := range img.Loci {
 			img.Loci[i].Budget = 2000
 		}
-		h := &fakeHost{}
+		h := &fakeHost{img: img}
 		m, err := vm.New(img, h)
 		if err != nil {
 			t.Fatalf("New rejected a valid image: %v", err)
@@ -66,6 +72,7 @@ fn g(n: int) -> Result<int> { let v = h(n)?; let w = try (h(v)?); return w; }`,
 		for i := range img.Instances {
 			_ = m.Init(i)
 		}
+		_ = shareParams(m, img) // guards need them; an instance whose Init failed has none
 		for i, in := range img.Instances {
 			if img.Loci[in.Locus].Start >= 0 {
 				_ = m.Deliver(i, vm.HandlerStart, nil)
@@ -75,7 +82,7 @@ fn g(n: int) -> Result<int> { let v = h(n)?; let w = try (h(v)?); return w; }`,
 		for n := 0; n < 20 && len(h.queue) > 0; n++ {
 			msg := h.queue[0]
 			h.queue = h.queue[1:]
-			for _, sub := range img.Topics[msg.topic].Subscribers {
+			for _, sub := range msg.targets(img) {
 				_ = m.Deliver(sub, msg.topic, msg.payload)
 			}
 		}

@@ -59,11 +59,32 @@ type fakeHost struct {
 	out   strings.Builder
 	queue []published
 	serve func(id uint16, args []byte) ([]byte, error)
+	img   *image.Image // when set, publishes carry guard bits (vm.GuardedSubscribers)
 }
 
 type published struct {
 	topic   int
 	payload []byte
+	bits    []byte // the guard bits, when the host knows the image
+}
+
+// targets returns msg's subscribers whose guard (if any) holds, in main
+// order; work groups are the runtime's business (package vm/host).
+func (msg published) targets(img *image.Image) []int {
+	var out []int
+	bit := 0
+	guarded := vm.GuardedSubscribers(img, msg.topic)
+	for _, sub := range img.Topics[msg.topic].Subscribers {
+		if bit < len(guarded) && guarded[bit].Inst == sub {
+			holds := bit/8 < len(msg.bits) && msg.bits[bit/8]>>(bit%8)&1 != 0
+			bit++
+			if !holds {
+				continue
+			}
+		}
+		out = append(out, sub)
+	}
+	return out
 }
 
 func (h *fakeHost) Prim(id uint16, args []byte) ([]byte, error) {
@@ -82,7 +103,16 @@ func (h *fakeHost) Prim(id uint16, args []byte) ([]byte, error) {
 		if n <= 0 {
 			return nil, errors.New("bad publish")
 		}
-		h.queue = append(h.queue, published{int(topic), append([]byte(nil), args[n:]...)})
+		args = args[n:]
+		var bits []byte
+		if h.img != nil {
+			nb := vm.GuardBits(len(vm.GuardedSubscribers(h.img, int(topic))))
+			if len(args) < nb {
+				return nil, errors.New("bad publish: no guard bits")
+			}
+			bits, args = append([]byte(nil), args[:nb]...), args[nb:]
+		}
+		h.queue = append(h.queue, published{int(topic), append([]byte(nil), args...), bits})
 		return nil, nil
 	}
 	if h.serve != nil {
@@ -100,10 +130,14 @@ func run(t testing.TB, img *image.Image, h *fakeHost) (*vm.Machine, error) {
 	if err != nil {
 		t.Fatalf("vm.New: %v", err)
 	}
+	h.img = img
 	for i := range img.Instances {
 		if err := m.Init(i); err != nil {
 			return m, err
 		}
+	}
+	if err := shareParams(m, img); err != nil {
+		return m, err
 	}
 	for i, in := range img.Instances {
 		if img.Loci[in.Locus].Start >= 0 {
@@ -118,13 +152,27 @@ func run(t testing.TB, img *image.Image, h *fakeHost) (*vm.Machine, error) {
 		}
 		msg := h.queue[0]
 		h.queue = h.queue[1:]
-		for _, sub := range img.Topics[msg.topic].Subscribers {
+		for _, sub := range msg.targets(img) {
 			if err := m.Deliver(sub, msg.topic, msg.payload); err != nil {
 				return m, err
 			}
 		}
 	}
 	return m, nil
+}
+
+// shareParams gives m the parameters of every instance, as the runtime
+// does after start-up for the guards.
+func shareParams(m *vm.Machine, img *image.Image) error {
+	table := make([][]byte, len(img.Instances))
+	for i := range img.Instances {
+		b, err := m.Params(i)
+		if err != nil {
+			return err
+		}
+		table[i] = b
+	}
+	return m.SetGuardParams(table)
 }
 
 // report renders a run's output and trap as `hale run` would.

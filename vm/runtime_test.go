@@ -645,3 +645,30 @@ main { spawn A; spawn B; spawn C; spawn D; }
 		t.Fatalf("handlers not found: %v", want)
 	}
 }
+
+// TestGuards runs guards inside the publishing handler: the guard bits
+// reach the host with the payload, a guard's trap is the publisher's,
+// with the guard's frame on top, and its steps count toward the budget.
+func TestGuards(t *testing.T) {
+	src := `topic Job { n: int }
+fn odd(n: int) -> bool { return n % 2 == 1; }
+locus W(want: int) {
+    on Job(j) if odd(j.n) == (want == 1) { print(str(want) + " gets " + str(j.n)); }
+}
+locus B { on start { for i in 0..4 { publish Job { n: i }; } } }
+main { spawn W(0) as even; spawn W(1) as odd; spawn B; }
+`
+	want := "0 gets 0\n1 gets 1\n0 gets 2\n1 gets 3\n"
+	if got := runSrc(t, src); got != want {
+		t.Errorf("got:\n%s\nwant:\n%s", got, want)
+	}
+	trap := `topic Job { d: int }
+locus W(n: int) { on Job(j) if n / j.d > 0 { print("no"); } }
+locus B { on start { publish Job { d: 0 }; } }
+main { spawn W(3); spawn B; }
+`
+	want = "trap: division by zero\n  at app.hl:2:34 in W.on Job guard\n  at app.hl:3:22 in B.on start\n"
+	if got := runSrc(t, trap); got != want {
+		t.Errorf("got:\n%s\nwant:\n%s", got, want)
+	}
+}
