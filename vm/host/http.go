@@ -99,17 +99,19 @@ func (c *consumer) send(hr httpRequest) ([]byte, error) {
 		}
 		// The message is recorded, and a URL's password never is.
 		shown, _ := WithholdURLPassword(rawURL)
-		kind := vm.KindIO
 		var ne interface{ Timeout() bool }
-		msg := hr.scrub.scrub(fmt.Sprintf("cannot %s %q: %v", method, shown, err))
 		switch {
 		case errors.Is(err, context.Canceled) && c.r.ctx.Err() != nil:
 			// the run is being interrupted: no try may catch that
-			return errors.New(msg)
+			return errors.New(hr.scrub.scrub(fmt.Sprintf("cannot %s %q: %v", method, shown, err)))
 		case errors.Is(err, context.DeadlineExceeded), errors.As(err, &ne) && ne.Timeout():
-			kind = vm.KindTimeout
+			// Go's own wording ("context deadline exceeded (Client.Timeout
+			// exceeded while awaiting headers)") names its internals, not
+			// the bound the program set.
+			msg := fmt.Sprintf("cannot %s %q: no response within %d ms", method, shown, hr.timeout.Milliseconds())
+			return &vm.TrapError{Kind: vm.KindTimeout, Message: hr.scrub.scrub(msg)}
 		}
-		return &vm.TrapError{Kind: kind, Message: msg}
+		return &vm.TrapError{Kind: vm.KindIO, Message: hr.scrub.scrub(fmt.Sprintf("cannot %s %q: %v", method, shown, err))}
 	}
 	var body io.Reader
 	if hr.hasBody || hr.body != "" {
