@@ -44,6 +44,7 @@ func TestScripts(t *testing.T) {
 	// module once instead of once per script keeps the suite fast, and
 	// the cache is keyed by the module's content.
 	cache := t.TempDir()
+	secrets := suiteSecretValues(t)
 	total := 0
 	// Every script runs under both engines ($HALE_ENGINE is the default
 	// of --engine) and must give the same exact output on each.
@@ -68,6 +69,7 @@ func TestScripts(t *testing.T) {
 						env.Setenv("XDG_CACHE_HOME", cache)
 						env.Setenv("HOME", env.WorkDir)
 						env.Setenv("HALE_ENGINE", engine)
+						scanForSecrets(env, secrets)
 						return nil
 					},
 				})
