@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"sort"
 	"strconv"
+	"strings"
 
 	"github.com/hale-lang/hale/lang/ast"
 	"github.com/hale-lang/hale/lang/diag"
@@ -310,7 +311,12 @@ func (c *checker) credentialWarning(pos ast.Pos, name string) {
 	}
 	c.errs.Add(pos, "W0101", "plain header %q holds a credential: its value is withheld from recordings, but the program can still read and print it", name)
 	c.errs[len(c.errs)-1].Severity = diag.SevWarning
-	c.hint(fmt.Sprintf("put it in secret_headers with a value from std::os::secret: req.secret_headers[%q] = \"Bearer \" + unwrap(std::os::secret(\"API_KEY\"));", name))
+	// Only the authorization headers carry a scheme before the credential.
+	value := `unwrap(std::os::secret("API_KEY"))`
+	if l := strings.ToLower(name); l == "authorization" || l == "proxy-authorization" {
+		value = `"Bearer " + ` + value
+	}
+	c.hint(fmt.Sprintf("put it in secret_headers with a value from std::os::secret: req.secret_headers[%q] = %s;", name, value))
 }
 
 // isRequestType reports whether t is std::http::Request.

@@ -3,10 +3,12 @@ package cli
 import (
 	"context"
 	"errors"
+	"fmt"
 
 	"github.com/spf13/cobra"
 
 	"github.com/hale-lang/hale"
+	"github.com/hale-lang/hale/lang/diag"
 	"github.com/hale-lang/hale/replay"
 	"github.com/hale-lang/hale/replay/artifact"
 	"github.com/hale-lang/hale/vm"
@@ -38,6 +40,11 @@ func newRunCmd(e env) *cobra.Command {
 			c, err := compile(e, args[0])
 			if err != nil {
 				return err
+			}
+			// Warnings do not stop a run, but a run is where most users
+			// would first see them (W0101: a credential in a plain header).
+			if len(c.Program.Warnings) > 0 {
+				fmt.Fprint(e.stderr, diag.Render(c.Program.Warnings, c.Program.Source))
 			}
 			limit, err := memoryLimit(e)
 			if err != nil {
