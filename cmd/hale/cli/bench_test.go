@@ -99,6 +99,14 @@ type benchMedians map[string]time.Duration
 // median wall and CPU time of each and returns the wall benchMedians.
 func (g *benchRig) sideBySide(b *testing.B, cmds []benchCmd) benchMedians {
 	b.Helper()
+	wall, _ := g.sideBySideCPU(b, cmds)
+	return wall
+}
+
+// sideBySideCPU is sideBySide returning the CPU benchMedians (user +
+// system) as well.
+func (g *benchRig) sideBySideCPU(b *testing.B, cmds []benchCmd) (wall, cpu benchMedians) {
+	b.Helper()
 	walls := map[string][]time.Duration{}
 	cpus := map[string][]time.Duration{}
 	for b.Loop() {
@@ -113,13 +121,14 @@ func (g *benchRig) sideBySide(b *testing.B, cmds []benchCmd) benchMedians {
 			cpus[c.name] = append(cpus[c.name], cpu)
 		}
 	}
-	m := benchMedians{}
+	wall, cpu = benchMedians{}, benchMedians{}
 	for _, c := range cmds {
-		m[c.name] = benchMedian(walls[c.name])
-		b.ReportMetric(benchMS(m[c.name]), c.name+"-ms")
-		b.ReportMetric(benchMS(benchMedian(cpus[c.name])), c.name+"-cpums")
+		wall[c.name] = benchMedian(walls[c.name])
+		cpu[c.name] = benchMedian(cpus[c.name])
+		b.ReportMetric(benchMS(wall[c.name]), c.name+"-ms")
+		b.ReportMetric(benchMS(cpu[c.name]), c.name+"-cpums")
 	}
-	return m
+	return wall, cpu
 }
 
 func benchMedian(ds []time.Duration) time.Duration {
@@ -160,12 +169,15 @@ func BenchmarkStartup(b *testing.B) {
 }
 
 // BenchmarkVsCPython runs fib(30), a 10^6 loop, 10^6 format calls
-// (f-strings in Python) and 10 parses of a 1 MB JSON reply
-// (std::json::parse, json.loads in Python) with hale on both engines and with python3, each
+// (f-strings in Python), 10 parses of a 1 MB JSON reply
+// (std::json::parse, json.loads in Python) and the Benchmarks Game ports
+// (n-body, spectral-norm, fannkuch-redux, binary-trees, fasta; see
+// bench_ports_test.go) with hale on both engines and with python3, each
 // beside its empty-program baseline.
 // Ratios: wasm/py and native/py compare whole runs; net-wasm/py and
 // net-native/py compare the runs minus their baselines (the computation
-// without the start-up).
+// without the start-up); the -cpu ratios compare CPU time (user + system)
+// the same ways, which is the figure to read on a loaded machine.
 func BenchmarkVsCPython(b *testing.B) {
 	// The interpreter itself, not a wrapper such as a pyenv shim, whose
 	// start-up would be counted against Python.
@@ -175,22 +187,48 @@ func BenchmarkVsCPython(b *testing.B) {
 		b.Skip("python3 is not installed")
 	}
 	g := newBench(b)
-	for _, w := range []struct{ name, want string }{{"fib30", "832040"}, {"loop", "499999500000"}, {"format", "34518986"},
-		{"json_reply", "1015335 947080"}} {
+	workloads := []struct{ name, arg, want string }{
+		{"fib30", "", "832040"}, {"loop", "", "499999500000"}, {"format", "", "34518986"},
+		{"json_reply", "", "1015335 947080"},
+	}
+	for _, p := range gamePrograms {
+		// want "": the whole of CPython's output, which hale must print.
+		workloads = append(workloads, struct{ name, arg, want string }{p.name, p.benchArg, ""})
+	}
+	for _, w := range workloads {
 		b.Run(w.name, func(b *testing.B) {
-			m := g.sideBySide(b, []benchCmd{
+			args := func(prog ...string) []string {
+				if w.arg != "" {
+					prog = append(prog, w.arg)
+				}
+				return prog
+			}
+			want := w.want
+			if want == "" {
+				out, err := exec.Command(py, args(filepath.Join(benchDir, w.name+".py"))...).Output()
+				if err != nil {
+					b.Fatalf("python3 %s.py %s: %v", w.name, w.arg, err)
+				}
+				want = string(out)
+			}
+			wall, cpu := g.sideBySideCPU(b, []benchCmd{
 				{name: "wasm-empty", args: []string{"hale", "run", "empty.hl"}},
-				{name: "wasm", args: []string{"hale", "run", w.name + ".hl"}, want: w.want},
+				{name: "wasm", args: args("hale", "run", w.name+".hl"), want: want},
 				{name: "native-empty", args: []string{"hale", "run", "--engine", "native", "empty.hl"}},
-				{name: "native", args: []string{"hale", "run", "--engine", "native", w.name + ".hl"}, want: w.want},
+				{name: "native", args: args("hale", "run", "--engine", "native", w.name+".hl"), want: want},
 				{name: "py-empty", args: []string{py, "-c", "pass"}},
-				{name: "py", args: []string{py, w.name + ".py"}, want: w.want},
+				{name: "py", args: args(py, w.name+".py"), want: want},
 			})
-			b.ReportMetric(float64(m["wasm"])/float64(m["py"]), "wasm/py")
-			b.ReportMetric(float64(m["native"])/float64(m["py"]), "native/py")
-			pyNet := m.net("py", "py-empty")
-			b.ReportMetric(float64(m.net("wasm", "wasm-empty"))/float64(pyNet), "net-wasm/py")
-			b.ReportMetric(float64(m.net("native", "native-empty"))/float64(pyNet), "net-native/py")
+			for _, m := range []struct {
+				medians benchMedians
+				suffix  string
+			}{{wall, ""}, {cpu, "-cpu"}} {
+				b.ReportMetric(float64(m.medians["wasm"])/float64(m.medians["py"]), "wasm/py"+m.suffix)
+				b.ReportMetric(float64(m.medians["native"])/float64(m.medians["py"]), "native/py"+m.suffix)
+				pyNet := m.medians.net("py", "py-empty")
+				b.ReportMetric(float64(m.medians.net("wasm", "wasm-empty"))/float64(pyNet), "net-wasm/py"+m.suffix)
+				b.ReportMetric(float64(m.medians.net("native", "native-empty"))/float64(pyNet), "net-native/py"+m.suffix)
+			}
 		})
 	}
 }
@@ -255,6 +293,11 @@ func TestBenchPrograms(t *testing.T) {
 		"json_reply.hl": "1015335 947080\n",
 		"msgs.hl":       "handled 200000\n",
 		"msgs_rand.hl":  "handled 200000\n",
+		// The Savina ports (bench_ports_test.go), at their full sizes.
+		"pingpong.hl":   "pingpong 80000\n",
+		"counting.hl":   "counted 200000\n",
+		"threadring.hl": "ring done at node 0\n",
+		"forkjoin.hl":   "forkjoin 180000\n",
 	}
 	for _, f := range files {
 		var stdout, stderr bytes.Buffer
