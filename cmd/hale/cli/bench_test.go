@@ -298,6 +298,7 @@ func TestBenchPrograms(t *testing.T) {
 		"counting.hl":   "counted 200000\n",
 		"threadring.hl": "ring done at node 0\n",
 		"forkjoin.hl":   "forkjoin 180000\n",
+		"main10000.hl":  "acks 10000\n",
 	}
 	for _, f := range files {
 		var stdout, stderr bytes.Buffer
