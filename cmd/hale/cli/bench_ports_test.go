@@ -13,8 +13,8 @@ import (
 	"time"
 )
 
-// The ports of two benchmark suites, for issue-style comparisons of Hale
-// with other languages (docs/performance.md §5):
+// The ports of two benchmark suites, which compare Hale with other
+// languages (docs/performance.md §5, whose §5.4 gives the aims):
 //
 //   - the Computer Language Benchmarks Game: testdata/bench/NAME.hl and
 //     NAME.py, the same algorithm in Hale and in plain single-threaded
@@ -117,7 +117,7 @@ var savinaPrograms = []struct {
 // VARIANT it reports VARIANT-msgs/s, the messages moved per second of CPU
 // time (user + system) net of the empty run, and VARIANT-wall-msgs/s the
 // same per second of wall time; then wasm/erl, native/erl, wasm/go and
-// native/go, ratios of msgs/s (Issue 18 aims at wasm/erl >= 0.5). Run it
+// native/go, ratios of msgs/s (the aim is wasm/erl >= 0.5). Run it
 // with
 //
 //	go test ./cmd/hale/cli -run XXX -bench Savina -benchtime 3x -count 3
@@ -176,8 +176,8 @@ func BenchmarkSavina(b *testing.B) {
 
 // BenchmarkSavinaRecording runs each Savina port unrecorded (plain) and
 // recorded (rec, LOTUS_OBS_RECORD) on both engines, side by side, and
-// reports rec/plain of the wall and of the CPU medians (Issue 18 aims at
-// 1.3 at most on the wasm engine). Run it with
+// reports rec/plain of the wall and of the CPU medians (the aim is 1.3
+// at most on the wasm engine). Run it with
 //
 //	go test ./cmd/hale/cli -run XXX -bench SavinaRecording -benchtime 3x -count 3
 func BenchmarkSavinaRecording(b *testing.B) {
@@ -201,8 +201,8 @@ func BenchmarkSavinaRecording(b *testing.B) {
 // BenchmarkInstances runs one message through many instances: 10,000 on
 // the main bus (main10000.hl) and 1,000 pinned, each its own consumer
 // and thread (pinned1000.hl), on both engines, reporting each run's wall
-// and CPU time and its peak resident memory (VARIANT-peak-MB). Issue 18
-// aims at 1 s for the first and 1.5 s and 500 MB for the second on the
+// and CPU time and its peak resident memory (VARIANT-peak-MB). The aims
+// are 1 s for the first and 1.5 s and 500 MB for the second on the
 // wasm engine. The pinned program takes minutes and gigabytes on the wasm
 // engine today: run it alone, once,
 //
