@@ -260,3 +260,41 @@ func (g *benchRig) runPeak(b *testing.B, c benchCmd) float64 {
 	}
 	return float64(ru.Maxrss) / 1024 // kilobytes on Linux
 }
+
+// TestSavinaPorts keeps the Go and Erlang versions of the Savina ports
+// honest without running the benchmark: each builds (or, for Erlang,
+// compiles) and prints, once per repeat, the line the Hale program
+// prints. The Erlang half is skipped when escript is not installed.
+func TestSavinaPorts(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs the Go and Erlang versions")
+	}
+	goBin, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("no go command to build the Go versions with")
+	}
+	savina := filepath.Join(t.TempDir(), "savina")
+	if out, err := exec.Command(goBin, "build", "-o", savina, "./"+benchDir+"/savina").CombinedOutput(); err != nil {
+		t.Fatalf("building the Go versions: %v\n%s", err, out)
+	}
+	escript, _ := exec.LookPath("escript")
+	for _, s := range savinaPrograms {
+		t.Run(s.name, func(t *testing.T) {
+			want := strings.Repeat(s.want+"\n", 2)
+			runs := [][]string{{savina, s.name, "2"}}
+			if escript != "" {
+				runs = append(runs, []string{escript, "savina/savina.erl", s.name, "2"})
+			} else {
+				t.Log("escript is not installed (Debian: apt-get install erlang-nox): the Erlang version is not checked")
+			}
+			for _, argv := range runs {
+				cmd := exec.Command(argv[0], argv[1:]...)
+				cmd.Dir = benchDir
+				out, err := cmd.CombinedOutput()
+				if err != nil || string(out) != want {
+					t.Errorf("%s: %v, output %q, want %q", strings.Join(argv, " "), err, out, want)
+				}
+			}
+		})
+	}
+}
