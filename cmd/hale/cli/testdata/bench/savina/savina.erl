@@ -59,9 +59,12 @@ ponger() ->
 %% Counting: N increments to a counter process, then a retrieve.
 counting() ->
     Counter = spawn_link(fun() -> counter(0) end),
-    [Counter ! {incr, 1} || _ <- lists:seq(1, ?COUNTING_N)],
+    send_incrs(Counter, ?COUNTING_N),
     Counter ! {retrieve, self()},
     receive {total, Count} -> io:format("counted ~b~n", [Count]) end.
+
+send_incrs(_, 0) -> ok;
+send_incrs(Counter, N) -> Counter ! {incr, 1}, send_incrs(Counter, N - 1).
 
 counter(Count) ->
     receive
