@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -296,5 +297,40 @@ func TestSavinaPorts(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// BenchmarkPortsInProcess runs each port inside the test process, the
+// way `hale run` does, on each engine, so that -cpuprofile shows where
+// its time goes (on the wasm engine the guest is one opaque block of
+// compiled code; the host's side of it is visible):
+//
+//	go test ./cmd/hale/cli -run XXX -bench 'PortsInProcess/native/forkjoin' -benchtime 3x -cpuprofile cpu.out
+//	go tool pprof -top -cum cpu.out
+func BenchmarkPortsInProcess(b *testing.B) {
+	type port struct{ name, arg string }
+	var ports []port
+	for _, p := range gamePrograms {
+		ports = append(ports, port{p.name, p.benchArg})
+	}
+	for _, s := range savinaPrograms {
+		ports = append(ports, port{s.name, ""})
+	}
+	for _, engine := range []string{"native", "wasm"} {
+		for _, p := range ports {
+			b.Run(engine+"/"+p.name, func(b *testing.B) {
+				args := []string{"run", "--engine", engine, filepath.Join(benchDir, p.name+".hl")}
+				if p.arg != "" {
+					args = append(args, p.arg)
+				}
+				for b.Loop() {
+					var stderr bytes.Buffer
+					e := env{stdin: strings.NewReader(""), stdout: io.Discard, stderr: &stderr, getenv: func(string) string { return "" }}
+					if code := Run(args, e); code != ExitOK {
+						b.Fatalf("hale %s: exit %d\n%s", strings.Join(args, " "), code, stderr.Bytes())
+					}
+				}
+			})
+		}
 	}
 }
