@@ -278,6 +278,10 @@ func (g *fnComp) stmt(s sir.Stmt) {
 		for _, i := range evalOrder(n, s.Order) {
 			g.expr(s.Fields[i], base+i)
 		}
+		if s.After != nil {
+			g.publishAfter(s, base)
+			break
+		}
 		g.setPos(s.Pos())
 		g.emit(image.OpPublish, int32(s.Topic), int32(base), 0)
 	case *sir.Return:
@@ -870,4 +874,13 @@ func (g *fnComp) try(e *sir.Try, dst int) {
 	g.setPos(e.Pos())
 	g.emit(image.OpTryEnd, int32(dst), kOk, 0)
 	g.bind(end)
+}
+
+// publishAfter emits a timer, `publish T {…} after ms;`, whose payload
+// fields are already in the window at base: the delay is evaluated after
+// them.
+func (g *fnComp) publishAfter(s *sir.Publish, base int) {
+	delay := g.operand(s.After)
+	g.setPos(s.Pos())
+	g.emit(image.OpPublishAfter, int32(s.Topic), int32(base), int32(delay))
 }

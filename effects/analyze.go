@@ -219,11 +219,21 @@ func (a *analyzer) collect(u *unit, n ast.Node) {
 				topic = n.Topic.Sym.Name
 			}
 			u.local = append(u.local, string(stdlib.Publish(topic)))
+			if n.After != nil {
+				a.publishAfter(u, n)
+			}
 		case *ast.CallExpr:
 			a.call(u, n)
 		}
 		return true
 	})
+}
+
+// publishAfter records the effect of a timer, `publish T {…} after ms;`:
+// it reads the monotonic clock, so it has effect time (as sleep_ms does).
+func (a *analyzer) publishAfter(u *unit, n *ast.PublishStmt) {
+	u.prims = append(u.prims, primCall{"publish " + n.Topic.Name + " after", stdlib.Time, n.After.Pos()})
+	u.local = append(u.local, string(stdlib.Time))
 }
 
 func (a *analyzer) call(u *unit, c *ast.CallExpr) {

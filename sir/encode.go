@@ -56,6 +56,7 @@ const (
 	tagReturn
 	tagBreak
 	tagContinue
+	tagPublishAfter // a Publish with a delay: as tagPublish, then the delay
 )
 
 // Expression tags (0 is a missing expression).
@@ -396,13 +397,23 @@ func (e *encoder) stmt(s Stmt) error {
 		e.bool(s.HasDefault)
 		body(s.Default)
 	case *Publish:
-		e.byte(tagPublish)
+		// An immediate publish keeps the tag it always had, so that the
+		// encoding (and program identity) of programs without timers
+		// does not change.
+		if s.After != nil {
+			e.byte(tagPublishAfter)
+		} else {
+			e.byte(tagPublish)
+		}
 		e.pos(s.At)
 		e.idx(s.Topic)
 		if err == nil {
 			err = e.exprs(s.Fields)
 		}
 		e.ints(s.Order)
+		if s.After != nil {
+			each(s.After)
+		}
 	case *Return:
 		e.byte(tagReturn)
 		e.pos(s.At)
@@ -904,6 +915,8 @@ func (d *decoder) stmt() Stmt {
 		return m
 	case tagPublish:
 		return &Publish{StmtBase: at, Topic: d.idx(), Fields: d.exprs(), Order: d.ints()}
+	case tagPublishAfter:
+		return &Publish{StmtBase: at, Topic: d.idx(), Fields: d.exprs(), Order: d.ints(), After: d.expr()}
 	case tagReturn:
 		return &Return{StmtBase: at, Value: d.expr()}
 	case tagBreak:

@@ -618,6 +618,9 @@ func (c *fnCtx) stmt(s ast.Stmt) []Stmt {
 		if t >= 0 {
 			st.Fields, st.Order = c.fieldInits(s.Pos(), len(c.l.out.Types[c.l.out.Topics[t].Type].Fields), s.Fields)
 		}
+		if s.After != nil {
+			st.After = c.expr(s.After)
+		}
 		return []Stmt{st}
 	case *ast.ReturnStmt:
 		st := &Return{StmtBase: at}

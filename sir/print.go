@@ -441,6 +441,10 @@ func (pr *printer) stmt(s Stmt) {
 		if s.Topic >= 0 && s.Topic < len(pr.p.Topics) {
 			ty = pr.p.Topics[s.Topic].Type
 		}
+		if s.After != nil {
+			pr.line("publish %s %s after %s  // %s", pr.topicName(s.Topic), pr.fields(ty, s.Fields, s.Order), pr.expr(s.After), at)
+			break
+		}
 		pr.line("publish %s %s  // %s", pr.topicName(s.Topic), pr.fields(ty, s.Fields, s.Order), at)
 	case *Return:
 		if s.Value == nil {

@@ -466,6 +466,7 @@ func walkFunc(f *Func, fs func(Stmt), fe func(Expr)) {
 				stmts(s.Default)
 			case *Publish:
 				exprs(s.Fields)
+				expr(s.After)
 			case *Return:
 				expr(s.Value)
 			}

@@ -534,12 +534,15 @@ type Arm struct {
 
 // Publish is `publish T { … }`: Fields are the payload's field values in
 // declaration order, evaluated in the order given by Order (as in
-// MakeStruct); the payload is built and published on topic Topic.
+// MakeStruct); the payload is built and published on topic Topic. After,
+// when set, is the delay in milliseconds (an int evaluated after the
+// fields) of a timer, `publish T {…} after ms;`.
 type Publish struct {
 	StmtBase
 	Topic  int // index into Program.Topics
 	Fields []Expr
 	Order  []int
+	After  Expr // nil: immediate
 }
 
 // Return leaves the function; Value is nil for `return;`.

@@ -364,6 +364,9 @@ func (v *validator) stmt(s Stmt) {
 		for _, f := range s.Fields {
 			v.expr(f, true)
 		}
+		if s.After != nil {
+			v.expr(s.After, true)
+		}
 		v.order(pos, s.Order, len(s.Fields))
 	case *Return:
 		if s.Value != nil {

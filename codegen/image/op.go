@@ -130,6 +130,8 @@ const (
 	OpTryEnd  // end the innermost try: R[A] = the variant of K[B] carrying R[A] (Ok), or K[B] itself when it carries nothing (None)
 	OpTryDrop // end the A innermost tries (a ? returning from inside them)
 
+	OpPublishAfter // publish a Topics[A] payload with fields R[B]… after R[C] milliseconds (a timer; 0: at once, negative traps)
+
 	numOps
 )
 
@@ -264,6 +266,8 @@ var infos = [numOps]Info{
 	OpTry:     {"try", Reg, KIdx, Target},
 	OpTryEnd:  {"try.end", Reg, KIdx, None},
 	OpTryDrop: {"try.drop", Count, None, None},
+
+	OpPublishAfter: {"publish.after", TopicIx, Reg, Reg},
 }
 
 // NumOps is the number of opcodes.

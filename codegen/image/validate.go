@@ -422,7 +422,7 @@ func (v *validator) instr(w string, f *Func, pc int) {
 		good = k.Kind == KindEnum && len(img.Types[k.Type].Variants[k.Variant].Fields) <= 1
 	case OpJNeStrK:
 		good = img.Consts[in.B].Kind == KindString || img.Consts[in.B].Kind == KindBytes
-	case OpPublish:
+	case OpPublish, OpPublishAfter:
 		good = window(in.B, len(img.Types[img.Topics[in.A].Type].Fields))
 	case OpIterList, OpIterMap, OpIterEnd:
 		good = window(in.A, 2)

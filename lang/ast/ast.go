@@ -408,11 +408,13 @@ type Pattern struct {
 	Variant int // set by the checker: the variant index
 }
 
-// PublishStmt is `publish Topic { f: e, … };`.
+// PublishStmt is `publish Topic { f: e, … };` or, with a delay in
+// milliseconds, `publish Topic { f: e, … } after ms;`.
 type PublishStmt struct {
 	Span
 	Topic  *Ident // Topic.Sym is the SymTopic
 	Fields []*FieldInit
+	After  Expr // the delay in milliseconds; nil for an immediate publish
 }
 
 // ReturnStmt is `return;` or `return e;`.

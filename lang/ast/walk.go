@@ -175,6 +175,7 @@ func Inspect(n Node, f func(Node) bool) {
 		for _, fi := range n.Fields {
 			Inspect(fi, f)
 		}
+		inspectExpr(n.After, f)
 	case *ReturnStmt:
 		inspectExpr(n.Value, f)
 	case *Name:

@@ -68,6 +68,7 @@ func (c *checker) stmt(s ast.Stmt) {
 	case *ast.PublishStmt:
 		if s.Topic == nil {
 			c.fieldInits(s.Fields, ast.InvalidType, s.Pos(), "")
+			c.publishDelay(s)
 			return
 		}
 		t := ast.InvalidType
@@ -75,6 +76,7 @@ func (c *checker) stmt(s ast.Stmt) {
 			t = sym.Type
 		}
 		c.fieldInits(s.Fields, t, s.Topic.Pos(), "publish of "+s.Topic.Name)
+		c.publishDelay(s)
 	case *ast.ReturnStmt:
 		res := c.fn.result
 		switch {
@@ -449,4 +451,12 @@ func isStatementExpr(x ast.Expr) bool {
 		return isStatementExpr(x.X)
 	}
 	return false
+}
+
+// publishDelay checks the delay of `publish T {…} after ms;`: an int, in
+// milliseconds.
+func (c *checker) publishDelay(s *ast.PublishStmt) {
+	if s.After != nil {
+		c.expectValue(&s.After, ast.IntType, "in \"after\" (the delay in milliseconds)")
+	}
 }

@@ -304,6 +304,12 @@ func (d *dumper) node(n ast.Node) {
 	case *ast.PublishStmt:
 		d.open("publish " + n.Topic.Name)
 		d.fields(n.Fields)
+		if n.After != nil {
+			d.sp()
+			d.open("after")
+			d.expr(n.After)
+			d.close()
+		}
 		d.close()
 	case *ast.ReturnStmt:
 		d.open("return")

@@ -121,6 +121,14 @@ func (p *parser) is(s string) bool {
 	return (t.kind == kKeyword || t.kind == kPunct) && t.text == s
 }
 
+// isContextual reports whether the current token is the contextual
+// keyword s: a name everywhere except where the grammar puts s (`after`
+// after a publish's payload), so that programs may still use it as a name.
+func (p *parser) isContextual(s string) bool {
+	t := p.tok()
+	return t.kind == kIdent && t.text == s
+}
+
 // isAt reports whether the token n ahead is the keyword or operator s.
 func (p *parser) isAt(n int, s string) bool {
 	t := p.peek(n)
@@ -860,6 +868,10 @@ func (p *parser) parseStmt() ast.Stmt {
 			s := &ast.PublishStmt{Topic: p.ident("topic name after \"publish\"")}
 			p.expect("{", "after topic name in publish")
 			s.Fields = p.parseFieldInits()
+			if p.isContextual("after") {
+				p.next()
+				s.After = p.parseExpr(false)
+			}
 			p.expect(";", "after publish")
 			s.Span = p.span(from)
 			return s
