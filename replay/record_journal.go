@@ -167,9 +167,18 @@ func (j *RecordingJournal) coordinate(c int) *artifact.Coordinate {
 }
 
 // Publish records a message.
-func (j *RecordingJournal) Publish(c int, msg host.MessageID, topic int, payload []byte, _ []int) {
-	j.rec.Append(uint32(c), artifact.Publish{Topic: j.topicName(topic), Message: messageID(msg), Payload: payload})
+func (j *RecordingJournal) Publish(c int, msg host.MessageID, topic int, payload []byte, targets []int) {
+	j.PublishAfter(c, msg, topic, payload, targets, 0)
 }
+
+// PublishAfter records a message with its delay in milliseconds (a timer;
+// 0 for an immediate message): the delay is recorded, though a replay
+// skips it (host.TimerJournal).
+func (j *RecordingJournal) PublishAfter(c int, msg host.MessageID, topic int, payload []byte, _ []int, delayMS uint64) {
+	j.rec.Append(uint32(c), artifact.Publish{Topic: j.topicName(topic), Message: messageID(msg), Payload: payload, DelayMS: delayMS})
+}
+
+var _ host.TimerJournal = (*RecordingJournal)(nil)
 
 // Deliver records a handler about to run. Once recording has failed it
 // returns the failure, which halts the run.

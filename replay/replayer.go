@@ -551,6 +551,9 @@ func keyOf(d *host.Delivery) deliveryKey {
 // Install makes the replayer the Journal, Order and Input of a run.
 func (r *Replayer) Install(o *host.Options) {
 	o.Journal, o.Order, o.Input = r, r, r.Input()
+	// A replay skips the delays of timers: their deliveries are enqueued
+	// at once, and each consumer's recorded order places them.
+	o.Timers = host.ImmediateTimers
 	// The recorded limit, so that a trap for running out of memory comes
 	// where it came in the recording (0: the default, as then).
 	o.MemoryLimit = r.art.Header.MemoryLimit
@@ -564,8 +567,9 @@ func (r *Replayer) Input() host.Input { return host.RecordedLines(r.lines) }
 func (r *Replayer) Recording() *RecordingJournal { return r.rec }
 
 var (
-	_ host.Journal = (*Replayer)(nil)
-	_ host.Order   = (*Replayer)(nil)
+	_ host.Journal      = (*Replayer)(nil)
+	_ host.Order        = (*Replayer)(nil)
+	_ host.TimerJournal = (*Replayer)(nil)
 )
 
 func (r *Replayer) consumer(c int) *replayConsumer {
@@ -940,6 +944,18 @@ func (r *Replayer) entryTextOr(e *artifact.Entry, none string) string {
 // identity and counts the deliveries it causes that the recording does
 // not have on consumers that have already had all theirs.
 func (r *Replayer) Publish(c int, msg host.MessageID, topic int, payload []byte, targets []int) {
+	r.publish(c, msg, topic, payload, targets, 0)
+}
+
+// PublishAfter checks a timer's message as Publish does, its delay
+// included (host.TimerJournal).
+func (r *Replayer) PublishAfter(c int, msg host.MessageID, topic int, payload []byte, targets []int, delayMS uint64) {
+	r.publish(c, msg, topic, payload, targets, delayMS)
+}
+
+// publish is Publish and PublishAfter: delayMS is 0 for an immediate
+// message.
+func (r *Replayer) publish(c int, msg host.MessageID, topic int, payload []byte, targets []int, delayMS uint64) {
 	cs := r.consumer(c)
 	if cs != nil {
 		cs.events.Add(1)
@@ -961,6 +977,11 @@ func (r *Replayer) Publish(c int, msg host.MessageID, topic int, payload []byte,
 				cs.pubMiss++
 			}
 			r.finding(artifact.ChangedPayload, cs, "consumer %d: message %s was published on topic %s with other payload bytes than in the recording", c, id, name)
+		} else if x.DelayMS != delayMS {
+			if cs != nil {
+				cs.pubMiss++
+			}
+			r.finding(artifact.ChangedPayload, cs, "consumer %d: message %s was published on topic %s after %d ms, in the recording after %d ms", c, id, name, delayMS, x.DelayMS)
 		}
 	}
 	if topic >= 0 && topic < len(r.img.Topics) {
@@ -995,7 +1016,7 @@ func (r *Replayer) Publish(c int, msg host.MessageID, topic int, payload []byte,
 		}
 	}
 	if r.rec != nil {
-		r.rec.Publish(c, msg, topic, payload, targets)
+		r.rec.PublishAfter(c, msg, topic, payload, targets, delayMS)
 	}
 }
 

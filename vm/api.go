@@ -30,7 +30,9 @@
 //     primitive's result type; an empty result (or a lone void byte) is
 //     the result of a primitive without one.
 //   - publish T {…} sends PrimPublish with uvarint(topic index) followed by
-//     the canonical payload struct.
+//     the canonical payload struct; publish T {…} after ms sends
+//     PrimPublishAfter with uvarint(topic), uvarint(ms), then the payload
+//     (ms 0 is a plain publish; negative ms traps with kind arg).
 //   - print(x) sends PrimPrint with str(x) as one canonical string value
 //     (tag 0x04, uvarint length, bytes), without the newline: the host
 //     writes the newline. std::io::println is an ordinary primitive.
@@ -197,6 +199,14 @@ const (
 // outside (the wasm guest runs until it returns), so this is how a host
 // interrupts a handler that never ends. Polls are not journaled.
 const PrimPoll uint16 = 0
+
+// PrimPublishAfter is the gateway id of a timer, `publish T {…} after
+// ms;` with ms > 0: args are the topic index (uvarint), the delay in
+// milliseconds (uvarint), then the canonical payload. Like PrimPublish it
+// is not a primitive; its id lies at the top of the 16-bit range, which
+// the primitive table never reaches. A delay of 0 is sent as PrimPublish,
+// a negative one traps in the machine (kind arg) and is never sent.
+const PrimPublishAfter uint16 = 0xFFFF
 
 // ErrInterrupted ends a handler run without a trap. A host answers a
 // gateway call (a poll, a primitive, a publish or a print) with an error

@@ -422,3 +422,33 @@ func (m *Machine) publish(topic int, fields []value.Value) error {
 	_, err = m.host.Prim(PrimPublish, buf)
 	return err
 }
+
+// negativeDelay is the trap of a timer with a negative delay.
+func negativeDelay(ms int64) error {
+	return trapErr(KindArg, "negative delay "+strconv.FormatInt(ms, 10)+" ms in publish after")
+}
+
+// publishAfter sends a timer, `publish T {…} after ms;`, to the host:
+// uvarint(topic), uvarint(ms), then the canonical struct (the guard bits,
+// for a guarded topic, come before it: publishGuarded). A delay of 0 is
+// a plain publish; a negative one traps with kind arg before anything is
+// sent, so the message takes no identity.
+func (m *Machine) publishAfter(topic int, fields []value.Value, ms int64) error {
+	switch {
+	case ms < 0:
+		return negativeDelay(ms)
+	case ms == 0:
+		return m.publish(topic, fields)
+	}
+	n := len(m.types[m.img.Topics[topic].Type].Fields)
+	buf := binary.AppendUvarint(m.buf[:0], uint64(topic))
+	buf = binary.AppendUvarint(buf, uint64(ms))
+	buf = append(buf, byte(value.KindStruct))
+	buf, err := value.EncodeTuple(buf, fields[:n])
+	m.buf = buf
+	if err != nil {
+		return trapErr(KindArg, err.Error())
+	}
+	_, err = m.host.Prim(PrimPublishAfter, buf)
+	return err
+}

@@ -99,6 +99,9 @@ func (m *Machine) SetGuardParams(table [][]byte) error {
 // canonical struct.
 func (m *Machine) publishOp(in *image.Instr, regs unsafe.Pointer) error {
 	fields := window(regs, in.B, len(m.types[m.img.Topics[in.A].Type].Fields))
+	if in.Op == image.OpPublishAfter {
+		return m.publishAfter(int(in.A), fields, (*reg(regs, in.C)).AsInt())
+	}
 	return m.publish(int(in.A), fields)
 }
 
@@ -110,6 +113,12 @@ func (m *Machine) publishOp(in *image.Instr, regs unsafe.Pointer) error {
 func (m *Machine) publishGuarded(in *image.Instr, regs, ip unsafe.Pointer, budget int64) (int64, error) {
 	topic := int(in.A)
 	m.frames[len(m.frames)-1].ip = ip
+	var delay int64 // a timer's delay (OpPublishAfter), checked before the guards run
+	if in.Op == image.OpPublishAfter {
+		if delay = (*reg(regs, in.C)).AsInt(); delay < 0 {
+			return 0, m.failErr(ip, negativeDelay(delay))
+		}
+	}
 	fields := window(regs, in.B, len(m.types[m.img.Topics[topic].Type].Fields))
 	payload := append(m.pubBuf[:0], byte(value.KindStruct))
 	payload, err := value.EncodeTuple(payload, fields)
@@ -122,10 +131,15 @@ func (m *Machine) publishGuarded(in *image.Instr, regs, ip unsafe.Pointer, budge
 		return used, err
 	}
 	buf := binary.AppendUvarint(m.buf[:0], uint64(topic))
+	id := PrimPublish
+	if delay > 0 {
+		id = PrimPublishAfter
+		buf = binary.AppendUvarint(buf, uint64(delay))
+	}
 	buf = append(buf, bits...)
 	buf = append(buf, payload...)
 	m.buf = buf
-	if _, err := m.host.Prim(PrimPublish, buf); err != nil {
+	if _, err := m.host.Prim(id, buf); err != nil {
 		return used, m.failErr(ip, err)
 	}
 	return used, nil

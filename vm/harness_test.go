@@ -3,6 +3,7 @@ package vm_test
 import (
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"testing/fstest"
@@ -109,6 +110,26 @@ func (h *fakeHost) Prim(id uint16, args []byte) ([]byte, error) {
 			nb := vm.GuardBits(len(vm.GuardedSubscribers(h.img, int(topic))))
 			if len(args) < nb {
 				return nil, errors.New("bad publish: no guard bits")
+			}
+			bits, args = append([]byte(nil), args[:nb]...), args[nb:]
+		}
+		h.queue = append(h.queue, published{int(topic), append([]byte(nil), args...), bits})
+		return nil, nil
+	case vm.PrimPublishAfter:
+		// A timer: this scheduler has no clock, so it queues the
+		// message at once, as a replay does, and notes the delay.
+		topic, n := binary.Uvarint(args)
+		delay, m := binary.Uvarint(args[max(n, 0):])
+		if n <= 0 || m <= 0 || delay == 0 {
+			return nil, errors.New("bad publish after")
+		}
+		fmt.Fprintf(&h.out, "(after %d ms)\n", delay)
+		args = args[n+m:]
+		var bits []byte
+		if h.img != nil {
+			nb := vm.GuardBits(len(vm.GuardedSubscribers(h.img, int(topic))))
+			if len(args) < nb {
+				return nil, errors.New("bad publish after: no guard bits")
 			}
 			bits, args = append([]byte(nil), args[:nb]...), args[nb:]
 		}

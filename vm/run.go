@@ -234,7 +234,7 @@ func (m *Machine) execAt(fn int, state []value.Value, budget int64, floor, base 
 			*reg(regs, in.A) = l.At(int(i))
 		case image.OpField:
 			*reg(regs, in.A) = (*reg(regs, in.B)).AsStruct().Field(int(in.C))
-		case image.OpPublish:
+		case image.OpPublish, image.OpPublishAfter:
 			if len(m.guards[in.A]) == 0 {
 				if err := m.publishOp(in, regs); err != nil {
 					if ip, regs, err = m.raise(ip, m.failErr(ip, err)); err != nil {

@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -550,6 +551,49 @@ func TestGatewayIDs(t *testing.T) {
 	}
 	if p, ok := stdlib.Lookup("print"); !ok || p.ID != vm.PrimPrint {
 		t.Errorf("PrimPrint %d, stdlib print %+v", vm.PrimPrint, p)
+	}
+}
+
+// TestGatewayPublishAfterIsNoPrimitive: the timer's gateway id is no
+// primitive's, now or as the table grows (it sits at the top of the
+// 16-bit range).
+func TestGatewayPublishAfterIsNoPrimitive(t *testing.T) {
+	if p, ok := stdlib.ByID(vm.PrimPublishAfter); ok {
+		t.Errorf("PrimPublishAfter %d is primitive %s", vm.PrimPublishAfter, p.Name)
+	}
+	if vm.PrimPublishAfter != 0xFFFF {
+		t.Errorf("PrimPublishAfter %#x", vm.PrimPublishAfter)
+	}
+}
+
+// TestPublishAfterGateway pins the gateway encoding of timers: a positive
+// delay sends PrimPublishAfter with uvarint(topic), uvarint(ms) and the
+// payload; 0 sends a plain PrimPublish; a negative delay traps with kind
+// arg and sends nothing.
+func TestPublishAfterGateway(t *testing.T) {
+	decls := "topic A { n: int }\ntopic B { n: int }"
+	h := &fakeHost{}
+	if _, err := run(t, compile(t, startProg(decls, `publish B { n: 7 } after 300; publish A { n: 1 } after 0;`)), h); err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, c := range h.calls {
+		got = append(got, fmt.Sprintf("%d:%x", c.id, c.args))
+	}
+	// 0xFFFF: topic 1, 300 ms (ac02), struct of 1 field (0801), int 7 (010e);
+	// then 1 (PrimPublish): topic 0, the struct with int 1 (0102).
+	if len(got) != 2 || got[0] != "65535:01ac020801010e" || got[1] != "1:0008010102" {
+		t.Errorf("calls %v, want [65535:01ac020801010e 1:0008010102]", got)
+	}
+
+	h = &fakeHost{}
+	_, err := run(t, compile(t, startProg(decls, `let d = 0 - 2; publish A { n: 1 } after d;`)), h)
+	var tr *vm.Trap
+	if !errors.As(err, &tr) || tr.Kind != vm.KindArg || tr.Message != "negative delay -2 ms in publish after" {
+		t.Fatalf("err %v, want a trap of kind arg", err)
+	}
+	if len(h.calls) != 0 {
+		t.Errorf("calls %v after a negative delay", h.calls)
 	}
 }
 

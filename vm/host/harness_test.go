@@ -296,6 +296,14 @@ func (j *logJournal) Publish(c int, msg MessageID, topic int, payload []byte, _ 
 	j.add(c, fmt.Sprintf("publish %v %s", msg, j.prog.Topics[topic].Name))
 }
 
+// PublishAfter logs a timer's message as Publish does, then its delay.
+func (j *logJournal) PublishAfter(c int, msg MessageID, topic int, payload []byte, targets []int, delayMS uint64) {
+	j.Publish(c, msg, topic, payload, targets)
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	j.add(c, fmt.Sprintf("after %v %d", msg, delayMS))
+}
+
 func (j *logJournal) Deliver(c, n int, d *Delivery, st StateReader) error {
 	j.mu.Lock()
 	if n != j.nextN[c] {

@@ -42,6 +42,8 @@ func (c *consumer) Prim(id uint16, args []byte) ([]byte, error) {
 	switch id {
 	case vm.PrimPublish:
 		return nil, c.publishCall(args)
+	case vm.PrimPublishAfter:
+		return nil, c.publishAfterCall(args)
 	case vm.PrimPoll:
 		// A long handler run asks whether to go on.
 		if p, ok := c.r.journal.(Poller); ok {

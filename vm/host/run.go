@@ -57,6 +57,11 @@ type Options struct {
 	// Order, when set, picks each consumer's next delivery (see Order).
 	// nil: arrival order.
 	Order Order
+	// Timers, when set, makes the queue that holds the run's timers
+	// (`publish T {…} after ms;`) until they are due: ImmediateTimers
+	// skips every delay (replay), a virtual clock brings its own. nil:
+	// RealTimers, on the process's monotonic clock.
+	Timers TimerQueueMaker
 
 	// MemoryLimit bounds the data of each consumer, in bytes, as the
 	// interpreter counts it (vm.Machine.SetMemoryLimit): a handler that
@@ -175,7 +180,8 @@ type runner struct {
 	guarded   bool        // some handler has a guard
 
 	clock     Clock
-	epoch     time.Time // the clock at start-up, for monotonic_ns
+	epoch     time.Time  // the clock at start-up, for monotonic_ns
+	timers    TimerQueue // pending timers; stopped when the run stops
 	entropyMu sync.Mutex
 	entropy   io.Reader
 	lookupEnv func(string) (string, bool)
@@ -242,6 +248,7 @@ func newRunner(ctx context.Context, img *image.Image, opts Options) (*runner, er
 		r.http = defaultHTTPClient()
 	}
 	r.epoch = r.clock.Now()
+	r.timers = newTimerQueue(opts.Timers, r.fireTimer)
 
 	r.consumers = make([]*consumer, len(img.Consumers))
 	for id, ic := range img.Consumers {
@@ -617,6 +624,7 @@ func (r *runner) stop(verdict string, code int, trap *TrapReport, halt, err erro
 	}
 	r.mu.Unlock()
 	r.stopped.Store(true)
+	r.timers.Stop() // exit, a trap or an interrupt cancels pending timers
 	r.doneOnce.Do(func() { close(r.done) })
 	for _, c := range r.execs {
 		c.signal()
