@@ -74,7 +74,7 @@ const (
 	InputPastJournal   DivergenceKind = "input_past_journal"  // a call the recording has no entry for
 	ExtraPublish       DivergenceKind = "extra_publish"       // a publish the recording does not have there
 	MissingPublish     DivergenceKind = "missing_publish"     // a recorded publish the replay did not make
-	ChangedPayload     DivergenceKind = "changed_payload"     // the same message with other payload bytes
+	ChangedPayload     DivergenceKind = "changed_payload"     // the same message with other payload bytes (or, for a timer, another delay_ms)
 	MissingDelivery    DivergenceKind = "missing_delivery"    // a recorded delivery the replay never handled
 	UnexpectedDelivery DivergenceKind = "unexpected_delivery" // a replayed delivery the recording never had
 	ReorderedDelivery  DivergenceKind = "reordered_delivery"  // the same delivery at another position
@@ -768,7 +768,7 @@ func sameEntry(a, b Body) bool {
 		return ok && sameCall(x, y) && sameOutcome(x.Outcome, x.Result, x.Length, x.TrapKind, x.Message, y.Outcome, y.Result, y.Length, y.TrapKind, y.Message)
 	case Publish:
 		y, ok := b.(Publish)
-		return ok && x.Topic == y.Topic && x.Message == y.Message && bytes.Equal(x.Payload, y.Payload)
+		return ok && x.Topic == y.Topic && x.Message == y.Message && bytes.Equal(x.Payload, y.Payload) && x.DelayMS == y.DelayMS
 	case Output:
 		y, ok := b.(Output)
 		return ok && x.Channel == y.Channel && x.Primitive == y.Primitive && bytes.Equal(x.Args, y.Args) &&

@@ -60,6 +60,7 @@ func failed(prim, args, msg string) Invocation {
 func pub(topic string, p uint32, s uint64, payload string) Publish {
 	return Publish{Topic: topic, Message: MessageID{p, s}, Payload: []byte(payload)}
 }
+func delayed(x Publish, ms uint64) Publish { x.DelayMS = ms; return x }
 func printed(text string) Output {
 	args, _ := json.Marshal([]string{text})
 	return Output{Channel: ChannelStdout, Primitive: "std::io::println", Args: args, Outcome: OK, Result: []byte(text + "\n")}
@@ -230,6 +231,10 @@ func TestDiffKinds(t *testing.T) {
 		{name: "changed payload", repEdit: replace(3, step{0, pub("Job", 0, 0, `{"n":9}`)}),
 			kind: ChangedPayload, at: "0:0",
 			sentence: `consumer 0: publish #0 in delivery #0 (topic Job, message 0:0) had payload {"n":1} in the recording, but {"n":9} in the replay`},
+		{name: "changed delay", recEdit: replace(3, step{0, delayed(pub("Job", 0, 0, `{"n":1}`), 20)}),
+			repEdit: replace(3, step{0, delayed(pub("Job", 0, 0, `{"n":1}`), 30)}),
+			kind:    ChangedPayload, at: "0:0",
+			sentence: `consumer 0: publish #0 in delivery #0 (topic Job, message 0:0) had delay_ms 20 in the recording, but 30 in the replay`},
 		{name: "missing delivery", repEdit: remove(13, 15),
 			kind: MissingDelivery, at: "0:1",
 			sentence: "consumer 0: the recording had delivery #1 (target Main, message 2:0), but the replay had nothing more"},

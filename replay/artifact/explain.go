@@ -94,10 +94,14 @@ func (rd render) describe(d *Divergence, r, p *Entry, n uint64, counts map[Kind]
 		case Publish:
 			y := p.Body.(Publish)
 			label := fmt.Sprintf("publish #%d %s", counts[KindPublish], ctx)
-			if d.Kind == ChangedPayload {
+			switch {
+			case d.Kind == ChangedPayload && bytes.Equal(x.Payload, y.Payload) && x.DelayMS != y.DelayMS:
+				// Only a timer's delay differs.
+				s = fmt.Sprintf("%s %s had delay_ms %d in the recording, but %d in the replay", label, rd.publish(x, false), x.DelayMS, y.DelayMS)
+			case d.Kind == ChangedPayload:
 				s = label + " " + rd.publish(x, false) + " had payload " + rd.value("payload", x.Topic, x.Payload) +
 					" in the recording, but " + rd.value("payload", y.Topic, y.Payload) + " in the replay"
-			} else {
+			default:
 				s = label + " was " + rd.publish(x, false) + " in the recording, but " + rd.publish(y, false) + " in the replay"
 			}
 		case Output:
