@@ -62,7 +62,33 @@ func TestExamplesRecordAndReplayIdentically(t *testing.T) {
 				if rout.String() != out.String() {
 					t.Errorf("replay %d printed\n%s\nbut the recorded run printed\n%s", i, rout.String(), out.String())
 				}
+				if want, ok := examplesOutput[name]; ok && out.String() != want {
+					t.Errorf("run %d (%s) printed\n%s\nwant\n%s", i, engine, out.String(), want)
+				}
 			}
 		})
 	}
+}
+
+// examplesOutput is the exact output of the examples whose output does
+// not depend on how their consumers interleave.
+var examplesOutput = map[string]string{
+	// Timeouts and retries by timer: which attempts time out depends only
+	// on which workers are broken, and the timers fire in due order.
+	"jobs.hl": `job 1 timed out on attempt 0
+job 2 timed out on attempt 0
+job 5 timed out on attempt 0
+job 6 timed out on attempt 0
+job 1 timed out on attempt 1
+job 5 timed out on attempt 1
+job 0: worker 0, attempt 0, value 111
+job 1: gave up after 2 attempts
+job 2: worker 3, attempt 1, value 18
+job 3: worker 3, attempt 0, value 18
+job 4: worker 0, attempt 0, value 106
+job 5: gave up after 2 attempts
+job 6: worker 3, attempt 1, value 26
+job 7: worker 3, attempt 0, value 13
+6 timeouts
+`,
 }
