@@ -24,7 +24,10 @@
 // trap and the end to the Journal, which may serve results instead of
 // performing the calls; the Order picks each consumer's next delivery;
 // the Input supplies ingress lines. Without them each site costs one nil
-// check.
+// check. Timers (`publish T {…} after ms`) wait in a TimerQueue (timer.go)
+// until they are due: by default a real one on the monotonic clock; a
+// replay uses ImmediateTimers, and a virtual clock may bring its own
+// through Options.Timers.
 //
 // The guest is rebuilt with `go generate ./vm/host`; a test fails when
 // the committed guest.wasm is stale.

@@ -60,7 +60,7 @@ type Options struct {
 	// Timers, when set, makes the queue that holds the run's timers
 	// (`publish T {…} after ms;`) until they are due: ImmediateTimers
 	// skips every delay (replay), a virtual clock brings its own. nil:
-	// RealTimers, on the process's monotonic clock.
+	// realTimerQueue, on the process's monotonic clock.
 	Timers TimerQueueMaker
 
 	// MemoryLimit bounds the data of each consumer, in bytes, as the

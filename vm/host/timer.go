@@ -50,22 +50,24 @@ type TimerQueue interface {
 	// Add holds t until Now reaches t.Due. Timers fire one at a time, in
 	// order of due time, then producer, then sequence.
 	Add(t Timer)
-	// Stop drops every pending timer; no fire call begins after it.
+	// Stop drops every pending timer: after it, Add holds nothing and no
+	// timer still pending is handed to fire (one taken out just before
+	// may still be). The run ignores a timer that fires after it stopped.
 	Stop()
 }
 
 // TimerQueueMaker makes a run's TimerQueue around fire, which enqueues a
-// due timer's deliveries. fire may be called from any goroutine but not
-// concurrently, and must not be called with a lock that Add or Stop
-// takes (fire may stop the run, which calls Stop).
+// due timer's deliveries. fire may be called from any goroutine, also
+// from inside Add, but not concurrently, and not with a lock held that
+// Add or Stop takes (fire may end the run, which calls Stop).
 type TimerQueueMaker func(fire func(Timer)) TimerQueue
 
-// newTimerQueue makes a run's timer queue with make, or RealTimers.
-func newTimerQueue(make TimerQueueMaker, fire func(Timer)) TimerQueue {
-	if make == nil {
-		make = RealTimers
+// newTimerQueue makes a run's timer queue with maker, or realTimerQueue.
+func newTimerQueue(maker TimerQueueMaker, fire func(Timer)) TimerQueue {
+	if maker == nil {
+		maker = realTimerQueue
 	}
-	return make(fire)
+	return maker(fire)
 }
 
 // ImmediateTimers is a TimerQueueMaker whose timers fire at once, inside
@@ -96,10 +98,10 @@ func (q *immediateTimers) Stop() {
 	q.mu.Unlock()
 }
 
-// RealTimers is the default TimerQueueMaker: one runtime timer (no
+// realTimerQueue is the default TimerQueueMaker: one runtime timer (no
 // goroutine, no polling) set to the earliest due time on the process's
 // monotonic clock. A program waiting only on timers uses no CPU.
-func RealTimers(fire func(Timer)) TimerQueue {
+func realTimerQueue(fire func(Timer)) TimerQueue {
 	return &realTimers{start: time.Now(), fire: fire}
 }
 

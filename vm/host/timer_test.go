@@ -156,7 +156,7 @@ func TestTimerCanceledByExitAndTrap(t *testing.T) {
 			var spy *stopSpy
 			start := time.Now()
 			o := runWith(t, img, Options{Engine: kind, Timers: func(fire func(Timer)) TimerQueue {
-				spy = &stopSpy{TimerQueue: RealTimers(fire)}
+				spy = &stopSpy{TimerQueue: realTimerQueue(fire)}
 				return spy
 			}})
 			if took := time.Since(start); took > 20*time.Second {
@@ -336,7 +336,7 @@ func TestTimerHeapOrder(t *testing.T) {
 // TestRealTimersStop: a stopped queue fires nothing more.
 func TestRealTimersStop(t *testing.T) {
 	fired := make(chan Timer, 4)
-	q := RealTimers(func(t Timer) { fired <- t })
+	q := realTimerQueue(func(t Timer) { fired <- t })
 	q.Add(Timer{Due: q.Now() + 10*time.Millisecond, Message: MessageID{Seq: 1}})
 	q.Add(Timer{Due: q.Now() + 10*time.Second, Message: MessageID{Seq: 2}})
 	if x := <-fired; x.Message.Seq != 1 {
