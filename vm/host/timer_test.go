@@ -20,9 +20,9 @@ func TestEnginesTimers(t *testing.T) {
 topic Tick { n: int }
 locus Clock {
     on start {
-        publish Tick { n: 3 } after 300;
-        publish Tick { n: 1 } after 100;
-        publish Tick { n: 2 } after 200;
+        publish Tick { n: 3 } after 600;
+        publish Tick { n: 1 } after 200;
+        publish Tick { n: 2 } after 400;
         publish Tick { n: 0 };
         print("published");
     }
