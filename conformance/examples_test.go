@@ -74,16 +74,17 @@ func TestExamplesRecordAndReplayIdentically(t *testing.T) {
 // not depend on how their consumers interleave.
 var examplesOutput = map[string]string{
 	// Timeouts and retries by timer: which attempts time out depends only
-	// on which workers are broken, and the timers fire in due order.
+	// on the work group's round-robin, which counts the dispatcher's
+	// publishes, and the timeouts fire in due order.
 	"jobs.hl": `job 1 timed out on attempt 0
 job 2 timed out on attempt 0
 job 5 timed out on attempt 0
 job 6 timed out on attempt 0
-job 1 timed out on attempt 1
+job 2 timed out on attempt 1
 job 5 timed out on attempt 1
 job 0: worker 0, attempt 0, value 111
-job 1: gave up after 2 attempts
-job 2: worker 3, attempt 1, value 18
+job 1: worker 0, attempt 1, value 18
+job 2: gave up after 2 attempts
 job 3: worker 3, attempt 0, value 18
 job 4: worker 0, attempt 0, value 106
 job 5: gave up after 2 attempts

@@ -350,3 +350,50 @@ func TestRealTimersStop(t *testing.T) {
 	case <-time.After(50 * time.Millisecond):
 	}
 }
+
+// TestTimerGuardsAndWorkGroups: a timer's guards run, and its work-group
+// member is chosen, when the statement runs: the timer takes round-robin
+// turn 0 although it is delivered after the immediate message that took
+// turn 1, and a guard that traps traps the publish at once, not after the
+// delay.
+func TestTimerGuardsAndWorkGroups(t *testing.T) {
+	runEngineCases(t, []engineCase{
+		{name: "round-robin at the statement", src: `
+topic Job { n: int }
+locus Boss {
+    on start {
+        publish Job { n: 1 } after 200;
+        publish Job { n: 2 };
+    }
+}
+locus Worker(id: int) {
+    on Job(j) shared { print("worker " + str(id) + " got " + str(j.n)); }
+}
+main {
+    spawn Boss;
+    spawn Worker(0) as w0;
+    spawn Worker(1) as w1;
+}
+`, stdout: "worker 1 got 2\nworker 0 got 1\n"},
+		{name: "guards at the statement", src: `
+topic Job { n: int }
+locus Boss {
+    on start {
+        publish Job { n: 4 } after 100;
+        publish Job { n: 3 } after 50;
+        print("published");
+        publish Job { n: 0 } after 60_000;
+        print("not reached");
+    }
+}
+locus Worker(id: int) {
+    on Job(j) if 12 / j.n % 2 == id { print("worker " + str(id) + " got " + str(j.n)); }
+}
+main {
+    spawn Boss;
+    spawn Worker(0) as w0;
+    spawn Worker(1) as w1;
+}
+`, stdout: "published\n", stderr: "trap: division by zero\n", code: ExitTrap},
+	})
+}
