@@ -165,3 +165,66 @@ main { spawn Clock; }
 		t.Errorf("findings do not name the delays:\n%s", rp.explain())
 	}
 }
+
+// racingGuardedTimersSrc: pinned producers race timers and immediate
+// messages into a work group (round-robin per producer, decided at the
+// statement) and a guarded tally.
+const racingGuardedTimersSrc = `
+topic Go { round: int }
+topic Job { from: int, k: int }
+topic Done { from: int, k: int, by: int }
+locus Producer(id: int) {
+    on Go(g) {
+        for k in 0..6 {
+            if k % 2 == 0 { publish Job { from: id, k: k } after 1 + id; } else { publish Job { from: id, k: k }; }
+        }
+    }
+}
+locus Starter { on start { publish Go { round: 0 }; } }
+locus Worker(slot: int) {
+    on Job(j) shared { publish Done { from: j.from, k: j.k, by: slot }; }
+}
+locus Tally(from: int) {
+    var seen: [string] = [];
+    on Done(d) if d.from == from {
+        push(seen, str(d.k) + "@" + str(d.by));
+        if len(seen) == 6 { print(str(from) + ": " + join(seen, " ")); }
+    }
+}
+main {
+    spawn Starter;
+    for i in 0..3 { spawn Producer(i) as producers[i] on pinned; }
+    for w in 0..2 { spawn Worker(w) as workers[w] on pool("w"); }
+    for i in 0..3 { spawn Tally(i) as tallies[i]; }
+}
+`
+
+// TestReplayRacingGuardedTimers: 50 recordings of racing timers into a
+// work group and guarded subscribers replay identically; every job went
+// to the member its producer's round-robin turn names (even k to worker
+// 0: the turns are taken at the statement, timers included).
+func TestReplayRacingGuardedTimers(t *testing.T) {
+	p := compileProgram(t, racingGuardedTimersSrc)
+	n := runs
+	if raceBuild || testing.Short() {
+		n = 5
+	}
+	for i := range n {
+		rec := record(t, p, host.Options{}, artifact.EnvWithheld)
+		if rec.res.Verdict != host.VerdictQuiescent || strings.Count(rec.stdout, "\n") != 3 {
+			t.Fatalf("recording %d: %s, stdout %q, stderr %q", i, rec.res.Verdict, rec.stdout, rec.stderr)
+		}
+		for _, f := range strings.Fields(rec.stdout) {
+			if k, by, ok := strings.Cut(f, "@"); ok && (k[0]-'0')%2 != by[0]-'0' {
+				t.Fatalf("recording %d: job %s went to worker %s:\n%s", i, k, by, rec.stdout)
+			}
+		}
+		rp := replayRun(t, rec.art, p, replay.Options{})
+		if rp.report.Diverged() || !rp.stats.Clean() {
+			t.Fatalf("recording %d: replay diverged:\n%s", i, rp.explain())
+		}
+		if rp.stdout != rec.stdout {
+			t.Fatalf("recording %d: replay printed %q, recorded %q", i, rp.stdout, rec.stdout)
+		}
+	}
+}
