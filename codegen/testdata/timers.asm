@@ -1,4 +1,4 @@
-; hale program image v2, entry app.hl
+; hale program image v3, entry app.hl
 
 files:
   0 app.hl
