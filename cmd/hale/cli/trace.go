@@ -15,14 +15,15 @@ func init() { commands = append(commands, newTraceCmd) }
 func newTraceCmd(e env) *cobra.Command {
 	trace := &cobra.Command{
 		Use:   "trace",
-		Short: "Inspect a recorded artifact (summary, dump, verify)",
+		Short: "Inspect a recorded artifact (summary, dump, verify, view)",
 		Long: "Trace looks inside a recording (.halerec) without running anything: summary\n" +
-			"counts what it holds, dump prints every entry as JSON, verify checks it.",
+			"counts what it holds, dump prints every entry as JSON, verify checks it, view\n" +
+			"draws its timeline (HTML or Perfetto JSON).",
 		// Without this, cobra answers `hale trace bogus` with the help
 		// text and exit 0.
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) > 0 {
-				return fmt.Errorf("unknown command %q for \"hale trace\" (summary, dump, verify)", args[0])
+				return fmt.Errorf("unknown command %q for \"hale trace\" (summary, dump, verify, view)", args[0])
 			}
 			return nil
 		},
@@ -84,7 +85,7 @@ func newTraceCmd(e env) *cobra.Command {
 			return nil
 		},
 	}
-	trace.AddCommand(summary, dump, verify)
+	trace.AddCommand(summary, dump, verify, newTraceViewCmd(e))
 	return trace
 }
 
