@@ -202,7 +202,7 @@ svg text { font: 11px system-ui, sans-serif; }
     return String(s).replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
   }
   var summary = document.getElementById('summary');
-  var s = d.lanes.length + ' lanes, ' + d.total + ' deliveries, ' + d.arrows.length + ' arrows, ' + d.marks.length + ' traps and exits';
+  var s = 'lanes: ' + d.lanes.length + ', deliveries: ' + d.total + ', arrows: ' + d.arrows.length + ', traps and exits: ' + d.marks.length;
   var html = '<p>' + esc(s) + '</p>';
   if (d.omitted > 0) {
     html += '<p class="note" data-limit="' + d.omitted + '">' + esc(d.note) + '</p>';

@@ -30,9 +30,8 @@ type TraceEvent struct {
 
 // TraceFile is the JSON object form of the format.
 type TraceFile struct {
-	TraceEvents     []TraceEvent   `json:"traceEvents"`
-	DisplayTimeUnit string         `json:"displayTimeUnit"`
-	OtherData       map[string]any `json:"otherData"`
+	TraceEvents []TraceEvent   `json:"traceEvents"`
+	OtherData   map[string]any `json:"otherData"`
 }
 
 const tracePid = 1
@@ -46,7 +45,7 @@ func intp(v int) *int { return &v }
 // Perfetto converts the timeline to the Trace Event Format. title names
 // the process (the artifact's path).
 func (t *Timeline) Perfetto(title string) *TraceFile {
-	f := &TraceFile{TraceEvents: []TraceEvent{}, DisplayTimeUnit: "ns",
+	f := &TraceFile{TraceEvents: []TraceEvent{},
 		OtherData: map[string]any{"time_axis": "logical: one unit per artifact entry", "source": title}}
 	add := func(e TraceEvent) { f.TraceEvents = append(f.TraceEvents, e) }
 	add(TraceEvent{Name: "process_name", Ph: "M", Pid: tracePid, Args: map[string]any{"name": "hale " + title}})
