@@ -26,6 +26,8 @@ type Timeline struct {
 	Arrows []Arrow `json:"arrows"` // in order of their deliveries
 	Marks  []Mark  `json:"marks"`  // traps and exits, in file order
 	Steps  int     `json:"steps"`  // entries, the length of the time axis
+
+	entryBox []int // the box each entry belongs to; -1 outside any handler
 }
 
 // Lane is one consumer, named as `hale trace summary` lists it.
@@ -80,7 +82,8 @@ type Mark struct {
 // Build makes the timeline of an artifact, complete or salvaged. decode,
 // when not nil, gives payloads their JSON view (as `hale trace dump`).
 func Build(a *artifact.Artifact, decode artifact.ValueDecoder) *Timeline {
-	t := &Timeline{Lanes: []Lane{}, Boxes: []Box{}, Arrows: []Arrow{}, Marks: []Mark{}, Steps: a.Len()}
+	t := &Timeline{Lanes: []Lane{}, Boxes: []Box{}, Arrows: []Arrow{}, Marks: []Mark{}, Steps: a.Len(),
+		entryBox: make([]int, a.Len())}
 	laneOf := map[uint32]int{}
 	for _, c := range a.Header.Consumers {
 		if _, dup := laneOf[c.ID]; dup {
@@ -124,6 +127,7 @@ func Build(a *artifact.Artifact, decode artifact.ValueDecoder) *Timeline {
 		if b := current(e.Consumer); b >= 0 && e.Body.Kind() != artifact.KindDelivery {
 			t.Boxes[b].End = i + 1
 		}
+		t.entryBox[i] = current(e.Consumer)
 		switch x := e.Body.(type) {
 		case artifact.Publish:
 			publishes[x.Message] = publish{current(e.Consumer), lane, i, payloadView(decode, x.Topic, x.Payload)}
@@ -142,6 +146,7 @@ func Build(a *artifact.Artifact, decode artifact.ValueDecoder) *Timeline {
 				}
 			}
 			open[e.Consumer] = len(t.Boxes)
+			t.entryBox[i] = len(t.Boxes)
 			t.Boxes = append(t.Boxes, box)
 		case artifact.Trap:
 			t.Marks = append(t.Marks, Mark{Kind: "trap", Lane: lane, Box: current(e.Consumer), Step: i, Text: x.Message, Position: x.Position})

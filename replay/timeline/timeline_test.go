@@ -319,10 +319,14 @@ func embedded(t *testing.T, page string) (lanes, boxes, arrows, marks, omitted i
 	if m == nil {
 		t.Fatal("no embedded timeline data")
 	}
-	var d htmlData
-	if err := json.Unmarshal([]byte(m[1]), &d); err != nil {
+	var p htmlPage
+	if err := json.Unmarshal([]byte(m[1]), &p); err != nil {
 		t.Fatal(err)
 	}
+	if len(p.Runs) != 1 {
+		t.Fatalf("%d runs in a single run's page", len(p.Runs))
+	}
+	d := p.Runs[0]
 	return len(d.Lanes), len(d.Boxes), len(d.Arrows), len(d.Marks), d.Omitted
 }
 
@@ -393,6 +397,14 @@ func browser() string {
 // renderedCounts renders the page in headless Chromium and counts the
 // elements the script drew, by their data attributes.
 func renderedCounts(t *testing.T, page string) (lanes, boxes, arrows, marks int, dom string) {
+	dom, count := render(t, page)
+	return count("data-lane"), count("data-box"), count("data-arrow"), count("data-mark"), dom
+}
+
+// render renders the page in headless Chromium and returns the DOM it
+// built (scripts left out) and a counter of the elements carrying an
+// attribute.
+func render(t *testing.T, page string) (dom string, count func(attr string) int) {
 	t.Helper()
 	chrome := browser()
 	if chrome == "" {
@@ -415,10 +427,10 @@ func renderedCounts(t *testing.T, page string) (lanes, boxes, arrows, marks int,
 	if !strings.Contains(dom, "<svg") {
 		t.Fatalf("the page drew no SVG:\n%.2000s", dom)
 	}
-	count := func(attr string) int {
-		return len(regexp.MustCompile(`<[a-z]+ [^>]*\b`+attr+`="`).FindAllString(dom, -1))
+	count = func(attr string) int {
+		return len(regexp.MustCompile(`<[a-z0-9]+ [^>]*\b`+attr+`="`).FindAllString(dom, -1))
 	}
-	return count("data-lane"), count("data-box"), count("data-arrow"), count("data-mark"), dom
+	return dom, count
 }
 
 func TestHTMLRendersInChromium(t *testing.T) {
@@ -437,5 +449,59 @@ func TestHTMLOfTenThousandDeliveriesRendersInChromium(t *testing.T) {
 	}
 	if !regexp.MustCompile(`data-limit="5000"[^>]*>showing the first 5000 of 10000 deliveries`).MatchString(dom) {
 		t.Error("the rendered page does not say how many deliveries it left out")
+	}
+}
+
+// diffed is the recording of recording(t) and a replay of it that
+// published another payload in Worker's second handler (entry 7): the
+// first divergence is in box 1:1 on both sides.
+func diffed(t *testing.T) (rec, rep *Timeline, d Divergence) {
+	a := recording(t)
+	b := recording(t)
+	p := b.Entries[7].Body.(artifact.Publish)
+	p.Payload = []byte{9}
+	b.Entries[7].Body = p
+	return Build(a, nil), Build(b, nil), Divergence{RecordedEntry: 7, ReplayedEntry: 7, At: "1:1",
+		Sentence: "consumer 1: delivery #1 published Pong with another payload"}
+}
+
+func TestDiffHTMLMarksTheFirstDivergenceInBothRuns(t *testing.T) {
+	rec, rep, d := diffed(t)
+	var buf bytes.Buffer
+	if err := WriteDiffHTML(&buf, "run.halerec", rec, rep, d); err != nil {
+		t.Fatal(err)
+	}
+	page := buf.String()
+	checkSelfContained(t, page)
+	m := regexp.MustCompile(`(?s)id="timeline-data">(.*?)</script>`).FindStringSubmatch(page)
+	var p htmlPage
+	if m == nil || json.Unmarshal([]byte(m[1]), &p) != nil {
+		t.Fatal("no embedded page data")
+	}
+	if len(p.Runs) != 2 || p.Runs[0].Run != "recorded" || p.Runs[1].Run != "replayed" || p.Divergence != d.Sentence {
+		t.Fatalf("page %+v", p)
+	}
+	for _, r := range p.Runs {
+		if r.Divergent != 2 || r.Boxes[r.Divergent].Coordinate != "1:1" {
+			t.Errorf("%s: divergent box %d, want 2 (1:1)", r.Run, r.Divergent)
+		}
+	}
+	// A side without an entry is marked at the coordinate.
+	if got := rep.boxOf(-1, "0:2"); got != 4 {
+		t.Errorf("boxOf(-1, 0:2) = %d, want 4", got)
+	}
+	if got := rep.boxOf(-1, "9:9"); got != -1 {
+		t.Errorf("boxOf(-1, 9:9) = %d, want -1", got)
+	}
+
+	dom, count := render(t, page)
+	if count("data-run") != 2 || count("data-box") != 10 || count("data-arrow") != 8 {
+		t.Errorf("rendered runs %d boxes %d arrows %d; want 2, 10, 8", count("data-run"), count("data-box"), count("data-arrow"))
+	}
+	if n := len(regexp.MustCompile(`data-divergence="1:1"`).FindAllString(dom, -1)); n != 2 {
+		t.Errorf("%d boxes marked diverged, want 2", n)
+	}
+	if !strings.Contains(dom, "first divergence: consumer 1: delivery #1 published Pong") {
+		t.Error("the rendered page does not state the divergence")
 	}
 }

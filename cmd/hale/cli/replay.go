@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -16,6 +17,7 @@ import (
 	"github.com/hale-lang/hale/internal/termsafe"
 	"github.com/hale-lang/hale/replay"
 	"github.com/hale-lang/hale/replay/artifact"
+	"github.com/hale-lang/hale/replay/timeline"
 	"github.com/hale-lang/hale/vm/host"
 )
 
@@ -24,7 +26,7 @@ func init() { commands = append(commands, newReplayCmd) }
 // replayFlags are the flags of `hale replay`.
 type replayFlags struct {
 	diff, asJSON, unverified, allowLive, quiet bool
-	at, output, engine                         string
+	at, output, engine, view                   string
 	holdTimeout                                time.Duration
 	env                                        []string
 }
@@ -53,6 +55,7 @@ func newReplayCmd(e env) *cobra.Command {
 	fl.StringArrayVar(&f.env, "env", nil, "supply a withheld environment value as NAME=VALUE (repeatable)")
 	fl.BoolVar(&f.quiet, "quiet", false, "do not print the program's output again (it is still compared)")
 	fl.StringVarP(&f.output, "output", "o", "", "write the replay's own recording to this file")
+	fl.StringVar(&f.view, "view", "", "with --diff: draw both runs' timelines, the first divergence marked, as one HTML page")
 	fl.StringVar(&f.engine, "engine", defaultEngine(e), "interpreter engine: wasm or native; default $HALE_ENGINE, else wasm")
 	return cmd
 }
@@ -70,6 +73,12 @@ func runReplay(e env, f replayFlags, artifactPath, programPath string) error {
 			return exitf(ExitUsage, "--env %q: want NAME=VALUE", kv)
 		}
 		envValues[name] = value
+	}
+	if f.view != "" && !f.diff {
+		return exitf(ExitUsage, "--view draws the --diff of the two runs: add --diff")
+	}
+	if f.view != "" && f.at != "" {
+		return exitf(ExitUsage, "--view and --at do not go together: --at stops the replay before it ends")
 	}
 	if f.holdTimeout <= 0 {
 		return exitf(ExitUsage, "--hold-timeout must be positive, got %s", f.holdTimeout)
@@ -92,6 +101,16 @@ func runReplay(e env, f replayFlags, artifactPath, programPath string) error {
 		Record: f.diff,
 		Output: f.output,
 	}
+	if f.view != "" && f.output == "" {
+		// The page needs the replay's own recording, which the session
+		// otherwise keeps to itself.
+		tmp, err := os.MkdirTemp("", "hale-view-")
+		if err != nil {
+			return exitf(ExitFailure, "--view: %v", err)
+		}
+		defer os.RemoveAll(tmp)
+		opts.Output = filepath.Join(tmp, "replayed.halerec")
+	}
 	if err := stopAt(e, f, art, &opts); err != nil {
 		return err
 	}
@@ -109,6 +128,11 @@ func runReplay(e env, f replayFlags, artifactPath, programPath string) error {
 		return writeJSON(e.stdout, s.View)
 	case s.Halted:
 		return nil // `quit` in the inspector
+	}
+	if f.view != "" {
+		if err := writeDiffView(f.view, artifactPath, art, opts.Output, s.Report); err != nil {
+			return err
+		}
 	}
 	return printReport(e, f, s.Report)
 }
@@ -149,6 +173,12 @@ func admit(e env, f replayFlags, artifactPath, programPath string) (*hale.Compil
 	if f.output != "" {
 		ins := append([]input{{what: "the recording being replayed", path: artifactPath}}, sourceInputs(programPath, c)...)
 		if err := refuseOverwrite("-o", f.output, ins); err != nil {
+			return nil, nil, err
+		}
+	}
+	if f.view != "" {
+		ins := append([]input{{what: "the recording being replayed", path: artifactPath}}, sourceInputs(programPath, c)...)
+		if err := refuseOverwrite("--view", f.view, ins); err != nil {
 			return nil, nil, err
 		}
 	}
@@ -293,4 +323,29 @@ func newInspector(e env) func(*replay.Inspection) replay.InspectAction {
 			}
 		}
 	}
+}
+
+// writeDiffView writes `--view`: the recording's and the replay's
+// timelines on one page, the first divergence marked in both.
+func writeDiffView(out, artifactPath string, recorded *artifact.Artifact, replayPath string, rep *artifact.Report) error {
+	data, err := os.ReadFile(replayPath)
+	if err != nil {
+		return exitf(ExitFailure, "--view: cannot read the replay's recording: %v", err)
+	}
+	replayed, problem := artifact.Salvage(data)
+	if replayed == nil {
+		return exitf(ExitFailure, "--view: the replay's recording: %v", problem)
+	}
+	d := timeline.Divergence{RecordedEntry: -1, ReplayedEntry: -1}
+	if len(rep.Divergences) > 0 {
+		first := rep.Divergences[0]
+		d = timeline.Divergence{RecordedEntry: first.RecordedEntry, ReplayedEntry: first.ReplayedEntry, Sentence: first.Sentence}
+		if !first.End {
+			d.At = first.At.String()
+		}
+	}
+	return writeFileWith(out, func(w *bufio.Writer) error {
+		return timeline.WriteDiffHTML(w, artifactPath, timeline.Build(recorded, artifactDecoder(recorded)),
+			timeline.Build(replayed, artifactDecoder(replayed)), d)
+	})
 }
