@@ -133,32 +133,43 @@ func TestBuildUsesTheDecoderAndListsUnlistedConsumers(t *testing.T) {
 // of one thread not overlapping.
 func checkTraceEventFormat(t *testing.T, data []byte) (slices, flows, instants int, threads map[int]string) {
 	t.Helper()
+	for _, p := range traceProblems(data, &slices, &flows, &instants, &threads) {
+		t.Error(p)
+	}
+	return slices, flows, instants, threads
+}
+
+// traceProblems is checkTraceEventFormat's check: it lists the problems
+// it finds and counts the slices, paired flows and instants.
+func traceProblems(data []byte, slices, flows, instants *int, threadsOut *map[int]string) (problems []string) {
+	errorf := func(format string, args ...any) { problems = append(problems, fmt.Sprintf(format, args...)) }
 	var file struct {
 		TraceEvents []map[string]any `json:"traceEvents"`
 	}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.UseNumber()
 	if err := dec.Decode(&file); err != nil {
-		t.Fatalf("not JSON: %v", err)
+		return []string{fmt.Sprintf("not JSON: %v", err)}
 	}
 	if file.TraceEvents == nil {
-		t.Fatal("no traceEvents array")
+		return []string{"no traceEvents array"}
 	}
 	num := func(e map[string]any, k string) int {
 		n, ok := e[k].(json.Number)
 		if !ok {
-			t.Fatalf("event %v: %q is not a number", e, k)
+			errorf("event %v: %q is not a number", e, k)
+			return -1
 		}
 		v, err := n.Int64()
 		if err != nil {
-			t.Fatalf("event %v: %q: %v", e, k, err)
+			errorf("event %v: %q: %v", e, k, err)
 		}
 		return int(v)
 	}
 	require := func(e map[string]any, keys ...string) {
 		for _, k := range keys {
 			if _, ok := e[k]; !ok {
-				t.Errorf("%v event lacks %q: %v", e["ph"], k, e)
+				errorf("%v event lacks %q: %v", e["ph"], k, e)
 			}
 		}
 	}
@@ -169,7 +180,8 @@ func checkTraceEventFormat(t *testing.T, data []byte) (slices, flows, instants i
 		sTid, fTid   int
 		sName, fName string
 	}
-	threads = map[int]string{}
+	threads := map[int]string{}
+	*threadsOut = threads
 	spans := map[int][]span{}
 	fl := map[int]*flow{}
 	var points []struct{ tid, ts int }
@@ -186,10 +198,10 @@ func checkTraceEventFormat(t *testing.T, data []byte) (slices, flows, instants i
 		case "X":
 			require(e, "tid", "ts", "dur")
 			if num(e, "dur") <= 0 {
-				t.Errorf("slice with dur %d: %v", num(e, "dur"), e)
+				errorf("slice with dur %d: %v", num(e, "dur"), e)
 			}
 			spans[num(e, "tid")] = append(spans[num(e, "tid")], span{num(e, "ts"), num(e, "ts") + num(e, "dur")})
-			slices++
+			*slices++
 		case "s", "f":
 			require(e, "tid", "ts", "id", "cat")
 			id := num(e, "id")
@@ -199,44 +211,44 @@ func checkTraceEventFormat(t *testing.T, data []byte) (slices, flows, instants i
 			x := fl[id]
 			if e["ph"] == "s" {
 				if x.s {
-					t.Errorf("flow id %d started twice", id)
+					errorf("flow id %d started twice", id)
 				}
 				x.s, x.sTs, x.sTid, x.sName = true, num(e, "ts"), num(e, "tid"), e["name"].(string)
 			} else {
 				if x.f {
-					t.Errorf("flow id %d finished twice", id)
+					errorf("flow id %d finished twice", id)
 				}
 				if e["bp"] != "e" {
-					t.Errorf("flow finish %d not bound to the enclosing slice (bp %v)", id, e["bp"])
+					errorf("flow finish %d not bound to the enclosing slice (bp %v)", id, e["bp"])
 				}
 				x.f, x.fTs, x.fTid, x.fName = true, num(e, "ts"), num(e, "tid"), e["name"].(string)
 			}
 			points = append(points, struct{ tid, ts int }{num(e, "tid"), num(e, "ts")})
 		case "i":
 			require(e, "tid", "ts", "s")
-			instants++
+			*instants++
 		default:
-			t.Errorf("unexpected phase %v", e["ph"])
+			errorf("unexpected phase %v", e["ph"])
 		}
 	}
 	for id, x := range fl {
 		if !x.s || !x.f {
-			t.Errorf("flow %d unpaired (start %v, finish %v)", id, x.s, x.f)
+			errorf("flow %d unpaired (start %v, finish %v)", id, x.s, x.f)
 			continue
 		}
 		if x.sName != x.fName || x.fTs < x.sTs {
-			t.Errorf("flow %d: start %q at %d, finish %q at %d", id, x.sName, x.sTs, x.fName, x.fTs)
+			errorf("flow %d: start %q at %d, finish %q at %d", id, x.sName, x.sTs, x.fName, x.fTs)
 		}
-		flows++
+		*flows++
 	}
 	for tid, ss := range spans {
 		if threads[tid] == "" {
-			t.Errorf("thread %d has slices but no thread_name", tid)
+			errorf("thread %d has slices but no thread_name", tid)
 		}
 		for i := range ss {
 			for j := i + 1; j < len(ss); j++ {
 				if ss[i].from < ss[j].to && ss[j].from < ss[i].to {
-					t.Errorf("thread %d: slices [%d,%d) and [%d,%d) overlap", tid, ss[i].from, ss[i].to, ss[j].from, ss[j].to)
+					errorf("thread %d: slices [%d,%d) and [%d,%d) overlap", tid, ss[i].from, ss[i].to, ss[j].from, ss[j].to)
 				}
 			}
 		}
@@ -247,10 +259,10 @@ func checkTraceEventFormat(t *testing.T, data []byte) (slices, flows, instants i
 			inside = inside || (s.from <= p.ts && p.ts < s.to)
 		}
 		if !inside {
-			t.Errorf("flow event at %d on thread %d is inside no slice", p.ts, p.tid)
+			errorf("flow event at %d on thread %d is inside no slice", p.ts, p.tid)
 		}
 	}
-	return slices, flows, instants, threads
+	return problems
 }
 
 func TestPerfettoFollowsTheTraceEventFormat(t *testing.T) {
@@ -284,20 +296,22 @@ func TestPerfettoPublishOutsideAHandlerGetsASlice(t *testing.T) {
 // TestCheckerCatchesBrokenTraces makes sure the validator above fails on
 // what it is meant to catch.
 func TestCheckerCatchesBrokenTraces(t *testing.T) {
+	valid := `{"traceEvents":[{"name":"thread_name","ph":"M","pid":1,"tid":1,"args":{"name":"a"}},{"name":"x","ph":"X","pid":1,"tid":1,"ts":0,"dur":2},{"name":"m","cat":"c","ph":"s","pid":1,"tid":1,"ts":0,"id":1},{"name":"m","cat":"c","ph":"f","bp":"e","pid":1,"tid":1,"ts":1,"id":1}]}`
+	var s, f, i int
+	var th map[int]string
+	if p := traceProblems([]byte(valid), &s, &f, &i, &th); len(p) != 0 || s != 1 || f != 1 {
+		t.Errorf("a valid trace: problems %q, slices %d, flows %d", p, s, f)
+	}
 	for name, trace := range map[string]string{
-		"unpaired flow": `{"traceEvents":[{"name":"thread_name","ph":"M","pid":1,"tid":1,"args":{"name":"a"}},{"name":"x","ph":"X","pid":1,"tid":1,"ts":0,"dur":2},{"name":"m","cat":"c","ph":"s","pid":1,"tid":1,"ts":0,"id":1}]}`,
-		"overlap":       `{"traceEvents":[{"name":"thread_name","ph":"M","pid":1,"tid":1,"args":{"name":"a"}},{"name":"x","ph":"X","pid":1,"tid":1,"ts":0,"dur":2},{"name":"y","ph":"X","pid":1,"tid":1,"ts":1,"dur":2}]}`,
-		"slice no dur":  `{"traceEvents":[{"name":"thread_name","ph":"M","pid":1,"tid":1,"args":{"name":"a"}},{"name":"x","ph":"X","pid":1,"tid":1,"ts":0}]}`,
+		"finish before start": `{"traceEvents":[{"name":"thread_name","ph":"M","pid":1,"tid":1,"args":{"name":"a"}},{"name":"x","ph":"X","pid":1,"tid":1,"ts":0,"dur":2},{"name":"m","cat":"c","ph":"s","pid":1,"tid":1,"ts":1,"id":1},{"name":"m","cat":"c","ph":"f","bp":"e","pid":1,"tid":1,"ts":0,"id":1}]}`,
+		"flow outside slices": `{"traceEvents":[{"name":"thread_name","ph":"M","pid":1,"tid":1,"args":{"name":"a"}},{"name":"x","ph":"X","pid":1,"tid":1,"ts":0,"dur":2},{"name":"m","cat":"c","ph":"s","pid":1,"tid":1,"ts":0,"id":1},{"name":"m","cat":"c","ph":"f","bp":"e","pid":1,"tid":1,"ts":5,"id":1}]}`,
+		"unpaired flow":       `{"traceEvents":[{"name":"thread_name","ph":"M","pid":1,"tid":1,"args":{"name":"a"}},{"name":"x","ph":"X","pid":1,"tid":1,"ts":0,"dur":2},{"name":"m","cat":"c","ph":"s","pid":1,"tid":1,"ts":0,"id":1}]}`,
+		"overlap":             `{"traceEvents":[{"name":"thread_name","ph":"M","pid":1,"tid":1,"args":{"name":"a"}},{"name":"x","ph":"X","pid":1,"tid":1,"ts":0,"dur":2},{"name":"y","ph":"X","pid":1,"tid":1,"ts":1,"dur":2}]}`,
+		"slice no dur":        `{"traceEvents":[{"name":"thread_name","ph":"M","pid":1,"tid":1,"args":{"name":"a"}},{"name":"x","ph":"X","pid":1,"tid":1,"ts":0}]}`,
 	} {
-		ft := &testing.T{}
-		done := make(chan struct{})
-		go func() {
-			defer close(done)
-			defer func() { recover() }()
-			checkTraceEventFormat(ft, []byte(trace))
-		}()
-		<-done
-		if !ft.Failed() {
+		var slices, flows, instants int
+		var threads map[int]string
+		if len(traceProblems([]byte(trace), &slices, &flows, &instants, &threads)) == 0 {
 			t.Errorf("%s: the checker passed a broken trace", name)
 		}
 	}
