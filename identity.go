@@ -21,7 +21,7 @@ import (
 // the executable makes the digest the same wherever the toolchain was
 // built (the executable depends on build paths and flags).
 //
-//go:embed go.mod go.sum hale.go identity.go compile.go lang sir effects codegen vm replay stdlib cmd
+//go:embed go.mod go.sum hale.go identity.go compile.go lang sir effects codegen vm replay explore stdlib cmd
 var toolchainSources embed.FS
 
 var toolchainOnce struct {

@@ -397,3 +397,9 @@ func (pt *programTypes) subscribed(target, topic string) (yes, known bool) {
 	}
 	return slices.Contains(pt.subs[t], i), true
 }
+
+// ProgramDecoder returns the ValueDecoder of img's types (payloads by
+// topic name, primitive arguments and results by primitive name), for
+// tools that show a run's values in the JSON view, such as the explorer's
+// bundles. It decodes nothing when img's types cannot be converted.
+func ProgramDecoder(img *image.Image) artifact.ValueDecoder { return programDecoder(img) }

@@ -71,6 +71,9 @@ type Options struct {
 
 	// engine, when set (tests), makes the engines instead of Engine.
 	engine func(host vm.Host) (Engine, error)
+	// prepared, when set (a Stepper's Program), is the program already
+	// prepared for the wasm engines; the run does not release it.
+	prepared *wasmProgram
 }
 
 // Clock is a source of time.
@@ -349,6 +352,9 @@ func lineTopic(img *image.Image, topic int) bool {
 // concurrently (instantiating a guest takes a few milliseconds).
 func (r *runner) startEngines(img *image.Image) error {
 	var prog *wasmProgram
+	if r.opts.prepared != nil {
+		prog = r.opts.prepared // a Stepper's Program: prepared once, released by it
+	}
 	// An ingress binding whose topic has guards gets an engine too, to
 	// evaluate them for every line it publishes.
 	engines := r.execs

@@ -163,6 +163,9 @@ type wasmEngine struct {
 	// owned is the program the engine was made for when nobody else
 	// releases it (NewEngine).
 	owned *wasmProgram
+	// prog and memLimit are what the guest was loaded with (reload).
+	prog     *wasmProgram
+	memLimit int64
 
 	inPtr, inCap uint32 // the guest's input buffer
 	out          []byte // output of the last call (State)
@@ -212,6 +215,7 @@ func (w *wasmRuntime) newEngine(ctx context.Context, prog *wasmProgram, host vm.
 		mod.Close(e.ctx)
 		return nil, err
 	}
+	e.prog, e.memLimit = prog, memLimit
 	e.stack[0], e.stack[1], e.stack[2] = uint64(len(img)), 0, uint64(memLimit)
 	if prog.tier != nil {
 		poll := func() error { _, err := host.Prim(vm.PrimPoll, nil); return err }
@@ -227,6 +231,22 @@ func (w *wasmRuntime) newEngine(ctx context.Context, prog *wasmProgram, host vm.
 		return nil, err
 	}
 	return e, nil
+}
+
+// reload loads the program into the guest again: a fresh interpreter,
+// every instance uninitialised, as a new guest would be, without the cost
+// of instantiating one (a Stepper reuses guests across runs).
+func (e *wasmEngine) reload() error {
+	img := e.prog.image
+	if err := e.write(img); err != nil {
+		return err
+	}
+	e.stack[0], e.stack[1], e.stack[2] = uint64(len(img)), 0, uint64(e.memLimit)
+	if e.tier != nil {
+		e.stack[1] = uint64(abi.LoadTier)
+	}
+	e.out, e.pending, e.hasPending = nil, nil, false
+	return e.call(e.load)
 }
 
 func (e *wasmEngine) Init(inst int) error {

@@ -26,6 +26,7 @@ func init() { commands = append(commands, newReplayCmd) }
 // replayFlags are the flags of `hale replay`.
 type replayFlags struct {
 	diff, asJSON, unverified, allowLive, quiet bool
+	verify                                     bool
 	at, output, engine, view                   string
 	holdTimeout                                time.Duration
 	env                                        []string
@@ -34,18 +35,31 @@ type replayFlags struct {
 func newReplayCmd(e env) *cobra.Command {
 	var f replayFlags
 	cmd := &cobra.Command{
-		Use:   "replay run.halerec app.hl [--diff] [--at COORD] [--json] [flags]",
+		Use:   "replay run.halerec app.hl [--diff] [--at COORD] [--json] [flags]\n  hale replay x.replay [app.hl] [--verify] [--json]",
 		Short: "Re-run a recorded execution and report the first divergence",
 		Long: "Replay gives a recording's decisions (inputs, results, per-consumer delivery order)\n" +
 			"back to the program and reports whether the two runs are identical. Exit codes:\n" +
 			"0 identical, 1 diverged, 2 refused (damaged or foreign artifact, changed program)\n" +
-			"or usage error.",
-		Args: cobra.ExactArgs(2),
+			"or usage error.\n" +
+			"Given a .replay bundle (written by hale test), it re-executes the bundle's embedded sources\n" +
+			"(or app.hl) under the bundle's schedule and inputs: exit 0 when the failure reproduces\n" +
+			"exactly, 1 with the drift named when it does not, 2 when the bundle is refused.",
+		Args: cobra.RangeArgs(1, 2),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if strings.HasSuffix(args[0], ".replay") {
+				return runBundle(e, f, args)
+			}
+			if len(args) != 2 {
+				return exitf(ExitUsage, "want a recording and a program: hale replay run.halerec app.hl\nRun 'hale replay --help' for usage.")
+			}
+			if f.verify {
+				return exitf(ExitUsage, "--verify is for a .replay bundle")
+			}
 			return runReplay(e, f, args[0], args[1])
 		},
 	}
 	fl := cmd.Flags()
+	fl.BoolVar(&f.verify, "verify", false, "with a .replay bundle: check that its failure reproduces exactly, printing only the verdict")
 	fl.BoolVar(&f.diff, "diff", false, "record the replay and compare both artifacts entry by entry, per consumer")
 	fl.StringVar(&f.at, "at", "", "stop just before delivery COORD (C:N, or a bare index N in file order) and show it")
 	fl.BoolVar(&f.asJSON, "json", false, "print the report (or the --at view) as one JSON object on stdout")

@@ -1,0 +1,221 @@
+package cli
+
+import (
+	"context"
+	crand "crypto/rand"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/hale-lang/hale"
+	"github.com/hale-lang/hale/explore"
+	"github.com/hale-lang/hale/internal/termsafe"
+	"github.com/hale-lang/hale/vm/host"
+)
+
+func init() { commands = append(commands, newTestCmd) }
+
+// testFlags are the flags of `hale test`.
+type testFlags struct {
+	schedules       int
+	strategy        string
+	depth           int
+	seed            uint64
+	seedSet         bool
+	timeBudget      time.Duration
+	maxSteps        int
+	maxHandlerSteps int64
+	fixtures, out   string
+	asJSON          bool
+	engine          string
+}
+
+func newTestCmd(e env) *cobra.Command {
+	var f testFlags
+	cmd := &cobra.Command{
+		Use:   "test app.hl [--schedules N] [--strategy random|pct|pos] [--seed S] [flags]",
+		Short: "Search schedules of a program for failures and write each as a .replay bundle",
+		Long: "Test runs the program under N schedules of the deterministic scheduler (one thread,\n" +
+			"one handler run per step, virtual time, seeded randomness, inputs from --fixtures),\n" +
+			"shrinks every distinct failure and writes it to --out as <signature>.replay.\n" +
+			"Exit codes: 0 no failure, 1 a failure (or the program does not compile), 2 usage error.",
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			f.seedSet = cmd.Flags().Changed("seed")
+			return runTest(e, f, args[0])
+		},
+	}
+	fl := cmd.Flags()
+	fl.IntVar(&f.schedules, "schedules", 100, "number of schedules to run")
+	fl.StringVar(&f.strategy, "strategy", explore.StrategyPCT, "search strategy: random, pct or pos")
+	fl.IntVar(&f.depth, "depth", explore.DefaultDepth, "pct's depth: the number of priority change points plus one")
+	fl.Uint64Var(&f.seed, "seed", 0, "seed of the search: schedule i uses seed+i (default: random, printed)")
+	fl.DurationVar(&f.timeBudget, "time-budget", 0, "stop starting schedules after this long (default: no limit)")
+	fl.IntVar(&f.maxSteps, "max-steps", explore.DefaultMaxSteps, "steps after which a run is a livelock")
+	fl.Int64Var(&f.maxHandlerSteps, "max-handler-steps", explore.DefaultMaxHandlerSteps, "interpreter steps one handler run may take (checked every 262,144 steps)")
+	fl.StringVar(&f.fixtures, "fixtures", "", "folder of inputs: env, args, stdin, fs/, http.json")
+	fl.StringVar(&f.out, "out", "hale-failures", "folder the failures' .replay bundles are written to")
+	fl.BoolVar(&f.asJSON, "json", false, "print the result as one JSON object on stdout")
+	fl.StringVar(&f.engine, "engine", defaultEngine(e), "interpreter engine: wasm or native; default $HALE_ENGINE, else wasm")
+	return cmd
+}
+
+// testReport is the --json output of hale test.
+type testReport struct {
+	Schedules int           `json:"schedules"`
+	Strategy  string        `json:"strategy"`
+	Seed      uint64        `json:"seed"`
+	Failures  []testFailure `json:"failures"`
+	Seconds   float64       `json:"seconds"`
+}
+
+type testFailure struct {
+	Signature     string `json:"signature"`
+	Kind          string `json:"kind"`
+	Message       string `json:"message"`
+	Position      string `json:"position"`
+	FirstSchedule int    `json:"first_schedule"`
+	Count         int    `json:"count"`
+	Bundle        string `json:"bundle"`
+}
+
+func runTest(e env, f testFlags, path string) error {
+	kind, err := host.ParseEngine(f.engine)
+	if err != nil {
+		return exitf(ExitUsage, "%v", err)
+	}
+	switch {
+	case f.schedules <= 0:
+		return exitf(ExitUsage, "--schedules must be positive, got %d", f.schedules)
+	case f.depth <= 0:
+		return exitf(ExitUsage, "--depth must be positive, got %d", f.depth)
+	case f.maxSteps <= 0:
+		return exitf(ExitUsage, "--max-steps must be positive, got %d", f.maxSteps)
+	case f.maxHandlerSteps <= 0:
+		return exitf(ExitUsage, "--max-handler-steps must be positive, got %d", f.maxHandlerSteps)
+	case f.timeBudget < 0:
+		return exitf(ExitUsage, "--time-budget must not be negative, got %s", f.timeBudget)
+	case f.strategy != explore.StrategyRandom && f.strategy != explore.StrategyPCT && f.strategy != explore.StrategyPOS:
+		return exitf(ExitUsage, "unknown strategy %q (want random, pct or pos)", f.strategy)
+	}
+	var fx *explore.Fixtures
+	if f.fixtures != "" {
+		if fx, err = explore.LoadFixtures(f.fixtures); err != nil {
+			return exitf(ExitUsage, "%v", err)
+		}
+	}
+	if !f.seedSet {
+		var b [8]byte
+		_, _ = crand.Read(b[:])
+		f.seed = binary.LittleEndian.Uint64(b[:]) % 1_000_000_000 // short enough to type again
+	}
+	host.Prepare(kind)
+	c, err := compile(e, path)
+	if err != nil {
+		return err
+	}
+	ctx, stop := interruptContext()
+	defer stop()
+	s, err := explore.NewScheduler(ctx, c.Image, explore.Config{Engine: kind, MaxSteps: f.maxSteps, MaxHandlerSteps: f.maxHandlerSteps, Fixtures: fx})
+	if err != nil {
+		return exitf(ExitFailure, "%v", err)
+	}
+	defer s.Close()
+	opts := explore.SearchOptions{Strategy: f.strategy, Depth: f.depth, Schedules: f.schedules, Seed: f.seed, TimeBudget: f.timeBudget}
+	bar := !f.asJSON && isTerminal(e.stderr)
+	if bar {
+		opts.Progress = func(done, total int) { progress(e, done, total) }
+	}
+	rep, err := explore.Search(ctx, s, opts)
+	if bar {
+		fmt.Fprint(e.stderr, "\r\033[K")
+	}
+	switch {
+	case errors.Is(err, context.Canceled):
+		return exitf(ExitInterrupted, "interrupted")
+	case err != nil:
+		return exitf(ExitFailure, "%v", err)
+	}
+	out := testReport{Schedules: rep.Schedules, Strategy: rep.Strategy, Seed: rep.Seed, Failures: []testFailure{}, Seconds: rep.Elapsed.Seconds()}
+	for _, found := range rep.Failures {
+		file, err := writeBundle(s, c, f, found)
+		if err != nil {
+			return exitf(ExitFailure, "%v", err)
+		}
+		ff := found.Failure
+		out.Failures = append(out.Failures, testFailure{Signature: ff.Signature(), Kind: ff.Kind, Message: ff.Message, Position: ff.Position,
+			FirstSchedule: found.FirstSchedule, Count: found.Count, Bundle: file})
+	}
+	if f.asJSON {
+		if err := writeJSON(e.stdout, out); err != nil {
+			return err
+		}
+	} else {
+		printTestSummary(e, rep, out)
+	}
+	if len(out.Failures) > 0 {
+		return silentExit(ExitFailure)
+	}
+	return nil
+}
+
+func writeBundle(s *explore.Scheduler, c *hale.Compiled, f testFlags, found *explore.Found) (string, error) {
+	b, err := s.NewBundle(c, f.strategy, found.Shrunk)
+	if err != nil {
+		return "", err
+	}
+	if err := os.MkdirAll(f.out, 0o755); err != nil {
+		return "", fmt.Errorf("--out: %v", err)
+	}
+	file := filepath.Join(f.out, explore.BundleName(found.Failure.Signature()))
+	w, err := os.Create(file)
+	if err != nil {
+		return "", fmt.Errorf("--out: %v", err)
+	}
+	err = b.Encode(w)
+	if cerr := w.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return "", fmt.Errorf("writing %s: %v", file, err)
+	}
+	return file, nil
+}
+
+// progress draws the progress bar on a terminal's stderr.
+func progress(e env, done, total int) {
+	const width = 30
+	n := done * width / total
+	fmt.Fprintf(e.stderr, "\r[%s%s] %d/%d schedules", strings.Repeat("#", n), strings.Repeat(".", width-n), done, total)
+}
+
+func printTestSummary(e env, rep *explore.Report, out testReport) {
+	w := e.stdout
+	fmt.Fprintf(w, "hale test: %d schedules (%s, seed %d) in %.2fs\n", out.Schedules, out.Strategy, out.Seed, out.Seconds)
+	if len(rep.Failures) == 0 {
+		fmt.Fprintln(w, "no failure")
+		return
+	}
+	if len(rep.Failures) == 1 {
+		fmt.Fprintln(w, "1 distinct failure:")
+	} else {
+		fmt.Fprintf(w, "%d distinct failures:\n", len(rep.Failures))
+	}
+	for i, found := range rep.Failures {
+		ff := found.Failure
+		at := ""
+		if ff.Position != "" {
+			at = " at " + ff.Position
+		}
+		fmt.Fprintf(w, "  %s: %s%s\n", ff.Kind, termsafe.String(ff.Message), at)
+		fmt.Fprintf(w, "    found by schedule %d (seed %d), failed in %d of %d schedules; shrunk from %d to %d steps\n",
+			found.FirstSchedule, out.Seed+uint64(found.FirstSchedule), found.Count, out.Schedules, len(found.First.Steps), len(found.Shrunk.Steps))
+		fmt.Fprintf(w, "    bundle: %s (hale replay %s --verify)\n", out.Failures[i].Bundle, out.Failures[i].Bundle)
+	}
+}

@@ -1,0 +1,293 @@
+package explore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/hale-lang/hale/codegen/image"
+	"github.com/hale-lang/hale/vm"
+	"github.com/hale-lang/hale/vm/host"
+)
+
+// Defaults of the run limits (docs/testing.md).
+const (
+	DefaultMaxSteps        = 1_000_000
+	DefaultMaxHandlerSteps = 10_000_000
+)
+
+// Config is what every run of a search shares.
+type Config struct {
+	Engine          host.EngineKind
+	MaxSteps        int   // steps before a run is a livelock; 0: DefaultMaxSteps
+	MaxHandlerSteps int64 // interpreter steps per handler run; 0: DefaultMaxHandlerSteps
+	Fixtures        *Fixtures
+}
+
+// Scheduler runs one program under chosen schedules. It prepares the
+// program once; each run gets fresh engines and a fresh world, so runs do
+// not share any state.
+type Scheduler struct {
+	cfg  Config
+	img  *image.Image
+	prog *host.Program
+}
+
+// NewScheduler prepares img for runs.
+func NewScheduler(ctx context.Context, img *image.Image, cfg Config) (*Scheduler, error) {
+	if cfg.MaxSteps <= 0 {
+		cfg.MaxSteps = DefaultMaxSteps
+	}
+	if cfg.MaxHandlerSteps <= 0 {
+		cfg.MaxHandlerSteps = DefaultMaxHandlerSteps
+	}
+	prog, err := host.PrepareProgram(ctx, cfg.Engine, img)
+	if err != nil {
+		return nil, err
+	}
+	return &Scheduler{cfg: cfg, img: img, prog: prog}, nil
+}
+
+// Close releases the prepared program.
+func (s *Scheduler) Close() { s.prog.Close() }
+
+// Image returns the program the scheduler runs.
+func (s *Scheduler) Image() *image.Image { return s.img }
+
+// Step is one step of a schedule: the delivery that ran.
+type Step struct {
+	Consumer int
+	Target   int // instance index
+	Start    bool
+	Message  host.MessageID // zero for a start delivery
+}
+
+func (st Step) same(d *host.Delivery, consumer int) bool {
+	if st.Consumer != consumer || st.Target != d.Target || st.Start != d.IsStart() {
+		return false
+	}
+	return st.Start || st.Message == d.Message
+}
+
+// message is the step's message as the wire form writes it.
+func (st Step) message() string {
+	if st.Start {
+		return "start"
+	}
+	return st.Message.String()
+}
+
+// Failure is how a failing run failed. Its signature is kind, message and
+// position, not where in the schedule it happened.
+type Failure struct {
+	Kind       string // a trap kind, "exit", "budget" or "livelock"
+	Message    string
+	Position   string // file:line:col, or a handler's name when no source position applies
+	Coordinate string // C:N of the failing delivery ("" when none)
+	Stack      []string
+}
+
+// Signature is the failure's identity across schedules.
+func (f *Failure) Signature() string { return f.Kind + "\n" + f.Message + "\n" + f.Position }
+
+// Outcome is one run.
+type Outcome struct {
+	Seed    uint64
+	Steps   []Step
+	Failure *Failure // nil: the run passed
+	Verdict string
+	Code    int
+	Skipped int    // steps of a followed schedule that named no pending delivery
+	Drift   string // strict following: why the schedule could not be followed
+	inputs  []call
+	outputs []call
+	missing string // the transcript had no answer for this primitive
+	stdin   []string
+}
+
+// choice is one thing the scheduler may run next: consumer's oldest
+// pending delivery from one producer (or its next start delivery).
+type choice struct {
+	consumer int
+	pick     int // index in the consumer's pending deliveries
+	d        *host.Delivery
+	age      int // publish order of the message; -1 for a start delivery
+}
+
+// chooser picks a step among the choices (never empty).
+type chooser interface {
+	choose(step int, choices []choice) int
+	// ran is told which choice ran (after it ran).
+	ran(step int, c choice)
+}
+
+// choices lists what may run now: per consumer in id order, its first
+// start delivery if any is pending (start deliveries come first, in main
+// order), else the oldest pending delivery of each producer, in order of
+// first arrival.
+func (s *Scheduler) choices(st *host.Stepper, execs []int, w *world, buf []choice) []choice {
+	buf = buf[:0]
+	for _, c := range execs {
+		pending := st.Pending(c)
+		if len(pending) == 0 {
+			continue
+		}
+		if pending[0].IsStart() {
+			buf = append(buf, choice{consumer: c, pick: 0, d: &pending[0], age: -1})
+			continue
+		}
+		first := len(buf)
+		for i := range pending {
+			d := &pending[i]
+			seen := false
+			for _, ch := range buf[first:] {
+				if ch.d.Message.Producer == d.Message.Producer {
+					seen = true
+					break
+				}
+			}
+			if !seen {
+				buf = append(buf, choice{consumer: c, pick: i, d: d, age: w.age[d.Message]})
+			}
+		}
+	}
+	return buf
+}
+
+// oldest returns the index of the choice whose message was published
+// first (start deliveries before all), the lowest consumer on a tie.
+func oldest(choices []choice) int {
+	best := 0
+	for i, c := range choices[1:] {
+		if c.age < choices[best].age {
+			best = i + 1
+		}
+	}
+	return best
+}
+
+// replayInputs are the inputs of a bundle's run: its stdin lines and its
+// transcript of answers.
+type replayInputs struct {
+	stdin      []string
+	transcript map[string][]call
+}
+
+// run runs the program once under ch, with the world's streams from seed
+// and the fixtures (or, with in, the bundle's inputs).
+func (s *Scheduler) run(ctx context.Context, seed uint64, ch chooser, in *replayInputs) (*Outcome, error) {
+	var transcript map[string][]call
+	if in != nil {
+		transcript = in.transcript
+	}
+	maxPolls := int((s.cfg.MaxHandlerSteps + vm.PollSteps - 1) / vm.PollSteps)
+	w := newWorld(s.cfg.Fixtures, seed, maxPolls)
+	w.transcript = transcript
+	st, err := host.NewStepper(ctx, s.prog, host.Options{Journal: w})
+	if err != nil {
+		return nil, err
+	}
+	out := &Outcome{Seed: seed}
+	var budgetAt *Step
+	var budgetCoord string
+	if st.Start() {
+		var stdin []string
+		if s.cfg.Fixtures != nil {
+			stdin = s.cfg.Fixtures.Stdin
+		}
+		if in != nil {
+			stdin = in.stdin
+		}
+		st.Input(stdin)
+		execs := st.Executors()
+		var buf []choice
+		for step := 0; !st.Stopped(); step++ {
+			buf = s.choices(st, execs, w, buf)
+			if len(buf) == 0 {
+				break // nothing deliverable: the run is over
+			}
+			if step >= s.cfg.MaxSteps {
+				out.Failure = &Failure{Kind: "livelock", Message: fmt.Sprintf("more than %d steps (--max-steps)", s.cfg.MaxSteps)}
+				c := buf[0]
+				out.Failure.Coordinate = coord(c.consumer, st.Handled(c.consumer))
+				break
+			}
+			i := ch.choose(step, buf)
+			if i < 0 {
+				break // the chooser cannot go on (strict following)
+			}
+			c := buf[i]
+			stp := Step{Consumer: c.consumer, Target: c.d.Target, Start: c.d.IsStart(), Message: c.d.Message}
+			n := st.Handled(c.consumer)
+			out.Steps = append(out.Steps, stp)
+			if err := st.Step(c.consumer, c.pick); err != nil {
+				st.Finish()
+				return nil, err
+			}
+			ch.ran(step, c)
+			if w.overBudget {
+				budgetAt, budgetCoord = &out.Steps[len(out.Steps)-1], coord(c.consumer, n)
+				break
+			}
+		}
+	}
+	res, err := st.Finish()
+	if err != nil && !errors.Is(err, context.Canceled) {
+		return nil, err
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	out.Verdict, out.Code = res.Verdict, res.Code
+	if s.cfg.Fixtures != nil && in == nil {
+		out.stdin = s.cfg.Fixtures.Stdin
+	} else if in != nil {
+		out.stdin = in.stdin
+	}
+	out.inputs, out.outputs, out.missing = w.inputs, w.outputs, w.missing
+	switch {
+	case budgetAt != nil:
+		out.Failure = &Failure{
+			Kind:       vm.KindBudget,
+			Message:    fmt.Sprintf("handler passed %d steps (--max-handler-steps)", s.cfg.MaxHandlerSteps),
+			Position:   s.handlerName(budgetAt),
+			Coordinate: budgetCoord,
+		}
+	case res.Trap != nil:
+		t := res.Trap
+		f := &Failure{Kind: t.Trap.Kind, Message: t.Trap.Message}
+		for _, fr := range t.Trap.Stack {
+			f.Stack = append(f.Stack, strings.TrimSpace(fr.Pos+" "+fr.Func))
+		}
+		if len(t.Trap.Stack) > 0 {
+			f.Position = t.Trap.Stack[0].Pos
+		}
+		if t.N >= 0 {
+			f.Coordinate = coord(t.Consumer, t.N)
+		}
+		out.Failure = f
+	case res.Verdict == host.VerdictExit && res.Code != 0:
+		f := &Failure{Kind: "exit", Message: "exit code " + strconv.Itoa(res.Code), Position: w.exitPos}
+		if len(out.Steps) > 0 {
+			last := out.Steps[len(out.Steps)-1]
+			f.Coordinate = coord(last.Consumer, res.Handled[last.Consumer]-1)
+		}
+		out.Failure = f
+	}
+	return out, nil
+}
+
+func coord(c, n int) string { return strconv.Itoa(c) + ":" + strconv.Itoa(n) }
+
+// handlerName names the handler a step ran: "Worker.on Job".
+func (s *Scheduler) handlerName(st *Step) string {
+	in := s.img.Instances[st.Target]
+	l := s.img.Loci[in.Locus]
+	if st.Start {
+		return l.Name + ".on start"
+	}
+	// The message's topic is not in the step; the locus names the handler's owner.
+	return l.Name + " (" + in.Name + ")"
+}
