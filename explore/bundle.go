@@ -529,7 +529,6 @@ func diffOutputs(got, want []WireOutput) string {
 	return ""
 }
 
-
 // VerifyProgram is Verify with the compiled program c instead of the
 // embedded sources (hale replay x.replay app.hl).
 func VerifyProgram(ctx context.Context, b *Bundle, c *hale.Compiled, engine host.EngineKind) (*Verification, error) {
