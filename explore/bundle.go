@@ -463,7 +463,7 @@ func verifyWith(ctx context.Context, b *Bundle, c *hale.Compiled, engine host.En
 	if embedded && hex.EncodeToString(digest[:]) != b.BuildDigest {
 		v.Note = fmt.Sprintf("note: the bundle was made by a different toolchain (hale %s, build digest %.12s…; now %.12s…)", b.HaleVersion, b.BuildDigest, hex.EncodeToString(digest[:]))
 	}
-	if shape := hex.EncodeToString(c.ShapeHash[:]); shape != b.ShapeHash {
+	if shape := hex.EncodeToString(c.ShapeHash[:]); embedded && shape != b.ShapeHash {
 		v.Drift = fmt.Sprintf("the program's shape differs from the bundle's (shape hash %.12s…, bundle %.12s…)", shape, b.ShapeHash)
 		return v, nil
 	}
