@@ -218,12 +218,35 @@ func wireCalls(img *image.Image, inputs, outputs []call) ([]WireInput, []WireOut
 	return ins, outs
 }
 
-// Encode writes the bundle as indented JSON.
+// Encode writes the bundle as indented JSON, with one line per step of
+// the schedule, so that two bundles diff well.
 func (b *Bundle) Encode(w io.Writer) error {
-	enc := json.NewEncoder(w)
+	c := *b
+	c.Schedule = nil
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
 	enc.SetIndent("", "  ")
-	return enc.Encode(b)
+	if err := enc.Encode(&c); err != nil {
+		return err
+	}
+	var steps strings.Builder
+	steps.WriteString("[")
+	for i, st := range b.Schedule {
+		if i > 0 {
+			steps.WriteString(",")
+		}
+		target, _ := json.Marshal(st.Target)
+		msg, _ := json.Marshal(st.Message)
+		fmt.Fprintf(&steps, "\n    {\"step\": %d, \"consumer\": %d, \"target\": %s, \"message\": %s}", st.Step, st.Consumer, target, msg)
+	}
+	if len(b.Schedule) > 0 {
+		steps.WriteString("\n  ")
+	}
+	steps.WriteString("]")
+	out := bytes.Replace(buf.Bytes(), []byte(`"schedule": null`), []byte("\"schedule\": "+steps.String()), 1)
+	_, err := w.Write(out)
+	return err
 }
 
 // ErrRefused wraps every reason a bundle is refused.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -266,3 +267,31 @@ main { spawn A on pinned; spawn B on pinned; }`)
 	}
 }
 
+
+// TestStrategyTable prints the table of docs/testing.md §3: the median
+// number of schedules each strategy needs to find each planted bug, over
+// 20 seeds. It runs only with HALE_EXPLORE_TABLE=1 (random needs many).
+func TestStrategyTable(t *testing.T) {
+	if os.Getenv("HALE_EXPLORE_TABLE") == "" {
+		t.Skip("set HALE_EXPLORE_TABLE=1 to print the strategy table")
+	}
+	for _, prog := range []string{"testdata/ordering.hl", "testdata/noisy.hl"} {
+		s := newSched(t, prog, host.EngineNative, Config{})
+		for _, strategy := range []string{StrategyPCT, StrategyPOS, StrategyRandom} {
+			const limit = 20000
+			var ns []int
+			found := 0
+			for k := uint64(0); k < 20; k++ {
+				n := schedulesToFind(t, s, strategy, k*100000, limit)
+				if n == 0 {
+					n = limit + 1
+				} else {
+					found++
+				}
+				ns = append(ns, n)
+			}
+			slices.Sort(ns)
+			t.Logf("%s %s: found for %d of 20 seeds, median %d, max %d", prog, strategy, found, median(ns), ns[len(ns)-1])
+		}
+	}
+}
