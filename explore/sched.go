@@ -173,6 +173,7 @@ func oldest(choices []choice) int {
 type replayInputs struct {
 	stdin      []string
 	transcript map[string][]call
+	fallback   bool // answer what the transcript cannot from the fixtures
 }
 
 // run runs the program once under ch, with the world's streams from seed
@@ -185,6 +186,7 @@ func (s *Scheduler) run(ctx context.Context, seed uint64, ch chooser, in *replay
 	maxPolls := int((s.cfg.MaxHandlerSteps + vm.PollSteps - 1) / vm.PollSteps)
 	w := newWorld(s.cfg.Fixtures, seed, maxPolls)
 	w.transcript = transcript
+	w.fallback = in != nil && in.fallback
 	st, err := host.NewStepper(ctx, s.prog, host.Options{Journal: w})
 	if err != nil {
 		return nil, err

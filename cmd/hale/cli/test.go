@@ -32,7 +32,7 @@ type testFlags struct {
 	maxSteps        int
 	maxHandlerSteps int64
 	fixtures, out   string
-	asJSON          bool
+	asJSON, strict  bool
 	engine          string
 }
 
@@ -62,6 +62,7 @@ func newTestCmd(e env) *cobra.Command {
 	fl.StringVar(&f.fixtures, "fixtures", "", "folder of inputs: env, args, stdin, fs/, http.json")
 	fl.StringVar(&f.out, "out", "hale-failures", "folder the failures' .replay bundles are written to")
 	fl.BoolVar(&f.asJSON, "json", false, "print the result as one JSON object on stdout")
+	fl.BoolVar(&f.strict, "strict", false, "a regression bundle whose steps had to be skipped fails too")
 	fl.StringVar(&f.engine, "engine", defaultEngine(e), "interpreter engine: wasm or native; default $HALE_ENGINE, else wasm")
 	return cmd
 }
@@ -73,6 +74,15 @@ type testReport struct {
 	Seed      uint64        `json:"seed"`
 	Failures  []testFailure `json:"failures"`
 	Seconds   float64       `json:"seconds"`
+	// Regressions is present only when tests/replays/ holds bundles.
+	Regressions []testRegression `json:"regressions,omitempty"`
+}
+
+type testRegression struct {
+	Bundle  string `json:"bundle"`
+	Failed  bool   `json:"failed"`
+	Skipped int    `json:"skipped"`
+	Reason  string `json:"reason,omitempty"`
 }
 
 type testFailure struct {
@@ -127,6 +137,10 @@ func runTest(e env, f testFlags, path string) error {
 		return exitf(ExitFailure, "%v", err)
 	}
 	defer s.Close()
+	regressions, err := loadRegressions(path)
+	if err != nil {
+		return err
+	}
 	opts := explore.SearchOptions{Strategy: f.strategy, Depth: f.depth, Schedules: f.schedules, Seed: f.seed, TimeBudget: f.timeBudget}
 	bar := !f.asJSON && isTerminal(e.stderr)
 	if bar {
@@ -152,6 +166,18 @@ func runTest(e env, f testFlags, path string) error {
 		out.Failures = append(out.Failures, testFailure{Signature: ff.Signature(), Kind: ff.Kind, Message: ff.Message, Position: ff.Position,
 			FirstSchedule: found.FirstSchedule, Count: found.Count, Bundle: file})
 	}
+	failed := len(out.Failures) > 0
+	for _, kept := range regressions {
+		r, err := s.RunRegression(ctx, kept.bundle, f.strict)
+		switch {
+		case errors.Is(err, context.Canceled):
+			return exitf(ExitInterrupted, "interrupted")
+		case err != nil:
+			return exitf(ExitFailure, "%s: %v", kept.path, err)
+		}
+		out.Regressions = append(out.Regressions, testRegression{Bundle: kept.path, Failed: r.Failed, Skipped: r.Skipped, Reason: r.Reason})
+		failed = failed || r.Failed
+	}
 	if f.asJSON {
 		if err := writeJSON(e.stdout, out); err != nil {
 			return err
@@ -159,10 +185,34 @@ func runTest(e env, f testFlags, path string) error {
 	} else {
 		printTestSummary(e, rep, out)
 	}
-	if len(out.Failures) > 0 {
+	if failed {
 		return silentExit(ExitFailure)
 	}
 	return nil
+}
+
+type keptBundle struct {
+	path   string
+	bundle *explore.Bundle
+}
+
+// loadRegressions reads every bundle in tests/replays/ next to the
+// program; a bundle that is refused is a usage error.
+func loadRegressions(program string) ([]keptBundle, error) {
+	paths, _ := filepath.Glob(filepath.Join(filepath.Dir(program), "tests", "replays", "*.replay"))
+	var out []keptBundle
+	for _, p := range paths {
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return nil, exitf(ExitUsage, "refused: %s: %v", p, err)
+		}
+		b, err := explore.DecodeBundle(data)
+		if err != nil {
+			return nil, exitf(ExitUsage, "%s: %v", p, err)
+		}
+		out = append(out, keptBundle{p, b})
+	}
+	return out, nil
 }
 
 func writeBundle(s *explore.Scheduler, c *hale.Compiled, f testFlags, found *explore.Found) (string, error) {
@@ -198,6 +248,20 @@ func progress(e env, done, total int) {
 func printTestSummary(e env, rep *explore.Report, out testReport) {
 	w := e.stdout
 	fmt.Fprintf(w, "hale test: %d schedules (%s, seed %d) in %.2fs\n", out.Schedules, out.Strategy, out.Seed, out.Seconds)
+	if len(out.Regressions) > 0 {
+		failing := 0
+		for _, r := range out.Regressions {
+			if r.Failed {
+				failing++
+			}
+		}
+		fmt.Fprintf(w, "regressions: %d bundles, %d failing\n", len(out.Regressions), failing)
+		for _, r := range out.Regressions {
+			if r.Failed {
+				fmt.Fprintf(w, "  %s: %s\n", r.Bundle, termsafe.String(r.Reason))
+			}
+		}
+	}
 	if len(rep.Failures) == 0 {
 		fmt.Fprintln(w, "no failure")
 		return
