@@ -3,10 +3,7 @@ package replay
 import "github.com/hale-lang/hale/codegen/image"
 
 // Test-only access for the external tests of this package.
-var (
-	ReplayHeader   = replayHeader
-	ProgramDecoder = programDecoder
-)
+var ReplayHeader = replayHeader
 
 // programTypesOf is the header type table of img.
 func programTypesOf(img *image.Image) ([]byte, error) {
