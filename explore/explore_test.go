@@ -267,7 +267,6 @@ main { spawn A on pinned; spawn B on pinned; }`)
 	}
 }
 
-
 // TestStrategyTable prints the table of docs/testing.md §3: the median
 // number of schedules each strategy needs to find each planted bug, over
 // 20 seeds. It runs only with HALE_EXPLORE_TABLE=1 (random needs many).
