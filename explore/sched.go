@@ -174,6 +174,7 @@ type replayInputs struct {
 	stdin      []string
 	transcript map[string][]call
 	fallback   bool // answer what the transcript cannot from the fixtures
+	at         *atStop
 }
 
 // run runs the program once under ch, with the world's streams from seed
@@ -187,6 +188,9 @@ func (s *Scheduler) run(ctx context.Context, seed uint64, ch chooser, in *replay
 	w := newWorld(s.cfg.Fixtures, seed, maxPolls)
 	w.transcript = transcript
 	w.fallback = in != nil && in.fallback
+	if in != nil {
+		w.at = in.at
+	}
 	st, err := host.NewStepper(ctx, s.prog, host.Options{Journal: w})
 	if err != nil {
 		return nil, err

@@ -59,6 +59,8 @@ type world struct {
 	age     map[host.MessageID]int
 	publish int
 
+	at *atStop // --at: stop before a delivery
+
 	maxPolls   int // polls allowed per handler run (0: no limit)
 	polls      int
 	overBudget bool
@@ -386,6 +388,9 @@ func (w *world) Publish(c int, msg host.MessageID, topic int, payload []byte, ta
 // Deliver starts a handler run's step budget (host.Journal).
 func (w *world) Deliver(c, n int, d *host.Delivery, state host.StateReader) error {
 	w.polls = 0
+	if w.at != nil {
+		return w.at.deliver(c, n, d, state)
+	}
 	return nil
 }
 

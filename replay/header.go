@@ -403,3 +403,15 @@ func (pt *programTypes) subscribed(target, topic string) (yes, known bool) {
 // tools that show a run's values in the JSON view, such as the explorer's
 // bundles. It decodes nothing when img's types cannot be converted.
 func ProgramDecoder(img *image.Image) artifact.ValueDecoder { return programDecoder(img) }
+
+// StateJSON renders instance inst's state tuple (the canonical bytes an
+// Engine's State returns) as the JSON object of its fields by name, as
+// `hale replay --at` shows it, for tools that stop a run of img
+// themselves (the explorer's bundles).
+func StateJSON(img *image.Image, inst int, tuple []byte) (json.RawMessage, error) {
+	pt, err := typesOfProgram(img)
+	if err != nil {
+		return nil, err
+	}
+	return pt.stateJSON(inst, tuple)
+}

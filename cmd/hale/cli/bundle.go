@@ -7,6 +7,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/hale-lang/hale"
 	"github.com/hale-lang/hale/explore"
 	"github.com/hale-lang/hale/internal/termsafe"
 	"github.com/hale-lang/hale/vm/host"
@@ -36,8 +37,8 @@ func runBundle(e env, f replayFlags, args []string) error {
 		return exitf(ExitUsage, "refused: %s: %s", path, msg)
 	}
 	switch {
-	case f.at != "":
-		return exitf(ExitUsage, "--at is not supported for a .replay bundle yet")
+	case f.at != "" && f.verify:
+		return exitf(ExitUsage, "--at and --verify do not go together")
 	case f.diff || f.output != "" || f.unverified || f.allowLive || len(f.env) > 0:
 		return exitf(ExitUsage, "a .replay bundle takes only --verify, --json, --quiet and --engine")
 	}
@@ -57,12 +58,29 @@ func runBundle(e env, f replayFlags, args []string) error {
 	rep.Failure = b.Failure
 	ctx, stop := interruptContext()
 	defer stop()
-	var v *explore.Verification
+	var program *hale.Compiled
 	if len(args) == 2 {
-		c, err := compile(e, args[1])
-		if err != nil {
+		if program, err = compile(e, args[1]); err != nil {
 			return err
 		}
+	}
+	if f.at != "" {
+		c, n, err := b.ParseAt(f.at)
+		if err != nil {
+			return exitf(ExitUsage, "%v", err)
+		}
+		view, err := explore.At(ctx, b, program, kind, c, n)
+		switch {
+		case errors.Is(err, context.Canceled):
+			return exitf(ExitInterrupted, "interrupted")
+		case err != nil:
+			return exitf(ExitFailure, "%v", err)
+		}
+		return writeJSON(e.stdout, view)
+	}
+	var v *explore.Verification
+	if program != nil {
+		c := program
 		rep.Changed = b.ChangedSources(c)
 		for _, p := range rep.Changed {
 			fmt.Fprintf(e.stderr, "source %s differs from the bundle's\n", termsafe.String(p))
