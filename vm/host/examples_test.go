@@ -41,6 +41,7 @@ func TestEnginesAgreeOnExamples(t *testing.T) {
 	}{
 		"orders.hl":    {racy: true},
 		"inventory.hl": {racy: true},
+		"bank.hl":      {racy: true}, // the lost update traps in most runs
 		"wordcount.hl": {stdin: "the cat\nThe dog  and the CAT\n\nend"},
 		"fetch.hl":     {args: []string{srv.URL + "/a", srv.URL + "/missing", srv.URL + "/bb"}},
 	}
