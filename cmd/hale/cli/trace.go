@@ -6,8 +6,10 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/hale-lang/hale/explore"
 	"github.com/hale-lang/hale/internal/termsafe"
 	"github.com/hale-lang/hale/replay/artifact"
+	"github.com/hale-lang/hale/vm/host"
 )
 
 func init() { commands = append(commands, newTraceCmd) }
@@ -85,8 +87,68 @@ func newTraceCmd(e env) *cobra.Command {
 			return nil
 		},
 	}
-	trace.AddCommand(summary, dump, verify, newTraceViewCmd(e))
+	var bundleOut, bundleEngine string
+	bundle := &cobra.Command{
+		Use:   "bundle run.halerec app.hl -o x.replay",
+		Short: "Turn a recording that ended in a failure into a .replay bundle, and verify it",
+		Args:  cobra.ExactArgs(2),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return traceBundle(e, args[0], args[1], bundleOut, bundleEngine)
+		},
+	}
+	bundle.Flags().StringVarP(&bundleOut, "output", "o", "", "the bundle file to write (required)")
+	bundle.Flags().StringVar(&bundleEngine, "engine", defaultEngine(e), "interpreter engine of the check: wasm or native; default $HALE_ENGINE, else wasm")
+	trace.AddCommand(summary, dump, verify, newTraceViewCmd(e), bundle)
 	return trace
+}
+
+// traceBundle writes the bundle of a recorded failure, then verifies it:
+// exit 0 when it reproduces, 1 (the bundle still written) when it does
+// not, 2 when the recording is refused.
+func traceBundle(e env, artifactPath, programPath, out, engine string) error {
+	if out == "" {
+		return exitf(ExitUsage, "trace bundle: -o x.replay is required")
+	}
+	kind, err := host.ParseEngine(engine)
+	if err != nil {
+		return exitf(ExitUsage, "%v", err)
+	}
+	c, art, err := admit(e, replayFlags{}, artifactPath, programPath)
+	if err != nil {
+		return err
+	}
+	ins := append([]input{{what: "the recording", path: artifactPath}}, sourceInputs(programPath, c)...)
+	if err := refuseOverwrite("-o", out, ins); err != nil {
+		return err
+	}
+	b, err := explore.FromRecording(art, c)
+	if err != nil {
+		return exitf(ExitFailure, "%s: %v", artifactPath, err)
+	}
+	f, err := os.Create(out)
+	if err != nil {
+		return exitf(ExitFailure, "-o: %v", err)
+	}
+	err = b.Encode(f)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return exitf(ExitFailure, "writing %s: %v", out, err)
+	}
+	ctx, stop := interruptContext()
+	defer stop()
+	v, err := explore.Verify(ctx, b, kind)
+	if err != nil {
+		return exitf(ExitFailure, "%v", err)
+	}
+	fmt.Fprintf(e.stderr, "wrote %s: %s, %d steps\n", termsafe.String(out), termsafe.String(b.Failure.Kind+": "+b.Failure.Message), len(b.Schedule))
+	if !v.Reproduced {
+		fmt.Fprintf(e.stderr, "the bundle does not reproduce the recorded failure: %s\n", termsafe.String(v.Drift))
+		return silentExit(ExitFailure)
+	}
+	fmt.Fprintf(e.stderr, "verified: it reproduces at %s\n", b.Failure.Coordinate)
+	return nil
 }
 
 // salvageArtifact reads what it can of an artifact: a truncated or damaged
