@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/hale-lang/hale"
+	"github.com/hale-lang/hale/codegen/image"
 	"github.com/hale-lang/hale/replay/artifact"
 	"github.com/hale-lang/hale/vm"
 	"github.com/hale-lang/hale/vm/host"
@@ -24,7 +25,45 @@ const StrategyRecording = "recording"
 // recorded calls become the transcript, the recorded output the outputs,
 // the ingress lines the stdin, and the sources are embedded.
 func FromRecording(art *artifact.Artifact, c *hale.Compiled) (*Bundle, error) {
-	img := c.Image
+	r, err := ReadRecording(art, c.Image)
+	if err != nil {
+		return nil, err
+	}
+	if r.failure == nil {
+		return nil, errors.New("the recording ends without a failure (a trap or a non-zero exit): there is nothing to bundle")
+	}
+	o := &Outcome{Steps: r.steps, Failure: r.failure, inputs: r.inputs, outputs: r.outputs, stdin: r.stdin}
+	s := &Scheduler{cfg: Config{MaxSteps: DefaultMaxSteps, MaxHandlerSteps: DefaultMaxHandlerSteps}, img: c.Image}
+	return s.NewBundle(c, StrategyRecording, o)
+}
+
+// Recording is what the explorer takes from a recorded run: its delivery
+// orders merged into one schedule (the failing delivery, if any, last),
+// its answered calls, its stdin lines, its outputs and its failure.
+type Recording struct {
+	steps   []Step
+	inputs  []call
+	outputs []call
+	stdin   []string
+	failure *Failure
+}
+
+// Steps is the number of steps of the recording's merged schedule.
+func (r *Recording) Steps() int { return len(r.steps) }
+
+// replayInputs serves a run from the recording: its answers, then the
+// fixtures and the seed for what it did not record.
+func (r *Recording) replayInputs() *replayInputs {
+	in := &replayInputs{stdin: r.stdin, transcript: map[string][]call{}, fallback: true}
+	for _, c := range r.inputs {
+		k := callKey(c.prim, c.args)
+		in.transcript[k] = append(in.transcript[k], c)
+	}
+	return in
+}
+
+// ReadRecording reads an admitted recording of img.
+func ReadRecording(art *artifact.Artifact, img *image.Image) (*Recording, error) {
 	type recorded struct {
 		step      Step
 		publishes []artifact.MessageID
@@ -119,9 +158,6 @@ func FromRecording(art *artifact.Artifact, c *hale.Compiled) (*Bundle, error) {
 			}
 		}
 	}
-	if failure == nil {
-		return nil, errors.New("the recording ends without a failure (a trap or a non-zero exit): there is nothing to bundle")
-	}
 	// Merge the per-consumer orders.
 	var ids []uint32
 	for id := range perConsumer {
@@ -131,7 +167,7 @@ func FromRecording(art *artifact.Artifact, c *hale.Compiled) (*Bundle, error) {
 	next := map[uint32]int{}
 	var steps []Step
 	// The failing delivery runs last: the run ends there.
-	failing := func(id uint32, k int) bool { return failure.Coordinate == coord(int(id), k) }
+	failing := func(id uint32, k int) bool { return failure != nil && failure.Coordinate == coord(int(id), k) }
 	for lastResort := false; ; {
 		took := false
 		for _, id := range ids {
@@ -165,9 +201,7 @@ func FromRecording(art *artifact.Artifact, c *hale.Compiled) (*Bundle, error) {
 	// Deliveries left over ran after the failure, on other consumers, or
 	// handled what the failing handler published: the bundle's run ends
 	// at the failure without them.
-	o := &Outcome{Steps: steps, Failure: failure, inputs: inputs, outputs: outputs, stdin: stdin}
-	s := &Scheduler{cfg: Config{MaxSteps: DefaultMaxSteps, MaxHandlerSteps: DefaultMaxHandlerSteps}, img: img}
-	return s.NewBundle(c, StrategyRecording, o)
+	return &Recording{steps: steps, inputs: inputs, outputs: outputs, stdin: stdin, failure: failure}, nil
 }
 
 func recordedCall(consumer int, prim string, args []byte, o artifact.Outcome, result []byte, kind, message string) call {

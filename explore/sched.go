@@ -24,6 +24,10 @@ type Config struct {
 	MaxSteps        int   // steps before a run is a livelock; 0: DefaultMaxSteps
 	MaxHandlerSteps int64 // interpreter steps per handler run; 0: DefaultMaxHandlerSteps
 	Fixtures        *Fixtures
+	// Recording, when set, serves every run's inputs and stdin from a
+	// recorded run (--inputs, hale explore); what it did not record comes
+	// from the fixtures and the seed.
+	Recording *Recording
 }
 
 // Scheduler runs one program under chosen schedules. It prepares the
@@ -180,6 +184,9 @@ type replayInputs struct {
 // run runs the program once under ch, with the world's streams from seed
 // and the fixtures (or, with in, the bundle's inputs).
 func (s *Scheduler) run(ctx context.Context, seed uint64, ch chooser, in *replayInputs) (*Outcome, error) {
+	if in == nil && s.cfg.Recording != nil {
+		in = s.cfg.Recording.replayInputs()
+	}
 	var transcript map[string][]call
 	if in != nil {
 		transcript = in.transcript
@@ -247,6 +254,12 @@ func (s *Scheduler) run(ctx context.Context, seed uint64, ch chooser, in *replay
 		return nil, err
 	}
 	out.Verdict, out.Code = res.Verdict, res.Code
+	switch c := ch.(type) {
+	case *follow:
+		out.Skipped, out.Drift = c.skipped, c.drift
+	case *prefixChooser:
+		out.Skipped, out.Drift = c.f.skipped, c.f.drift
+	}
 	if s.cfg.Fixtures != nil && in == nil {
 		out.stdin = s.cfg.Fixtures.Stdin
 	} else if in != nil {

@@ -16,6 +16,10 @@ type SearchOptions struct {
 	ShrinkRuns int
 	// Progress, when set, is called after each schedule.
 	Progress func(done, total int)
+	// FromRecording (hale explore): schedule 0 follows the recording's
+	// merged order (Config.Recording); schedule i > 0 follows a prefix of
+	// it of random length, then the strategy.
+	FromRecording bool
 }
 
 // Found is one distinct failure of a search.
@@ -34,6 +38,46 @@ type Report struct {
 	Seed      uint64
 	Failures  []*Found // in order of discovery
 	Elapsed   time.Duration
+	// RecordedSkipped (hale explore) is the number of steps of the
+	// recorded order that schedule 0 could not follow.
+	RecordedSkipped int
+}
+
+// perturb is schedule i of a search from a recording: the recorded order
+// (i = 0), or a prefix of it of random length and then the strategy's
+// choices.
+func (s *Scheduler) perturb(i int, seed uint64, then chooser) chooser {
+	rec := s.cfg.Recording.steps
+	n := len(rec)
+	if i > 0 {
+		n = schedRand(seed ^ 0x5eed).IntN(len(rec) + 1)
+	}
+	steps := make([]*Step, n)
+	for k := range steps {
+		steps[k] = &rec[k]
+	}
+	return &prefixChooser{f: &follow{steps: steps}, n: n, then: then}
+}
+
+// prefixChooser follows a schedule for its first n steps, then defers to
+// another chooser.
+type prefixChooser struct {
+	f    *follow
+	n    int
+	then chooser
+}
+
+func (p *prefixChooser) choose(step int, choices []choice) int {
+	if step < p.n {
+		return p.f.choose(step, choices)
+	}
+	return p.then.choose(step, choices)
+}
+
+func (p *prefixChooser) ran(step int, c choice) {
+	if step >= p.n {
+		p.then.ran(step, c)
+	}
 }
 
 // Search runs the program under opts.Schedules schedules (or until the
@@ -60,9 +104,16 @@ func Search(ctx context.Context, s *Scheduler, opts SearchOptions) (*Report, err
 			break
 		}
 		seed := opts.Seed + uint64(i)
-		o, err := s.run(ctx, seed, strat.schedule(seed), nil)
+		ch := strat.schedule(seed)
+		if opts.FromRecording && s.cfg.Recording != nil {
+			ch = s.perturb(i, seed, ch)
+		}
+		o, err := s.run(ctx, seed, ch, nil)
 		if err != nil {
 			return nil, err
+		}
+		if i == 0 && opts.FromRecording {
+			rep.RecordedSkipped = o.Skipped
 		}
 		strat.done(o)
 		rep.Schedules++

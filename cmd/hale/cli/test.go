@@ -16,6 +16,7 @@ import (
 	"github.com/hale-lang/hale"
 	"github.com/hale-lang/hale/explore"
 	"github.com/hale-lang/hale/internal/termsafe"
+	"github.com/hale-lang/hale/replay/artifact"
 	"github.com/hale-lang/hale/vm/host"
 )
 
@@ -32,6 +33,7 @@ type testFlags struct {
 	maxSteps        int
 	maxHandlerSteps int64
 	fixtures, out   string
+	inputs          string // --inputs run.halerec
 	asJSON, strict  bool
 	engine          string
 }
@@ -48,9 +50,37 @@ func newTestCmd(e env) *cobra.Command {
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			f.seedSet = cmd.Flags().Changed("seed")
-			return runTest(e, f, args[0])
+			return runTest(e, f, args[0], false)
 		},
 	}
+	testFlagSet(cmd, &f, e)
+	cmd.Flags().StringVar(&f.inputs, "inputs", "", "serve inputs from a recording: the n-th call with a given primitive and arguments gets the n-th recorded result")
+	return cmd
+}
+
+func init() { commands = append(commands, newExploreCmd) }
+
+func newExploreCmd(e env) *cobra.Command {
+	var f testFlags
+	cmd := &cobra.Command{
+		Use:   "explore run.halerec app.hl [the flags of hale test]",
+		Short: "Search the schedules around a recorded run for failures",
+		Long: "Explore starts the search from a real recording: schedule 0 follows the recorded order,\n" +
+			"the others follow a prefix of it and then the strategy. Inputs are served from the\n" +
+			"recording. Output, bundles and exit codes as for hale test.",
+		Args: cobra.ExactArgs(2),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			f.seedSet = cmd.Flags().Changed("seed")
+			f.inputs = args[0]
+			return runTest(e, f, args[1], true)
+		},
+	}
+	testFlagSet(cmd, &f, e)
+	return cmd
+}
+
+// testFlagSet adds the flags hale test and hale explore share.
+func testFlagSet(cmd *cobra.Command, f *testFlags, e env) {
 	fl := cmd.Flags()
 	fl.IntVar(&f.schedules, "schedules", 100, "number of schedules to run")
 	fl.StringVar(&f.strategy, "strategy", explore.StrategyPCT, "search strategy: random, pct or pos")
@@ -64,7 +94,6 @@ func newTestCmd(e env) *cobra.Command {
 	fl.BoolVar(&f.asJSON, "json", false, "print the result as one JSON object on stdout")
 	fl.BoolVar(&f.strict, "strict", false, "a regression bundle whose steps had to be skipped fails too")
 	fl.StringVar(&f.engine, "engine", defaultEngine(e), "interpreter engine: wasm or native; default $HALE_ENGINE, else wasm")
-	return cmd
 }
 
 // testReport is the --json output of hale test.
@@ -95,7 +124,7 @@ type testFailure struct {
 	Bundle        string `json:"bundle"`
 }
 
-func runTest(e env, f testFlags, path string) error {
+func runTest(e env, f testFlags, path string, fromRecording bool) error {
 	kind, err := host.ParseEngine(f.engine)
 	if err != nil {
 		return exitf(ExitUsage, "%v", err)
@@ -126,13 +155,22 @@ func runTest(e env, f testFlags, path string) error {
 		f.seed = binary.LittleEndian.Uint64(b[:]) % 1_000_000_000 // short enough to type again
 	}
 	host.Prepare(kind)
-	c, err := compile(e, path)
-	if err != nil {
+	var c *hale.Compiled
+	var recording *explore.Recording
+	if f.inputs != "" {
+		var art *artifact.Artifact
+		if c, art, err = admit(e, replayFlags{}, f.inputs, path); err != nil {
+			return err
+		}
+		if recording, err = explore.ReadRecording(art, c.Image); err != nil {
+			return exitf(ExitUsage, "%s: %v", f.inputs, err)
+		}
+	} else if c, err = compile(e, path); err != nil {
 		return err
 	}
 	ctx, stop := interruptContext()
 	defer stop()
-	s, err := explore.NewScheduler(ctx, c.Image, explore.Config{Engine: kind, MaxSteps: f.maxSteps, MaxHandlerSteps: f.maxHandlerSteps, Fixtures: fx})
+	s, err := explore.NewScheduler(ctx, c.Image, explore.Config{Engine: kind, MaxSteps: f.maxSteps, MaxHandlerSteps: f.maxHandlerSteps, Fixtures: fx, Recording: recording})
 	if err != nil {
 		return exitf(ExitFailure, "%v", err)
 	}
@@ -141,7 +179,7 @@ func runTest(e env, f testFlags, path string) error {
 	if err != nil {
 		return err
 	}
-	opts := explore.SearchOptions{Strategy: f.strategy, Depth: f.depth, Schedules: f.schedules, Seed: f.seed, TimeBudget: f.timeBudget}
+	opts := explore.SearchOptions{Strategy: f.strategy, Depth: f.depth, Schedules: f.schedules, Seed: f.seed, TimeBudget: f.timeBudget, FromRecording: fromRecording}
 	bar := !f.asJSON && isTerminal(e.stderr)
 	if bar {
 		opts.Progress = func(done, total int) { progress(e, done, total) }
@@ -155,6 +193,9 @@ func runTest(e env, f testFlags, path string) error {
 		return exitf(ExitInterrupted, "interrupted")
 	case err != nil:
 		return exitf(ExitFailure, "%v", err)
+	}
+	if fromRecording && rep.RecordedSkipped > 0 {
+		fmt.Fprintf(e.stderr, "hale: note: schedule 0 could not follow %d of the recording's %d steps\n", rep.RecordedSkipped, recording.Steps())
 	}
 	out := testReport{Schedules: rep.Schedules, Strategy: rep.Strategy, Seed: rep.Seed, Failures: []testFailure{}, Seconds: rep.Elapsed.Seconds()}
 	for _, found := range rep.Failures {
@@ -183,7 +224,11 @@ func runTest(e env, f testFlags, path string) error {
 			return err
 		}
 	} else {
-		printTestSummary(e, rep, out)
+		name := "hale test"
+		if fromRecording {
+			name = "hale explore"
+		}
+		printTestSummary(e, name, rep, out)
 	}
 	if failed {
 		return silentExit(ExitFailure)
@@ -245,9 +290,9 @@ func progress(e env, done, total int) {
 	fmt.Fprintf(e.stderr, "\r[%s%s] %d/%d schedules", strings.Repeat("#", n), strings.Repeat(".", width-n), done, total)
 }
 
-func printTestSummary(e env, rep *explore.Report, out testReport) {
+func printTestSummary(e env, name string, rep *explore.Report, out testReport) {
 	w := e.stdout
-	fmt.Fprintf(w, "hale test: %d schedules (%s, seed %d) in %.2fs\n", out.Schedules, out.Strategy, out.Seed, out.Seconds)
+	fmt.Fprintf(w, "%s: %d schedules (%s, seed %d) in %.2fs\n", name, out.Schedules, out.Strategy, out.Seed, out.Seconds)
 	if len(out.Regressions) > 0 {
 		failing := 0
 		for _, r := range out.Regressions {
