@@ -277,6 +277,18 @@ func (w *world) answer(prim string, args []byte) ([]byte, error) {
 	return nil, &vm.TrapError{Kind: vm.KindHost, Message: "the deterministic scheduler does not serve " + prim}
 }
 
+// served lists the primitives answer serves; a test keeps it equal to
+// the standard library's inputs and virtualised calls, so that a new
+// primitive cannot reach a run unserved.
+var served = []string{
+	"std::time::now_ms", "std::time::monotonic_ns", "std::time::sleep_ms",
+	"std::rand::next_int", "std::rand::next_float", "std::os::getrandom",
+	"std::os::env", "std::os::args",
+	"std::fs::read_text", "std::fs::read_bytes", "std::fs::exists", "std::fs::list_dir",
+	"std::fs::write_text", "std::fs::append_text",
+	"std::http::get", "std::http::post",
+}
+
 // clean makes a program's path relative to the working folder; false when
 // it leaves it (absolute, or "..").
 func clean(p string) (string, bool) {

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/hale-lang/hale/stdlib"
 	"github.com/hale-lang/hale/vm/host"
 )
 
@@ -101,5 +102,35 @@ func TestSeededRandomnessDependsOnTheSeedOnly(t *testing.T) {
 	}
 	if !differ {
 		t.Error("seeds 5 to 11 all gave the same random numbers")
+	}
+}
+
+// TestWorldServesEveryPrimitive: every primitive that is an input or a
+// virtualised call has an answer under the scheduler (a new one must be
+// added to answer and to served).
+func TestWorldServesEveryPrimitive(t *testing.T) {
+	listed := map[string]bool{}
+	for _, name := range served {
+		listed[name] = true
+	}
+	for _, p := range stdlib.All() {
+		if p.Journal != stdlib.Input && p.Journal != stdlib.Virtual {
+			continue
+		}
+		if !listed[p.Name] {
+			t.Errorf("%s is not served by the deterministic scheduler", p.Name)
+		}
+		delete(listed, p.Name)
+	}
+	for name := range listed {
+		t.Errorf("served lists %s, which is not an input or virtualised primitive", name)
+	}
+	// And answer really answers them (arguments that decode are not needed
+	// to tell "unknown" from a bad argument).
+	w := newWorld(nil, 1, 0)
+	for _, name := range served {
+		if _, err := w.answer(name, nil); err != nil && strings.Contains(err.Error(), "does not serve") {
+			t.Errorf("answer does not serve %s", name)
+		}
 	}
 }
