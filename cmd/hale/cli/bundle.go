@@ -124,8 +124,12 @@ func runBundle(e env, f replayFlags, args []string) error {
 		if want.Position != "" {
 			at = " at " + want.Position
 		}
+		where := "at start-up"
+		if want.Coordinate != "" {
+			where = "delivery " + want.Coordinate
+		}
 		if v.Reproduced {
-			fmt.Fprintf(e.stderr, "reproduced: %s: %s%s, delivery %s after %d steps\n", want.Kind, termsafe.String(want.Message), at, want.Coordinate, len(b.Schedule))
+			fmt.Fprintf(e.stderr, "reproduced: %s: %s%s, %s after %d steps\n", want.Kind, termsafe.String(want.Message), at, where, len(b.Schedule))
 		} else {
 			fmt.Fprintf(e.stderr, "not reproduced: %s\n", termsafe.String(v.Drift))
 		}
