@@ -50,7 +50,7 @@ func newReplayCmd(e env) *cobra.Command {
 				return runBundle(e, f, args)
 			}
 			if len(args) != 2 {
-				return exitf(ExitUsage, "want a recording and a program: hale replay run.halerec app.hl\nRun 'hale replay --help' for usage.")
+				return exitf(ExitUsage, "accepts 2 arg(s), received %d: a recording and a program (hale replay run.halerec app.hl), or a .replay bundle\nRun 'hale replay --help' for usage.", len(args))
 			}
 			if f.verify {
 				return exitf(ExitUsage, "--verify is for a .replay bundle")
