@@ -267,6 +267,10 @@ func (w *world) answer(prim string, args []byte) ([]byte, error) {
 			return nil, err
 		}
 		return w.http("GET", vs[0].AsStr())
+	case "std::os::secret":
+		return w.secret(args)
+	case "std::http::send":
+		return w.send(args)
 	case "std::http::post":
 		vs, err := dec(str, str, str)
 		if err != nil {
@@ -287,6 +291,7 @@ var served = []string{
 	"std::fs::read_text", "std::fs::read_bytes", "std::fs::exists", "std::fs::list_dir",
 	"std::fs::write_text", "std::fs::append_text",
 	"std::http::get", "std::http::post",
+	"std::os::secret", "std::http::send",
 }
 
 // clean makes a program's path relative to the working folder; false when
