@@ -294,3 +294,60 @@ func TestStrategyTable(t *testing.T) {
 		}
 	}
 }
+
+// slowChoices lists the choices by scanning every queue, as the
+// definition says; the scheduler's cached listing must agree with it.
+func slowChoices(st *host.Stepper, execs []int) []choice {
+	var out []choice
+	for _, c := range execs {
+		pending := st.Pending(c)
+		if len(pending) == 0 {
+			continue
+		}
+		if pending[0].IsStart() {
+			out = append(out, choice{consumer: c, pick: 0, d: pending[0]})
+			continue
+		}
+		first := len(out)
+		for i := range pending {
+			seen := false
+			for _, ch := range out[first:] {
+				seen = seen || ch.d.Message.Producer == pending[i].Message.Producer
+			}
+			if !seen {
+				out = append(out, choice{consumer: c, pick: i, d: pending[i]})
+			}
+		}
+	}
+	return out
+}
+
+func TestCachedChoicesMatchTheDefinition(t *testing.T) {
+	steps := 0
+	checkChoices = func(st *host.Stepper, execs []int, got []choice) {
+		steps++
+		want := slowChoices(st, execs)
+		if len(got) != len(want) {
+			t.Fatalf("step %d: %d choices, want %d", steps, len(got), len(want))
+		}
+		for i := range want {
+			if got[i].consumer != want[i].consumer || got[i].pick != want[i].pick {
+				t.Fatalf("step %d: choice %d is %d/%d, want %d/%d", steps, i, got[i].consumer, got[i].pick, want[i].consumer, want[i].pick)
+			}
+		}
+	}
+	defer func() { checkChoices = nil }()
+	for _, prog := range []string{"testdata/thousand.hl", "testdata/noisy.hl", "testdata/ordering.hl", "../examples/bank.hl"} {
+		s := newSched(t, prog, host.EngineNative, Config{})
+		for _, strategy := range []string{StrategyRandom, StrategyPCT, StrategyPOS} {
+			for seed := uint64(0); seed < 3; seed++ {
+				if _, err := s.RunSchedule(context.Background(), strategy, 0, seed); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+	}
+	if steps < 5000 {
+		t.Fatalf("only %d steps checked", steps)
+	}
+}

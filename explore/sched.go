@@ -116,7 +116,7 @@ type Outcome struct {
 type choice struct {
 	consumer int
 	pick     int // index in the consumer's pending deliveries
-	d        *host.Delivery
+	d        host.Delivery // a copy: the queue's slots move when a step runs
 	age      int // publish order of the message; -1 for a start delivery
 }
 
@@ -130,8 +130,8 @@ type chooser interface {
 // choices lists what may run now: per consumer in id order, its first
 // start delivery if any is pending (start deliveries come first, in main
 // order), else the oldest pending delivery of each producer, in order of
-// first arrival.
-func (s *Scheduler) choices(st *host.Stepper, execs []int, w *world, buf []choice) []choice {
+// their place in the queue.
+func (s *Scheduler) choices(st *host.Stepper, execs []int, w *world, views []queueView, buf []choice) []choice {
 	buf = buf[:0]
 	for _, c := range execs {
 		pending := st.Pending(c)
@@ -139,25 +139,102 @@ func (s *Scheduler) choices(st *host.Stepper, execs []int, w *world, buf []choic
 			continue
 		}
 		if pending[0].IsStart() {
-			buf = append(buf, choice{consumer: c, pick: 0, d: &pending[0], age: -1})
+			buf = append(buf, choice{consumer: c, pick: 0, d: pending[0], age: -1})
 			continue
 		}
+		v := &views[c]
+		v.refresh(pending)
 		first := len(buf)
-		for i := range pending {
-			d := &pending[i]
-			seen := false
-			for _, ch := range buf[first:] {
-				if ch.d.Message.Producer == d.Message.Producer {
-					seen = true
-					break
-				}
-			}
-			if !seen {
-				buf = append(buf, choice{consumer: c, pick: i, d: d, age: w.age[d.Message]})
+		for _, f := range v.firsts {
+			d := pending[f.idx]
+			buf = append(buf, choice{consumer: c, pick: f.idx, d: d, age: w.age[d.Message]})
+			// Keep them in queue order (a producer's next delivery may
+			// sit behind another producer's first).
+			for k := len(buf) - 1; k > first && buf[k].pick < buf[k-1].pick; k-- {
+				buf[k], buf[k-1] = buf[k-1], buf[k]
 			}
 		}
 	}
 	return buf
+}
+
+// checkChoices, when set (tests), sees every step's choices.
+var checkChoices func(st *host.Stepper, execs []int, choices []choice)
+
+// queueView caches, for one consumer, where each producer's oldest
+// pending delivery is in its queue, so that listing the choices does not
+// rescan a long queue at every step. Producers only append to a queue and
+// only the consumer's own steps remove from it.
+type queueView struct {
+	firsts  []firstOf // one per producer with a pending delivery
+	scanned int       // the queue's length when last seen
+}
+
+type firstOf struct{ producer, idx int }
+
+// producerOf is the producer a delivery is ordered with: start
+// deliveries form their own sequence.
+func producerOf(d *host.Delivery) int {
+	if d.IsStart() {
+		return -1
+	}
+	return d.Message.Producer
+}
+
+// refresh takes in the deliveries appended since the last call.
+func (v *queueView) refresh(pending []host.Delivery) {
+	for i := v.scanned; i < len(pending); i++ {
+		p := producerOf(&pending[i])
+		known := false
+		for _, f := range v.firsts {
+			if f.producer == p {
+				known = true
+				break
+			}
+		}
+		if !known {
+			v.firsts = append(v.firsts, firstOf{p, i})
+		}
+	}
+	v.scanned = len(pending)
+}
+
+// removedStart accounts for a step that took the start delivery at the
+// head of the queue (start deliveries are not in firsts).
+func (v *queueView) removedStart() {
+	if v.scanned > 0 {
+		v.scanned--
+	}
+	for j := range v.firsts {
+		v.firsts[j].idx--
+	}
+}
+
+// removed accounts for the step that took pending delivery pick (its
+// producer's oldest); pending is the queue after the step's removal and
+// before anything the step published (refresh takes those in).
+func (v *queueView) removed(pick int, pending []host.Delivery) {
+	k := -1
+	for j := range v.firsts {
+		switch {
+		case v.firsts[j].idx == pick:
+			k = j
+		case v.firsts[j].idx > pick:
+			v.firsts[j].idx--
+		}
+	}
+	v.scanned--
+	if k < 0 {
+		return
+	}
+	p := v.firsts[k].producer
+	for i := pick; i < v.scanned; i++ {
+		if producerOf(&pending[i]) == p {
+			v.firsts[k].idx = i
+			return
+		}
+	}
+	v.firsts = append(v.firsts[:k], v.firsts[k+1:]...)
 }
 
 // oldest returns the index of the choice whose message was published
@@ -215,9 +292,13 @@ func (s *Scheduler) run(ctx context.Context, seed uint64, ch chooser, in *replay
 		}
 		st.Input(stdin)
 		execs := st.Executors()
+		views := make([]queueView, len(s.img.Consumers))
 		var buf []choice
 		for step := 0; !st.Stopped(); step++ {
-			buf = s.choices(st, execs, w, buf)
+			buf = s.choices(st, execs, w, views, buf)
+			if checkChoices != nil {
+				checkChoices(st, execs, buf)
+			}
 			if len(buf) == 0 {
 				break // nothing deliverable: the run is over
 			}
@@ -238,6 +319,11 @@ func (s *Scheduler) run(ctx context.Context, seed uint64, ch chooser, in *replay
 			if err := st.Step(c.consumer, c.pick); err != nil {
 				st.Finish()
 				return nil, err
+			}
+			if !stp.Start {
+				views[c.consumer].removed(c.pick, st.Pending(c.consumer))
+			} else {
+				views[c.consumer].removedStart()
 			}
 			ch.ran(step, c)
 			if w.overBudget {

@@ -214,7 +214,7 @@ func (f *follow) choose(step int, choices []choice) int {
 		return oldest(choices)
 	}
 	for i, ch := range choices {
-		if want.same(ch.d, ch.consumer) {
+		if want.same(&ch.d, ch.consumer) {
 			return i
 		}
 	}
