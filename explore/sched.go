@@ -115,9 +115,9 @@ type Outcome struct {
 // pending delivery from one producer (or its next start delivery).
 type choice struct {
 	consumer int
-	pick     int // index in the consumer's pending deliveries
+	pick     int           // index in the consumer's pending deliveries
 	d        host.Delivery // a copy: the queue's slots move when a step runs
-	age      int // publish order of the message; -1 for a start delivery
+	age      int           // publish order of the message; -1 for a start delivery
 }
 
 // chooser picks a step among the choices (never empty).
