@@ -103,6 +103,7 @@ type Outcome struct {
 	Failure *Failure // nil: the run passed
 	Verdict string
 	Code    int
+	Cut     bool   // the run reached --max-steps with a timer pending, and was ended there
 	Skipped int    // steps of a followed schedule that named no pending delivery
 	Drift   string // strict following: why the schedule could not be followed
 	inputs  []call
@@ -275,7 +276,11 @@ func (s *Scheduler) run(ctx context.Context, seed uint64, ch chooser, in *replay
 	if in != nil {
 		w.at = in.at
 	}
-	st, err := host.NewStepper(ctx, s.prog, host.Options{Journal: w})
+	timers := &virtualTimers{w: w}
+	st, err := host.NewStepper(ctx, s.prog, host.Options{Journal: w, Timers: func(fire func(host.Timer)) host.TimerQueue {
+		timers.fire = fire
+		return timers
+	}})
 	if err != nil {
 		return nil, err
 	}
@@ -295,14 +300,24 @@ func (s *Scheduler) run(ctx context.Context, seed uint64, ch chooser, in *replay
 		views := make([]queueView, len(s.img.Consumers))
 		var buf []choice
 		for step := 0; !st.Stopped(); step++ {
+			timers.fireDue()
 			buf = s.choices(st, execs, w, views, buf)
+			for (len(buf) == 0 || !wanted(ch, step, buf)) && timers.jump() {
+				buf = s.choices(st, execs, w, views, buf)
+			}
 			if checkChoices != nil {
 				checkChoices(st, execs, buf)
 			}
 			if len(buf) == 0 {
-				break // nothing deliverable: the run is over
+				break // nothing deliverable and no timer pending: the run is over
 			}
 			if step >= s.cfg.MaxSteps {
+				if timers.fired > 0 || len(timers.pending) > 0 {
+					// A program driven by timers (a periodic tick) is not
+					// a livelock: its run is cut here.
+					out.Cut = true
+					break
+				}
 				out.Failure = &Failure{Kind: "livelock", Message: fmt.Sprintf("more than %d steps (--max-steps)", s.cfg.MaxSteps)}
 				c := buf[0]
 				out.Failure.Coordinate = coord(c.consumer, st.Handled(c.consumer))
