@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/hale-lang/hale/codegen/image"
 	"github.com/hale-lang/hale/replay/artifact"
 	"github.com/hale-lang/hale/vm/host"
 )
@@ -97,12 +98,119 @@ func (in *Inspection) State(instance string) (json.RawMessage, error) {
 	return in.r.stateOf(in.state, i)
 }
 
+// Break sets a breakpoint (`break LINE|Locus.on Topic|fn`): after the
+// first stop the replay also stops before every delivery whose handler
+// is the one named, calls the fn named (directly or through other fns),
+// or contains the line named (in the handler or in a fn it calls), lines
+// counting in the program's entry file. It returns what the breakpoint
+// covers, as handler names, for the inspector to show.
+func (in *Inspection) Break(spec string) ([]string, error) {
+	handlers, err := in.r.resolveBreak(spec)
+	if err != nil {
+		return nil, err
+	}
+	in.r.mu.Lock()
+	if in.r.breaks == nil {
+		in.r.breaks = map[int]bool{}
+	}
+	var names []string
+	for _, f := range handlers {
+		in.r.breaks[f] = true
+		names = append(names, in.r.img.Funcs[f].Name)
+	}
+	in.r.mu.Unlock()
+	return names, nil
+}
+
+// resolveBreak returns the handler functions a breakpoint stops before.
+func (r *Replayer) resolveBreak(spec string) ([]int, error) {
+	img := r.img
+	// calls[f] holds every function f reaches through calls.
+	reaches := func(f int, want func(g int) bool) bool {
+		seen := map[int]bool{}
+		var walk func(g int) bool
+		walk = func(g int) bool {
+			if seen[g] {
+				return false
+			}
+			seen[g] = true
+			if want(g) {
+				return true
+			}
+			for _, in := range img.Funcs[g].Code {
+				if in.Op == image.OpCall && int(in.B) >= 0 && int(in.B) < len(img.Funcs) && walk(int(in.B)) {
+					return true
+				}
+			}
+			return false
+		}
+		return walk(f)
+	}
+	var want func(g int) bool
+	if line, err := strconv.Atoi(spec); err == nil {
+		if line < 1 {
+			return nil, errors.New("break: line " + spec + " is not a line number")
+		}
+		want = func(g int) bool {
+			for _, p := range img.Funcs[g].Pos {
+				if p.File == 0 && int(p.Line) == line {
+					return true
+				}
+			}
+			return false
+		}
+	} else {
+		found := false
+		for g := range img.Funcs {
+			if img.Funcs[g].Name == spec {
+				found = true
+			}
+		}
+		if !found {
+			return nil, errors.New("break: no handler or fn named " + spec + " (a breakpoint is LINE, Locus.on Topic or fn)")
+		}
+		want = func(g int) bool { return img.Funcs[g].Name == spec }
+	}
+	var out []int
+	for _, l := range img.Loci {
+		handlers := []int{}
+		if l.Start >= 0 {
+			handlers = append(handlers, l.Start)
+		}
+		for _, h := range l.Handlers {
+			handlers = append(handlers, h.Func)
+		}
+		for _, f := range handlers {
+			if reaches(f, want) {
+				out = append(out, f)
+			}
+		}
+	}
+	if len(out) == 0 {
+		return nil, errors.New("break: " + spec + " is in no handler and in no fn a handler calls")
+	}
+	return out, nil
+}
+
+// handlerOf returns the function handling delivery d, or -1.
+func (r *Replayer) handlerOf(d *host.Delivery) int {
+	if d.Target < 0 || d.Target >= len(r.img.Instances) {
+		return -1
+	}
+	l := &r.img.Loci[r.img.Instances[d.Target].Locus]
+	if d.IsStart() {
+		return l.Start
+	}
+	return l.HandlerFor(d.Topic)
+}
+
 // stopPoint is where the replay stops next.
 type stopPoint struct {
 	mode     InspectAction // InspectHalt (at coordinate), InspectContinue (nowhere), InspectNext, InspectStep
 	consumer int
 	n        int
 	started  bool // the At stop has been set up
+	halted   bool // the inspector ended the run: no stop any more
 }
 
 // At returns the view captured at Options.At, or nil when the
@@ -113,11 +221,15 @@ func (r *Replayer) At() *AtView {
 	return r.at
 }
 
-// stopsAt reports whether the replay stops before consumer c's delivery n.
-func (r *Replayer) stopsAt(c, n int) bool {
+// stopsAt reports whether the replay stops before consumer c's delivery
+// n, handled by function handler.
+func (r *Replayer) stopsAt(c, n, handler int) bool {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	sp := &r.stop
+	if sp.halted {
+		return false
+	}
 	if !sp.started {
 		sp.started = true
 		sp.mode = InspectContinue
@@ -125,9 +237,13 @@ func (r *Replayer) stopsAt(c, n int) bool {
 			sp.mode, sp.consumer, sp.n = InspectHalt, int(r.opts.At.Consumer), int(r.opts.At.N)
 		}
 	}
-	switch sp.mode {
-	case InspectHalt:
+	if sp.mode == InspectHalt {
 		return c == sp.consumer && n == sp.n
+	}
+	if handler >= 0 && r.breaks[handler] {
+		return true
+	}
+	switch sp.mode {
 	case InspectNext:
 		return c == sp.consumer
 	case InspectStep:
@@ -140,7 +256,8 @@ func (r *Replayer) stopsAt(c, n int) bool {
 // requested one: it captures the view and halts the run (ErrStopped), or
 // hands the stop to the inspector.
 func (r *Replayer) maybeStop(cs *replayConsumer, n int, d *host.Delivery, state host.StateReader) error {
-	if !r.stopsAt(cs.id, n) {
+	handler := r.handlerOf(d)
+	if !r.stopsAt(cs.id, n, handler) {
 		return nil
 	}
 	view := r.view(cs, n, d, state)
@@ -156,20 +273,31 @@ func (r *Replayer) maybeStop(cs *replayConsumer, n int, d *host.Delivery, state 
 	r.mu.Lock()
 	r.paused++
 	r.mu.Unlock()
+	// Stops are decided one at a time. Another consumer may have reached
+	// a delivery while the person looked at this stop, and been let
+	// through by the mode of that stop (`step`); what the person decided
+	// since then (`next`, `quit`) is what counts, so the stop is checked
+	// again once it is this consumer's turn. Without that check, `next`
+	// showed whichever consumer was queued first, and `quit` showed the
+	// queued stop instead of ending the run.
 	r.inspectMu.Lock()
-	action := r.opts.Inspect(&Inspection{View: view, r: r, c: cs.id, n: n, state: state})
-	r.inspectMu.Unlock()
+	action := InspectContinue
+	stops := r.stopsAt(cs.id, n, handler)
+	if stops {
+		action = r.opts.Inspect(&Inspection{View: view, r: r, c: cs.id, n: n, state: state})
+	}
 	r.mu.Lock()
 	r.paused--
 	for _, o := range r.cons {
 		o.holdSince = time.Time{} // holds start again from now
 	}
-	r.stop.mode, r.stop.consumer = action, cs.id
+	if stops {
+		r.stop.mode, r.stop.consumer = action, cs.id
+		r.stop.halted = action == InspectHalt
+	}
 	r.mu.Unlock()
-	if action == InspectHalt {
-		r.mu.Lock()
-		r.stop.mode = InspectContinue
-		r.mu.Unlock()
+	r.inspectMu.Unlock()
+	if stops && action == InspectHalt {
 		return ErrStopped
 	}
 	return nil

@@ -196,7 +196,8 @@ type Replayer struct {
 	stop      stopPoint
 	at        *AtView
 	inspectMu sync.Mutex
-	paused    int // inspections in progress (under mu): holds do not time out meanwhile
+	breaks    map[int]bool // handler functions with a breakpoint (under mu)
+	paused    int          // inspections in progress (under mu): holds do not time out meanwhile
 }
 
 // replayConsumer is one consumer's recorded tables and replay state.
