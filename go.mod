@@ -10,6 +10,7 @@ require (
 	github.com/tetratelabs/wazero v1.12.0
 	github.com/zeebo/blake3 v0.2.4
 	golang.org/x/sys v0.44.0
+	golang.org/x/term v0.42.0
 )
 
 require (

@@ -13,7 +13,7 @@ import (
 // the terminal.
 func TestInspectorEscapes(t *testing.T) {
 	var out strings.Builder
-	inspect := newInspector(env{stdin: strings.NewReader("msg\nbogus\nq\n"), stdout: &out})
+	inspect := newInspector(env{stdin: strings.NewReader("msg\nbogus\nq\n"), stdout: &out}).inspect
 	ins := &replay.Inspection{View: &replay.AtView{
 		Coordinate: "1:2",
 		Pending: replay.PendingDelivery{Target: "Work\x1b]0;owned\aer", Message: "0:1", Topic: "Job\u009b",

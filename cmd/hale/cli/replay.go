@@ -125,12 +125,20 @@ func runReplay(e env, f replayFlags, artifactPath, programPath string) error {
 		defer os.RemoveAll(tmp)
 		opts.Output = filepath.Join(tmp, "replayed.halerec")
 	}
-	if err := stopAt(e, f, art, &opts); err != nil {
+	ins, err := stopAt(e, f, art, &opts)
+	if err != nil {
 		return err
 	}
 	ctx, stop := interruptContext()
 	defer stop()
 	s, err := replay.Run(ctx, art, c.Image, opts)
+	// `back` ends the run and asks for a new one, from the start to the
+	// stop before the current one.
+	for ins != nil && err == nil && s.Halted && ins.backTo != nil {
+		opts.At, ins.backTo = ins.backTo, nil
+		ins.replaying()
+		s, err = replay.Run(ctx, art, c.Image, opts)
+	}
 	switch {
 	case errors.Is(err, context.Canceled):
 		return exitf(ExitInterrupted, "interrupted")
@@ -222,20 +230,25 @@ func admit(e env, f replayFlags, artifactPath, programPath string) (*hale.Compil
 // stopAt resolves --at into opts, with the interactive inspector on a
 // terminal, and routes what the program prints again: with --json
 // nowhere, and with the --at view (one JSON object on stdout) to stderr.
-func stopAt(e env, f replayFlags, art *artifact.Artifact, opts *replay.SessionOptions) error {
+func stopAt(e env, f replayFlags, art *artifact.Artifact, opts *replay.SessionOptions) (*inspector, error) {
+	var ins *inspector
 	if f.at != "" {
 		target, err := artifact.ParseCoordinate(f.at)
 		if err != nil {
-			return exitf(ExitUsage, "--at: %v", err)
+			return nil, exitf(ExitUsage, "--at: %v", err)
 		}
 		ref, err := art.Resolve(target)
 		if err != nil {
-			return exitf(ExitUsage, "--at: %v", err)
+			return nil, exitf(ExitUsage, "--at: %v", err)
 		}
 		at := ref.At
 		opts.At = &at
 		if !f.asJSON && isTerminal(e.stdout) && isTerminal(e.stdin) {
-			opts.Inspect = newInspector(e)
+			ins = newInspector(e)
+			opts.Inspect = ins.inspect
+			// A replay `back` starts again prints nothing before its stop:
+			// the person has seen that output already.
+			opts.Stdout, opts.Stderr = ins.gate(opts.Stdout), ins.gate(opts.Stderr)
 		}
 	}
 	switch {
@@ -244,7 +257,7 @@ func stopAt(e env, f replayFlags, art *artifact.Artifact, opts *replay.SessionOp
 	case opts.At != nil && opts.Inspect == nil:
 		opts.Stdout = e.stderr
 	}
-	return nil
+	return ins, nil
 }
 
 // printReport prints a session's report (as JSON with --json) and maps
@@ -284,59 +297,6 @@ func finishReport(rep *artifact.Report, err error) error {
 func isTerminal(s any) bool {
 	f, ok := s.(*os.File)
 	return ok && isTerminalFd(f.Fd())
-}
-
-// newInspector returns the interactive inspector of `hale replay --at` on
-// a terminal: it shows the stop, then reads commands until one resumes.
-func newInspector(e env) func(*replay.Inspection) replay.InspectAction {
-	in := bufio.NewScanner(e.stdin)
-	return func(ins *replay.Inspection) replay.InspectAction {
-		show := func(v any) { _ = writeJSON(e.stdout, v) }
-		// The names come from the artifact, which may be forged.
-		esc := termsafe.String
-		fmt.Fprintf(e.stdout, "stopped before delivery %s (target %s, message %s", esc(ins.View.Coordinate), esc(ins.View.Pending.Target), esc(ins.View.Pending.Message))
-		if ins.View.Pending.Topic != "" {
-			fmt.Fprintf(e.stdout, ", topic %s", esc(ins.View.Pending.Topic))
-		}
-		fmt.Fprintln(e.stdout, ")")
-		for {
-			fmt.Fprint(e.stdout, "(hale) ")
-			if !in.Scan() {
-				return replay.InspectHalt
-			}
-			fields := strings.Fields(in.Text())
-			if len(fields) == 0 {
-				continue
-			}
-			switch fields[0] {
-			case "state":
-				name := ""
-				if len(fields) > 1 {
-					name = fields[1]
-				}
-				st, err := ins.State(name)
-				if err != nil {
-					fmt.Fprintf(e.stdout, "error: %s (instances here: %s)\n", esc(err.Error()), esc(strings.Join(ins.Instances(), ", ")))
-					continue
-				}
-				fmt.Fprintln(e.stdout, string(termsafe.JSON(st)))
-			case "msg":
-				show(ins.View.Pending)
-			case "where":
-				show(ins.View)
-			case "step":
-				return replay.InspectStep
-			case "next":
-				return replay.InspectNext
-			case "continue", "c":
-				return replay.InspectContinue
-			case "quit", "q":
-				return replay.InspectHalt
-			default:
-				fmt.Fprintln(e.stdout, "commands: state [instance], msg, where, step, next, continue, quit")
-			}
-		}
-	}
 }
 
 // writeDiffView writes `--view`: the recording's and the replay's
