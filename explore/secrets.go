@@ -7,13 +7,6 @@ import (
 	"github.com/hale-lang/hale/vm/value"
 )
 
-// optionSecretType is Option<secret>, the result of std::os::secret, as
-// the runtime encodes it.
-var optionSecretType = &value.Type{Kind: value.KindEnum, Name: "Option<secret>", Variants: []value.Variant{
-	{Name: "Some", Fields: []*value.Type{value.SecretType}},
-	{Name: "None"},
-}}
-
 // secret answers std::os::secret(name): present if and only if the `env`
 // fixture names the variable, or always when there is no `env` file. As
 // in a live run, the program gets the secret as the variable's name;
@@ -26,11 +19,11 @@ func (w *world) secret(args []byte) ([]byte, error) {
 	name := vs[0].AsStr()
 	if w.fx.HasEnv {
 		if _, ok := w.fx.Env[name]; !ok {
-			return value.Encode(nil, value.NewEnum(optionSecretType, 1, nil))
+			return value.Encode(nil, value.NewEnum(host.OptionSecretType, 1, nil))
 		}
 	}
 	s := value.NewSecret(nil, []value.SecretPart{{Text: name, Env: true}})
-	return value.Encode(nil, value.NewEnum(optionSecretType, 0, []value.Value{s}))
+	return value.Encode(nil, value.NewEnum(host.OptionSecretType, 0, []value.Value{s}))
 }
 
 // send answers std::http::send(req) from http.json by its method and URL.

@@ -357,17 +357,6 @@ func (w *world) list(p string) ([]string, bool) {
 	return names, true
 }
 
-// responseType is std::http::Response, as the runtime encodes it.
-var responseType = &value.Type{
-	Kind: value.KindStruct,
-	Name: "std::http::Response",
-	Fields: []value.Field{
-		{Name: "status", Type: value.IntType},
-		{Name: "body", Type: value.StringType},
-		{Name: "headers", Type: value.MapOf(value.StringType, value.StringType)},
-	},
-}
-
 func (w *world) http(method, url string) ([]byte, error) {
 	key := method + " " + url
 	replies := w.fx.HTTP[key]
@@ -393,7 +382,7 @@ func (w *world) http(method, url string) ([]byte, error) {
 	for _, n := range names {
 		headers.AsMap().Set(value.Str(n), value.Str(r.Headers[n]))
 	}
-	return value.Encode(nil, value.NewStruct(responseType, []value.Value{value.Int(int64(r.Status)), value.Str(r.Body), headers}))
+	return value.Encode(nil, value.NewStruct(host.ResponseType, []value.Value{value.Int(int64(r.Status)), value.Str(r.Body), headers}))
 }
 
 // Publish numbers the message in publish order (host.Journal).

@@ -68,19 +68,7 @@ func GuardBits(n int) int { return (n + 7) / 8 }
 // Params returns the canonical tuple of instance inst's locus parameters,
 // for the table SetGuardParams takes.
 func (m *Machine) Params(inst int) ([]byte, error) {
-	if err := m.instanceErr(inst); err != nil {
-		return nil, err
-	}
-	in := &m.insts[inst]
-	if !in.inited {
-		return nil, errors.New("vm: instance " + m.img.Instances[inst].Name + " is not initialised")
-	}
-	l := &m.img.Loci[in.locus]
-	vs := make([]value.Value, len(l.Params))
-	for i, v := range l.Params {
-		vs[i] = in.slots[v.Slot]
-	}
-	return value.EncodeTuple(nil, vs)
+	return m.slotTuple(inst, func(l *image.Locus) []image.Var { return l.Params })
 }
 
 // SetGuardParams gives the machine every instance's parameter tuple (as

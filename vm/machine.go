@@ -397,6 +397,12 @@ func (m *Machine) Deliver(inst int, handler int, payload []byte) (err error) {
 // variables, in declaration order (not its parameters): the bytes that
 // StateTypes decodes.
 func (m *Machine) State(inst int) ([]byte, error) {
+	return m.slotTuple(inst, func(l *image.Locus) []image.Var { return l.State })
+}
+
+// slotTuple encodes, as a tuple, the slots of an initialised instance
+// that vars picks from its locus (its state or its parameters).
+func (m *Machine) slotTuple(inst int, vars func(*image.Locus) []image.Var) ([]byte, error) {
 	if err := m.instanceErr(inst); err != nil {
 		return nil, err
 	}
@@ -404,9 +410,9 @@ func (m *Machine) State(inst int) ([]byte, error) {
 	if !in.inited {
 		return nil, errors.New("vm: instance " + m.img.Instances[inst].Name + " is not initialised")
 	}
-	l := &m.img.Loci[in.locus]
-	vs := make([]value.Value, len(l.State))
-	for i, v := range l.State {
+	picked := vars(&m.img.Loci[in.locus])
+	vs := make([]value.Value, len(picked))
+	for i, v := range picked {
 		vs[i] = in.slots[v.Slot]
 	}
 	return value.EncodeTuple(nil, vs)

@@ -182,24 +182,22 @@ func deliver(inst uint32, handler int32, n uint32) (r int32) {
 //go:wasmexport state
 func state(inst uint32) (r int32) {
 	defer recoverInto(&r)
-	if machine == nil {
-		return fail(errNoImage)
-	}
-	b, err := machine.State(int(inst))
-	if err != nil {
-		return fail(err)
-	}
-	out = append(out[:0], b...)
-	return int32(len(out))
+	return instanceBytes(inst, (*vm.Machine).State)
 }
 
 //go:wasmexport params
 func params(inst uint32) (r int32) {
 	defer recoverInto(&r)
+	return instanceBytes(inst, (*vm.Machine).Params)
+}
+
+// instanceBytes answers an export that reads bytes of one instance: their
+// length, with the bytes in the output buffer.
+func instanceBytes(inst uint32, read func(*vm.Machine, int) ([]byte, error)) int32 {
 	if machine == nil {
 		return fail(errNoImage)
 	}
-	b, err := machine.Params(int(inst))
+	b, err := read(machine, int(inst))
 	if err != nil {
 		return fail(err)
 	}

@@ -36,9 +36,9 @@ func defaultHTTPClient() *http.Client {
 	}
 }
 
-// responseType is std::http::Response { status: int, body: string,
-// headers: {string: string} }.
-var responseType = &value.Type{
+// ResponseType is std::http::Response, as the runtime encodes it:
+// { status: int, body: string, headers: {string: string} }.
+var ResponseType = &value.Type{
 	Kind: value.KindStruct,
 	Name: "std::http::Response",
 	Fields: []value.Field{
@@ -159,7 +159,7 @@ func (c *consumer) send(hr httpRequest) ([]byte, error) {
 	for _, name := range names {
 		headers.AsMap().Set(value.Str(name), value.Str(hr.scrub.scrub(strings.Join(resp.Header[name], ", "))))
 	}
-	return encodeValue(value.NewStruct(responseType, []value.Value{
+	return encodeValue(value.NewStruct(ResponseType, []value.Value{
 		value.Int(int64(resp.StatusCode)),
 		value.Str(hr.scrub.scrub(string(data))),
 		headers,

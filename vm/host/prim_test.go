@@ -326,7 +326,7 @@ func TestPrimHTTP(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		s := decodeAs(t, b, responseType).AsStruct()
+		s := decodeAs(t, b, ResponseType).AsStruct()
 		m := s.Field(2).AsMap()
 		r := response{status: s.Field(0).AsInt(), body: s.Field(1).AsStr(), headers: map[string]string{}}
 		for i := range m.Len() {

@@ -438,6 +438,13 @@ func (r *runner) run() (Result, error) {
 	r.stopped.Store(true)
 	r.ingressMu.Unlock()
 
+	return r.finish()
+}
+
+// finish reports how the run ended, once every consumer has stopped: it
+// flushes the output, prints the trap report, ends the journal and
+// returns the result.
+func (r *runner) finish() (Result, error) {
 	r.mu.Lock()
 	end := r.end
 	r.mu.Unlock()

@@ -19,8 +19,9 @@ import (
 // echo of them from what comes back before the result is journaled or
 // given to the program.
 
-// optionSecretType is Option<secret>, the result of std::os::secret.
-var optionSecretType = &value.Type{Kind: value.KindEnum, Name: "Option<secret>", Variants: []value.Variant{
+// OptionSecretType is Option<secret>, the result of std::os::secret, as
+// the runtime encodes it.
+var OptionSecretType = &value.Type{Kind: value.KindEnum, Name: "Option<secret>", Variants: []value.Variant{
 	{Name: "Some", Fields: []*value.Type{value.SecretType}},
 	{Name: "None"},
 }}
@@ -59,10 +60,10 @@ func primSecret(c *consumer, args []byte) ([]byte, error) {
 	}
 	name := vs[0].AsStr()
 	if v, ok := c.r.lookupEnv(name); !ok || v == "" {
-		return encodeValue(value.NewEnum(optionSecretType, 1, nil))
+		return encodeValue(value.NewEnum(OptionSecretType, 1, nil))
 	}
 	s := value.NewSecret(nil, []value.SecretPart{{Text: name, Env: true}})
-	return encodeValue(value.NewEnum(optionSecretType, 0, []value.Value{s}))
+	return encodeValue(value.NewEnum(OptionSecretType, 0, []value.Value{s}))
 }
 
 // secretHeader is one entry of secret_headers, resolved for sending.

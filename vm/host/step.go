@@ -296,20 +296,7 @@ func (s *Stepper) Finish() (Result, error) {
 		r.stop(VerdictHalted, 0, nil, errors.New("stopped by the scheduler"), nil)
 	}
 	defer r.closeEngines()
-	r.mu.Lock()
-	end := r.end
-	r.mu.Unlock()
-	r.out.flush()
-	if end.trap != nil {
-		r.out.report(end.trap.String())
-	}
-	if r.journal != nil {
-		r.journal.End(end.verdict, end.code)
-	}
-	s.res = Result{Verdict: end.verdict, Code: end.code, Trap: end.trap, Halt: end.halt}
-	s.res.Handled = make([]int, len(r.consumers))
-	for id, c := range r.consumers {
-		s.res.Handled[id] = c.handled
-	}
-	return s.res, end.err
+	var err error
+	s.res, err = r.finish()
+	return s.res, err
 }
