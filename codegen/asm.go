@@ -17,7 +17,7 @@ import (
 // consumers), then every function:
 //
 //	func f0 fib (fn) params 1 slots 1 frame 3 -> int
-//	  0000  jge.int.k     r0, 2, @0002          ; app.hl:2:8
+//	  0000* jge.int.k     r0, 2, @0002          ; app.hl:2:8
 //	  0001  ret           r0                    ; app.hl:2:19
 //
 // Registers print as r<n> (the header names SIR's slots),
@@ -257,7 +257,11 @@ func (a *asm) function(i int) {
 			}
 			ops = append(ops, a.operand(f, kind, x))
 		}
-		line := fmt.Sprintf("  %04d  %-13s %s", pc, info.Name, strings.Join(ops, ", "))
+		mark := " " // a statement start (Func.Stmts), where a debugger stops, is marked *
+		if f.StmtAt(pc) >= 0 {
+			mark = "*"
+		}
+		line := fmt.Sprintf("  %04d%s %-13s %s", pc, mark, info.Name, strings.Join(ops, ", "))
 		if p := a.pos(f.PosAt(pc)); p != last {
 			line = fmt.Sprintf("%-52s ; %s", line, p)
 			last = p

@@ -26,6 +26,11 @@ type fnComp struct {
 	// and overAt where it was when the frame first outgrew image.MaxFrame,
 	// for the diagnostic.
 	cur, overAt ast.Pos
+
+	// stmtAt is the position of the statement whose first instruction is
+	// still to be emitted (stmtPending): emit records it in Func.Stmts.
+	stmtAt      image.Pos
+	stmtPending bool
 }
 
 // label is a jump target, bound once; jumps emitted before it is bound
@@ -133,6 +138,12 @@ func (g *fnComp) emit(op image.Op, a, b, c int32) int {
 			g.f.Pos = g.f.Pos[:n-1]
 		}
 	}
+	if g.stmtPending {
+		g.stmtPending = false
+		if n := len(g.f.Stmts); n == 0 || int(g.f.Stmts[n-1].PC) < pc {
+			g.f.Stmts = append(g.f.Stmts, image.PosEntry{PC: int32(pc), Pos: g.stmtAt})
+		}
+	}
 	g.f.Code = append(g.f.Code, image.Instr{Op: op, A: a, B: b, C: c})
 	return pc
 }
@@ -200,10 +211,11 @@ func (g *fnComp) stmts(ss []sir.Stmt) {
 
 func (g *fnComp) stmt(s sir.Stmt) {
 	mark := g.top
-	defer func() { g.top = mark }()
+	defer func() { g.top, g.stmtPending = mark, false }()
 	g.setPos(s.Pos())
 	if s.Pos().IsValid() {
 		g.cur = s.Pos()
+		g.stmtAt, g.stmtPending = g.c.pos(s.Pos()), true
 	}
 	switch s := s.(type) {
 	case *sir.Let:

@@ -79,6 +79,8 @@ type Machine struct {
 	// the payloads of payloadLocal guards.
 	guardArgs     [][]value.Value
 	guardPayloads []*value.Struct
+
+	dbg *debugger // armed breaks (debug.go); nil without a debugger
 }
 
 // funcCode is a function ready to run. Its code is a copy of the image's
@@ -329,6 +331,9 @@ func (m *Machine) Init(inst int) (err error) {
 	m.busy = true
 	defer m.finish(&err)
 	m.steps = 0
+	if m.dbg != nil {
+		m.dbg.inst = inst
+	}
 	if err := m.exec(m.img.Instances[inst].Spawn, in.slots, m.initBudget); err != nil {
 		return err
 	}
@@ -390,6 +395,9 @@ func (m *Machine) Deliver(inst int, handler int, payload []byte) (err error) {
 	}
 	m.busy = true
 	defer m.finish(&err)
+	if m.dbg != nil {
+		m.dbg.inst = inst
+	}
 	return m.exec(fn, in.slots, budget)
 }
 
@@ -435,6 +443,9 @@ func (m *Machine) finish(err *error) {
 			m.frames[n-1].ip = nil // where it stopped is unknown
 		}
 		*err = m.trap(KindInternal, msg)
+	}
+	if t, ok := (*err).(*Trap); ok && m.dbg != nil {
+		m.trapStop(t) // the frames and registers are still the trapping ones
 	}
 	m.endIters(0)
 	m.tries = m.tries[:0]

@@ -66,6 +66,7 @@ func (m *Machine) execAt(fn int, state []value.Value, budget int64, floor, base 
 			rest -= next
 			steps += next
 		}
+	dispatch:
 		switch in.Op {
 		case image.OpMove:
 			*reg(regs, in.A) = *reg(regs, in.B)
@@ -262,6 +263,14 @@ func (m *Machine) execAt(fn int, state []value.Value, budget int64, floor, base 
 				*reg(regs, in.B+1) = value.Int(i + 1)
 				ip = jump(ip, in.C)
 			}
+		case opBreak:
+			// A debugger's break (debug.go): the host is told, then the
+			// original instruction runs, uncounted a second time.
+			if in, err = m.breakAt(ip); err != nil {
+				m.steps = budget - rest - steps
+				return err
+			}
+			goto dispatch
 		default:
 			if ip, err = m.cold(in, regs, ip); err != nil {
 				if ip, regs, err = m.raise(ip, err); err != nil {

@@ -181,9 +181,15 @@ func (e *encoder) fn(f *Func) {
 	e.uint(uint64(f.Decl.File))
 	e.uint(uint64(f.Decl.Line))
 	e.uint(uint64(f.Decl.Col))
-	e.uint(uint64(len(f.Pos)))
+	e.posTable(f.Pos)
+	e.posTable(f.Stmts)
+}
+
+// posTable encodes a table sorted by pc (Func.Pos, Func.Stmts).
+func (e *encoder) posTable(t []PosEntry) {
+	e.uint(uint64(len(t)))
 	prev := int32(0)
-	for _, p := range f.Pos {
+	for _, p := range t {
 		e.uint(uint64(p.PC - prev)) // sorted: deltas are small and >= 0
 		prev = p.PC
 		e.uint(uint64(p.File))
@@ -570,21 +576,30 @@ func (d *decoder) fn(f *Func) {
 	f.Decl.File = int32(d.index())
 	f.Decl.Line = int32(d.index())
 	f.Decl.Col = int32(d.index())
-	if n := d.count(4); n > 0 {
-		f.Pos = make([]PosEntry, n)
-		pc := int64(0)
-		for i := range f.Pos {
-			p := &f.Pos[i]
-			pc += int64(d.index())
-			if pc > math.MaxInt32 {
-				d.fail("pc out of range")
-			}
-			p.PC = int32(pc)
-			p.File = int32(d.index())
-			p.Line = int32(d.index())
-			p.Col = int32(d.index())
-		}
+	f.Pos = d.posTable()
+	f.Stmts = d.posTable()
+}
+
+// posTable decodes a table sorted by pc (Func.Pos, Func.Stmts).
+func (d *decoder) posTable() []PosEntry {
+	n := d.count(4)
+	if n == 0 {
+		return nil
 	}
+	t := make([]PosEntry, n)
+	pc := int64(0)
+	for i := range t {
+		p := &t[i]
+		pc += int64(d.index())
+		if pc > math.MaxInt32 {
+			d.fail("pc out of range")
+		}
+		p.PC = int32(pc)
+		p.File = int32(d.index())
+		p.Line = int32(d.index())
+		p.Col = int32(d.index())
+	}
+	return t
 }
 
 func (d *decoder) vars() []Var {

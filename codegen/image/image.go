@@ -35,7 +35,7 @@ package image
 // change of the encoding or of the opcode table bumps Version.
 const (
 	Magic   = "hale\x00img"
-	Version = 3 // 3: handlers carry a guard and a shared flag
+	Version = 4 // 3: handlers carry a guard and a shared flag; 4: functions carry statement starts (Func.Stmts)
 )
 
 // Image is one compiled program.
@@ -197,6 +197,28 @@ type Func struct {
 	// Pos[i].PC up to the next entry's PC. Entries are sorted by PC and the
 	// first has PC 0 (when Code is not empty).
 	Pos []PosEntry
+	// Stmts are the function's statement starts, sorted by PC: the pc of
+	// each statement's first instruction and the statement's position. A
+	// debugger stops at these pcs (a line breakpoint, a step); a
+	// statement that compiles to no instruction has none.
+	Stmts []PosEntry
+}
+
+// StmtAt returns the index in Stmts of the statement starting at pc, or -1.
+func (f *Func) StmtAt(pc int) int {
+	lo, hi := 0, len(f.Stmts)
+	for lo < hi {
+		mid := int(uint(lo+hi) >> 1)
+		if int(f.Stmts[mid].PC) < pc {
+			lo = mid + 1
+		} else {
+			hi = mid
+		}
+	}
+	if lo < len(f.Stmts) && int(f.Stmts[lo].PC) == pc {
+		return lo
+	}
+	return -1
 }
 
 // Local names a frame slot.

@@ -324,6 +324,16 @@ func (v *validator) fn(i int, f *Func) {
 			return
 		}
 	}
+	for j, p := range f.Stmts {
+		if (j > 0 && p.PC <= f.Stmts[j-1].PC) || p.PC < 0 || int(p.PC) >= len(f.Code) {
+			v.fail(w, "bad statement table")
+			return
+		}
+		if !v.in(int(p.File), len(img.Files)) && !(p.File == 0 && p.Line == 0) || p.Line < 0 || p.Col < 0 {
+			v.fail(w, "bad statement position")
+			return
+		}
+	}
 }
 
 func (v *validator) instr(w string, f *Func, pc int) {

@@ -244,6 +244,22 @@ func guards(topic, n uint32) (r int32) {
 	return int32(len(out))
 }
 
+//go:wasmexport breaks
+func breaks(n uint32) (r int32) {
+	defer recoverInto(&r)
+	if machine == nil {
+		return fail(errNoImage)
+	}
+	spec, ok := input(n)
+	if !ok {
+		return fail(errors.New("guest: break spec length out of range"))
+	}
+	if err := machine.SetBreaks(spec); err != nil {
+		return fail(err)
+	}
+	return done()
+}
+
 var errNoImage = errors.New("guest: no image loaded")
 
 func done() int32 {

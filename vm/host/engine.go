@@ -41,6 +41,12 @@ type Engine interface {
 	Close() error
 }
 
+// breakSetter is an engine that arms a debugger's breaks (both engines
+// are): spec is an encoded vm.BreakSpec, empty to disarm.
+type breakSetter interface {
+	SetBreaks(spec []byte) error
+}
+
 // EngineKind selects how the interpreter runs.
 type EngineKind uint8
 

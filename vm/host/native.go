@@ -53,6 +53,12 @@ func (e *nativeEngine) Guards(topic int, payload []byte) (b []byte, err error) {
 	return e.m.Guards(topic, payload)
 }
 
+// SetBreaks arms a debugger's breaks (vm.Machine.SetBreaks).
+func (e *nativeEngine) SetBreaks(spec []byte) (err error) {
+	defer recoverError(&err)
+	return e.m.SetBreaks(spec)
+}
+
 func (e *nativeEngine) Close() error { return nil }
 
 // recoverError turns a panic into an error worded as the guest words it.

@@ -52,6 +52,16 @@ func (c *consumer) Prim(id uint16, args []byte) ([]byte, error) {
 			}
 		}
 		return nil, nil
+	case vm.PrimBreak:
+		// A debugger's break: not a primitive, never journaled.
+		if d := c.r.opts.Debug; d != nil {
+			res, err := d(c.id, args)
+			if err != nil {
+				return nil, c.interrupt(fmt.Errorf("%w: %w", ErrInterrupt, err))
+			}
+			return res, nil
+		}
+		return nil, nil
 	}
 	if int(id) >= len(prims) || prims[id].live == nil {
 		return nil, fmt.Errorf("unknown primitive %d", id)

@@ -69,6 +69,13 @@ type Options struct {
 	// A recording keeps it, and a replay runs with the recorded one.
 	MemoryLimit int64
 
+	// Debug, when set, serves a debugger's breaks (vm.PrimBreak): it is
+	// called on the consumer's goroutine with the consumer's id and the
+	// encoded vm.BreakInfo, blocks while the user looks, and returns the
+	// breaks to arm next (an encoded vm.BreakSpec, nil to keep them) or
+	// an error, which ends the handler run as an interruption does.
+	Debug func(consumer int, info []byte) ([]byte, error)
+
 	// engine, when set (tests), makes the engines instead of Engine.
 	engine func(host vm.Host) (Engine, error)
 	// prepared, when set (a Stepper's Program), is the program already

@@ -283,6 +283,35 @@ func (s *Stepper) Step(c, pick int) error {
 	return nil
 }
 
+// SetBreaks arms a debugger's breaks in consumer c's engine: spec is an
+// encoded vm.BreakSpec (empty: none). They stay armed across deliveries
+// until replaced, here or by an answer of Options.Debug.
+func (s *Stepper) SetBreaks(c int, spec []byte) error {
+	if c < 0 || c >= len(s.r.consumers) || s.r.consumers[c].engine == nil {
+		return fmt.Errorf("breaks: consumer %d handles no deliveries", c)
+	}
+	b, ok := s.r.consumers[c].engine.(breakSetter)
+	if !ok {
+		return errors.New("breaks: the engine cannot stop")
+	}
+	return b.SetBreaks(spec)
+}
+
+// InstanceState returns the canonical state tuple of instance inst, read
+// from the engine of the consumer hosting it. That consumer must not be
+// in the middle of a delivery.
+func (s *Stepper) InstanceState(inst int) ([]byte, error) {
+	img := s.r.img
+	if inst < 0 || inst >= len(img.Instances) {
+		return nil, fmt.Errorf("no instance %d", inst)
+	}
+	c := img.Instances[inst].Consumer
+	if c < 0 || c >= len(s.r.consumers) || s.r.consumers[c].engine == nil {
+		return nil, fmt.Errorf("instance %s has no engine", img.Instances[inst].Name)
+	}
+	return s.r.consumers[c].engine.State(inst)
+}
+
 // Finish ends the run (if it has not ended, as halted), flushes the
 // output, writes the trap report, calls the Journal's End, releases the
 // engines and returns how the run ended. It may be called more than once.

@@ -156,7 +156,7 @@ type wasmEngine struct {
 	stderr *cappedBuffer // the guest runtime's own stderr, for crash reports
 
 	alloc, load, init, deliver, state, result api.Function
-	params, setParams, guards                 api.Function
+	params, setParams, guards, breaks         api.Function
 	stack                                     [3]uint64
 
 	tier *tierInstance // nil: no second tier
@@ -201,6 +201,7 @@ func (w *wasmRuntime) newEngine(ctx context.Context, prog *wasmProgram, host vm.
 		{&e.alloc, abi.ExportAlloc}, {&e.load, abi.ExportLoad}, {&e.init, abi.ExportInit},
 		{&e.deliver, abi.ExportDeliver}, {&e.state, abi.ExportState}, {&e.result, abi.ExportResult},
 		{&e.params, abi.ExportParams}, {&e.setParams, abi.ExportSetParams}, {&e.guards, abi.ExportGuards},
+		{&e.breaks, abi.ExportBreaks},
 	} {
 		if *f.fn = mod.ExportedFunction(f.name); *f.fn == nil {
 			mod.Close(e.ctx)
@@ -285,6 +286,15 @@ func (e *wasmEngine) SetGuardParams(table [][]byte) error {
 	}
 	e.stack[0] = uint64(len(b))
 	return e.call(e.setParams)
+}
+
+// SetBreaks arms a debugger's breaks in the guest (vm.Machine.SetBreaks).
+func (e *wasmEngine) SetBreaks(spec []byte) error {
+	if err := e.write(spec); err != nil {
+		return err
+	}
+	e.stack[0] = uint64(len(spec))
+	return e.call(e.breaks)
 }
 
 func (e *wasmEngine) Guards(topic int, payload []byte) ([]byte, error) {

@@ -22,6 +22,8 @@
 //	                                run inst's handler (vm.HandlerStart or a topic index) on the
 //	                                payload in the input buffer's first n bytes
 //	state(inst u32) -> i32          inst's state as canonical bytes (output)
+//	breaks(n u32) -> i32            arm the debugger's breaks of the encoded vm.BreakSpec in the
+//	                                input buffer's first n bytes (none: disarm)
 //	result() -> u32                 address of the last call's output or failure bytes
 //
 // The input buffer stays where it is until the next alloc, so the host
@@ -50,6 +52,11 @@
 // vm.TierFallback) depends only on the program and its arguments, except
 // that the host may poll during it and answer with a Trap-kind status
 // when the run is interrupted.
+//
+// With the id vm.PrimBreak, prim carries a debugger's break (package vm,
+// debug.go): the args are an encoded vm.BreakInfo, and the host blocks
+// until the user resumes, then answers with the breaks to arm next (an
+// encoded vm.BreakSpec) or nothing.
 package abi
 
 import (
@@ -75,6 +82,9 @@ const (
 	ExportParams    = "params"
 	ExportSetParams = "setparams"
 	ExportGuards    = "guards"
+	// ExportBreaks arms a debugger's breaks (vm.Machine.SetBreaks): the
+	// input buffer's first n bytes are an encoded vm.BreakSpec.
+	ExportBreaks = "breaks"
 )
 
 // EncodeParamTable encodes the parameter table Machine.SetGuardParams
