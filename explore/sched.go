@@ -37,6 +37,8 @@ type Scheduler struct {
 	cfg  Config
 	img  *image.Image
 	prog *host.Program
+	// hooks, during a debugged run (debug.go), watch it.
+	hooks *DebugHooks
 }
 
 // NewScheduler prepares img for runs.
@@ -277,12 +279,20 @@ func (s *Scheduler) run(ctx context.Context, seed uint64, ch chooser, in *replay
 		w.at = in.at
 	}
 	timers := &virtualTimers{w: w}
-	st, err := host.NewStepper(ctx, s.prog, host.Options{Journal: w, Timers: func(fire func(host.Timer)) host.TimerQueue {
+	opts := host.Options{Journal: w, Timers: func(fire func(host.Timer)) host.TimerQueue {
 		timers.fire = fire
 		return timers
-	}})
+	}}
+	if s.hooks != nil {
+		opts.Debug, w.before, opts.Stdout = s.hooks.Break, s.hooks.Before, s.hooks.Stdout
+		w.echo = s.hooks.Stdout != nil
+	}
+	st, err := host.NewStepper(ctx, s.prog, opts)
 	if err != nil {
 		return nil, err
+	}
+	if s.hooks != nil && s.hooks.Started != nil {
+		s.hooks.Started(st)
 	}
 	out := &Outcome{Seed: seed}
 	var budgetAt *Step

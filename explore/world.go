@@ -60,6 +60,9 @@ type world struct {
 	publish int
 
 	at *atStop // --at: stop before a delivery
+	// before, in a debugged run, sees every delivery first (DebugHooks).
+	before func(c, n int, d *host.Delivery) error
+	echo   bool // print, println and eprintln write to the run's output (a debugged run)
 
 	maxPolls   int // polls allowed per handler run (0: no limit)
 	polls      int
@@ -102,6 +105,9 @@ func (w *world) Invoke(c int, p stdlib.Primitive, args []byte, live func() ([]by
 				w.exitPos = vs[1].AsStr()
 			}
 			return live() // stops the run with the code; writes nothing
+		}
+		if w.echo && (p.Name == "print" || p.Name == "std::io::println" || p.Name == "std::io::eprintln") {
+			return live() // a debugged run shows what it prints
 		}
 		return nil, nil
 	}
@@ -396,6 +402,9 @@ func (w *world) Deliver(c, n int, d *host.Delivery, state host.StateReader) erro
 	w.polls = 0
 	if w.at != nil {
 		return w.at.deliver(c, n, d, state)
+	}
+	if w.before != nil {
+		return w.before(c, n, d)
 	}
 	return nil
 }

@@ -173,7 +173,8 @@ const (
 // locals, and the states of the instances the machine has initialised.
 type BreakInfo struct {
 	Reason      int
-	Inst        int // the running instance (-1: not known)
+	Inst        int   // the running instance (-1: not known)
+	Steps       int64 // steps the handler run executed, the instruction at the break included (0 at a trap)
 	Frames      []BreakFrame
 	TrapKind    string
 	TrapMessage string
@@ -196,14 +197,14 @@ type BreakFrame struct {
 // the dispatch loop.
 //
 //go:noinline
-func (m *Machine) breakAt(ip unsafe.Pointer) (*image.Instr, error) {
+func (m *Machine) breakAt(ip unsafe.Pointer, steps int64) (*image.Instr, error) {
 	d := m.dbg
 	fr := &m.frames[len(m.frames)-1]
 	fr.ip = ip
 	fc := &m.funcs[fr.fn]
 	pc := pcOf(fc.codePtr(), ip) - 1
 	d.cur = d.patched[BreakPC{int(fr.fn), pc}]
-	if err := m.callBreak(BreakStatement, nil); err != nil {
+	if err := m.callBreak(BreakStatement, steps, nil); err != nil {
 		return nil, err
 	}
 	return &d.cur, nil
@@ -215,13 +216,14 @@ func (m *Machine) trapStop(t *Trap) {
 	if m.dbg == nil || !m.dbg.traps || len(m.frames) == 0 {
 		return
 	}
-	_ = m.callBreak(BreakTrap, t) // the run ends with t whatever the host says
+	_ = m.callBreak(BreakTrap, 0, t) // the run ends with t whatever the host says
 }
 
-func (m *Machine) callBreak(reason int, t *Trap) error {
+func (m *Machine) callBreak(reason int, steps int64, t *Trap) error {
 	d := m.dbg
 	b := append(d.buf[:0], byte(reason))
 	b = binary.AppendVarint(b, int64(d.inst))
+	b = binary.AppendVarint(b, steps)
 	if t != nil {
 		b = appendBreakStr(b, t.Kind)
 		b = appendBreakStr(b, t.Message)
@@ -309,6 +311,7 @@ func DecodeBreakInfo(b []byte) (*BreakInfo, error) {
 	bi := &BreakInfo{Reason: int(b[0])}
 	r := breakReader{b: b[1:]}
 	bi.Inst = int(r.int())
+	bi.Steps = r.int()
 	if bi.Reason == BreakTrap {
 		bi.TrapKind = r.str()
 		bi.TrapMessage = r.str()

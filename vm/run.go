@@ -266,7 +266,7 @@ func (m *Machine) execAt(fn int, state []value.Value, budget int64, floor, base 
 		case opBreak:
 			// A debugger's break (debug.go): the host is told, then the
 			// original instruction runs, uncounted a second time.
-			if in, err = m.breakAt(ip); err != nil {
+			if in, err = m.breakAt(ip, budget-rest-steps); err != nil {
 				m.steps = budget - rest - steps
 				return err
 			}

@@ -297,6 +297,10 @@ func (s *Stepper) SetBreaks(c int, spec []byte) error {
 	return b.SetBreaks(spec)
 }
 
+// Flush writes out what the program printed so far (a debugger flushes
+// at each stop).
+func (s *Stepper) Flush() { s.r.out.flush() }
+
 // InstanceState returns the canonical state tuple of instance inst, read
 // from the engine of the consumer hosting it. That consumer must not be
 // in the middle of a delivery.

@@ -1,0 +1,447 @@
+package debug_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/hale-lang/hale"
+	"github.com/hale-lang/hale/replay"
+	"github.com/hale-lang/hale/replay/artifact"
+	"github.com/hale-lang/hale/replay/debug"
+	"github.com/hale-lang/hale/vm/host"
+)
+
+const ledgerApp = `topic Order { id: int, amount: int }
+
+fn fee(amount: int) -> int {
+    let base = amount / 10;
+    return base + 1;
+}
+
+locus Desk(first: int) {
+    on start {
+        for i in 0..3 {
+            publish Order { id: first + i, amount: (first + i) * 10 };
+        }
+    }
+}
+
+locus Ledger {
+    var total: int = 0;
+    var count: int = 0;
+
+    on Order(o) {
+        let f = fee(o.amount);
+        total += o.amount - f;
+        count += 1;
+        print("order " + str(o.id) + " total " + str(total));
+    }
+}
+
+main {
+    spawn Desk(1) as desk on pinned;
+    spawn Ledger;
+}
+`
+
+// lineOf is the line of the first line of src containing text.
+func lineOf(t *testing.T, src, text string) int {
+	t.Helper()
+	for i, l := range strings.Split(src, "\n") {
+		if strings.Contains(l, text) {
+			return i + 1
+		}
+	}
+	t.Fatalf("no line with %q", text)
+	return 0
+}
+
+// recordApp writes src as dir/app.hl, records a run of it and returns
+// the paths of the program and the recording.
+func recordApp(t *testing.T, src string) (program, recording string) {
+	t.Helper()
+	dir := t.TempDir()
+	program = filepath.Join(dir, "app.hl")
+	if err := os.WriteFile(program, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c, err := hale.CompileFile(program, hale.BuildOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, err := replay.NewHeader(c.Image, replay.HeaderInfo{HaleVersion: hale.Version, BuildDigest: c.BuildDigest(), ShapeHash: c.ShapeHash, Files: c.Files})
+	if err != nil {
+		t.Fatal(err)
+	}
+	recording = filepath.Join(dir, "run.halerec")
+	rec, err := artifact.Create(recording, h, artifact.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	j := replay.NewRecordingJournal(rec, c.Image, "")
+	if _, err := host.Run(context.Background(), c.Image, host.Options{Engine: host.EngineNative, Journal: j}); err != nil {
+		t.Fatal(err)
+	}
+	if err := j.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return program, recording
+}
+
+var engines = []host.EngineKind{host.EngineNative, host.EngineWasm}
+
+func launch(t *testing.T, cfg debug.Config) *debug.Session {
+	t.Helper()
+	s, err := debug.Launch(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
+func must(t *testing.T) func(debug.Stop, error) debug.Stop {
+	return func(stop debug.Stop, err error) debug.Stop {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return stop
+	}
+}
+
+// where is "Func:line" of the thread's innermost frame, or its stop
+// description when it has none.
+func where(t *testing.T, s *debug.Session, stop debug.Stop) string {
+	t.Helper()
+	if stop.Ended {
+		return "ended " + stop.Verdict
+	}
+	frames, err := s.Stack(stop.Thread)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(frames) == 0 {
+		return stop.Reason + " " + stop.Coordinate
+	}
+	before := ""
+	if strings.HasPrefix(stop.Description, "before delivery") {
+		before = " (before)"
+	}
+	return fmt.Sprintf("%s %s %s:%d%s", stop.Reason, stop.Coordinate, frames[0].Name, frames[0].Line, before)
+}
+
+func vars(t *testing.T, s *debug.Session, ref int) map[string]string {
+	t.Helper()
+	vs, err := s.Variables(ref)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]string{}
+	for _, v := range vs {
+		out[v.Name] = v.Value
+	}
+	return out
+}
+
+func scope(t *testing.T, s *debug.Session, frame int, name string) map[string]string {
+	t.Helper()
+	scopes, err := s.Scopes(frame)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, sc := range scopes {
+		if sc.Name == name {
+			return vars(t, s, sc.Ref)
+		}
+	}
+	t.Fatalf("no scope %s in %+v", name, scopes)
+	return nil
+}
+
+func TestLineBreakpoint(t *testing.T) {
+	program, rec := recordApp(t, ledgerApp)
+	for _, e := range engines {
+		t.Run(e.String(), func(t *testing.T) {
+			var out strings.Builder
+			s := launch(t, debug.Config{Program: program, Recording: rec, Engine: e, Output: &out})
+			if !s.CanStepBack() {
+				t.Error("a recording can step back")
+			}
+			line := lineOf(t, ledgerApp, "total += o.amount")
+			bps := s.SetLineBreakpoints(program, []int{line, 2})
+			if !bps[0].Verified || bps[1].Verified || bps[1].Message != "no statement on line 2 of app.hl" {
+				t.Fatalf("breakpoints %+v", bps)
+			}
+			stop := must(t)(s.Start())
+			if stop.Reason != "breakpoint" {
+				t.Fatalf("stop %+v", stop)
+			}
+			frames, err := s.Stack(stop.Thread)
+			if err != nil || len(frames) != 1 || frames[0].Name != "Ledger.on Order" || frames[0].Line != line || frames[0].File != program {
+				t.Fatalf("stack %+v %v (want Ledger.on Order at %s:%d)", frames, err, program, line)
+			}
+			if got := scope(t, s, frames[0].ID, "Locals"); got["f"] != "2" || got["o"] == "" {
+				t.Errorf("locals %v", got)
+			}
+			if got := scope(t, s, frames[0].ID, "State"); got["total"] != "0" || got["count"] != "0" {
+				t.Errorf("state %v", got)
+			}
+			if got := scope(t, s, frames[0].ID, "Message"); got["id"] != "1" || got["amount"] != "10" {
+				t.Errorf("message %v", got)
+			}
+			if v, err := s.Evaluate(frames[0].ID, "o.amount"); err != nil || v.Value != "10" || v.Type != "int" {
+				t.Errorf("evaluate o.amount = %+v %v", v, err)
+			}
+			if _, err := s.Evaluate(frames[0].ID, "nope"); err == nil {
+				t.Error("evaluate of an unknown name succeeded")
+			}
+			// The other thread is between deliveries: no frames, and its
+			// instance's state reads.
+			for _, th := range s.Threads() {
+				if th.ID != stop.Thread {
+					if fr, _ := s.Stack(th.ID); len(fr) != 0 {
+						t.Errorf("thread %d has frames %+v", th.ID, fr)
+					}
+				}
+			}
+			if st, err := s.State("desk"); err != nil || string(st) != "{}" {
+				t.Errorf("state of desk %s %v", st, err)
+			}
+			stop = must(t)(s.Continue())
+			if got := scope(t, s, 1, "State"); stop.Reason != "breakpoint" || got["total"] != "8" || got["count"] != "1" {
+				t.Errorf("second stop %+v state %v", stop, got)
+			}
+			must(t)(s.Continue())
+			stop = must(t)(s.Continue())
+			if !stop.Ended || stop.Verdict != "quiescent" || stop.ExitCode != 0 {
+				t.Errorf("end %+v", stop)
+			}
+			if got := out.String(); got != "order 1 total 8\norder 2 total 25\norder 3 total 51\n" {
+				t.Errorf("output %q", got)
+			}
+		})
+	}
+}
+
+func TestFunctionBreakpoints(t *testing.T) {
+	program, rec := recordApp(t, ledgerApp)
+	for _, e := range engines {
+		t.Run(e.String(), func(t *testing.T) {
+			s := launch(t, debug.Config{Program: program, Recording: rec, Engine: e})
+			bps := s.SetFunctionBreakpoints([]string{"fee", "Ledger.on Order", "missing"})
+			if !bps[0].Verified || !bps[1].Verified || bps[2].Verified || bps[2].Message == "" {
+				t.Fatalf("breakpoints %+v", bps)
+			}
+			var got []string
+			for stop := must(t)(s.Start()); !stop.Ended && len(got) < 10; stop = must(t)(s.Continue()) {
+				got = append(got, where(t, s, stop))
+			}
+			want := []string{
+				"breakpoint 0:0 Ledger.on Order:21",
+				"breakpoint 0:0 fee:4",
+				"breakpoint 0:1 Ledger.on Order:21",
+				"breakpoint 0:1 fee:4",
+				"breakpoint 0:2 Ledger.on Order:21",
+				"breakpoint 0:2 fee:4",
+			}
+			if strings.Join(got, "\n") != strings.Join(want, "\n") {
+				t.Errorf("stops:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+			}
+		})
+	}
+}
+
+func TestTrapStop(t *testing.T) {
+	src := strings.Replace(ledgerApp, "let base = amount / 10;", "let base = amount / (amount - 20);", 1)
+	program, rec := recordApp(t, src)
+	for _, e := range engines {
+		t.Run(e.String(), func(t *testing.T) {
+			s := launch(t, debug.Config{Program: program, Recording: rec, Engine: e})
+			s.SetTrapBreakpoints(true)
+			stop := must(t)(s.Start())
+			if stop.Reason != "exception" || stop.Description != "trap: division by zero" || stop.Coordinate != "0:1" {
+				t.Fatalf("stop %+v", stop)
+			}
+			frames, _ := s.Stack(stop.Thread)
+			if len(frames) != 2 || frames[0].Name != "fee" || frames[0].Line != 4 || frames[1].Name != "Ledger.on Order" {
+				t.Fatalf("frames %+v", frames)
+			}
+			if got := scope(t, s, frames[0].ID, "Locals"); got["amount"] != "20" {
+				t.Errorf("locals %v", got)
+			}
+			stop = must(t)(s.Continue())
+			if !stop.Ended || stop.Verdict != "trap" || stop.ExitCode == 0 {
+				t.Errorf("end %+v", stop)
+			}
+		})
+	}
+}
+
+// stepping lists where each step of a scripted session stops.
+func stepping(t *testing.T, e host.EngineKind, program, rec string) []string {
+	s := launch(t, debug.Config{Program: program, Recording: rec, Engine: e})
+	s.SetLineBreakpoints(program, []int{lineOf(t, ledgerApp, "let f = fee")})
+	var got []string
+	stop := must(t)(s.Start())
+	got = append(got, where(t, s, stop))
+	th := stop.Thread
+	for _, step := range []string{"in", "next", "next", "out", "next", "next", "next", "next", "back", "back", "back", "back", "back", "next", "out", "reverse", "continue"} {
+		var err error
+		switch step {
+		case "in":
+			stop, err = s.StepIn(th)
+		case "next":
+			stop, err = s.Next(th)
+		case "out":
+			stop, err = s.StepOut(th)
+		case "back":
+			stop, err = s.StepBack(th)
+		case "reverse":
+			stop, err = s.ReverseContinue()
+		case "continue":
+			stop, err = s.Continue()
+		}
+		if err != nil {
+			t.Fatalf("%s: %v", step, err)
+		}
+		got = append(got, step+": "+where(t, s, stop))
+	}
+	return got
+}
+
+func TestSteppingAndStepBack(t *testing.T) {
+	program, rec := recordApp(t, ledgerApp)
+	want := []string{
+		"breakpoint 0:0 Ledger.on Order:21",
+		"in: step 0:0 fee:4",
+		"next: step 0:0 fee:5",
+		"next: step 0:0 Ledger.on Order:22",
+		"out: step 0:1 Ledger.on Order:21 (before)",
+		"next: breakpoint 0:1 Ledger.on Order:21",
+		"next: step 0:1 Ledger.on Order:22",
+		"next: step 0:1 Ledger.on Order:23",
+		"next: step 0:1 Ledger.on Order:24",
+		"back: step 0:1 Ledger.on Order:23",
+		"back: step 0:1 Ledger.on Order:22",
+		"back: step 0:1 Ledger.on Order:21",
+		"back: step 0:1 Ledger.on Order:21 (before)",
+		"back: step 0:0 Ledger.on Order:24",
+		"next: step 0:1 Ledger.on Order:21 (before)",
+		"out: breakpoint 0:1 Ledger.on Order:21", // a breakpoint on the way stops a step
+		"reverse: breakpoint 0:0 Ledger.on Order:21",
+		"continue: breakpoint 0:1 Ledger.on Order:21",
+	}
+	var first []string
+	for _, e := range engines {
+		t.Run(e.String(), func(t *testing.T) {
+			got := stepping(t, e, program, rec)
+			if first == nil {
+				first = got
+				if strings.Join(got, "\n") != strings.Join(want, "\n") {
+					t.Errorf("stops:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+				}
+			} else if strings.Join(got, "\n") != strings.Join(first, "\n") {
+				t.Errorf("the engines stop differently:\n%s\nthen:\n%s", strings.Join(first, "\n"), strings.Join(got, "\n"))
+			}
+			// Every time the same.
+			if again := stepping(t, e, program, rec); strings.Join(again, "\n") != strings.Join(got, "\n") {
+				t.Errorf("a second session stops differently:\n%s", strings.Join(again, "\n"))
+			}
+		})
+	}
+}
+
+func TestEntryStopAtAndDeliveries(t *testing.T) {
+	program, rec := recordApp(t, ledgerApp)
+	s := launch(t, debug.Config{Program: program, Recording: rec, StopOnEntry: true})
+	stop := must(t)(s.Start())
+	if stop.Reason != "entry" || stop.Coordinate != "1:0" || stop.Description != "before delivery 1:0 (Desk.on start)" {
+		t.Fatalf("entry %+v", stop)
+	}
+	frames, _ := s.Stack(stop.Thread)
+	if len(frames) != 1 || frames[0].Name != "Desk.on start" {
+		t.Fatalf("entry frames %+v", frames)
+	}
+	stop = must(t)(s.StepDelivery())
+	if stop.Coordinate != "0:0" {
+		t.Errorf("step delivery %+v", stop)
+	}
+	stop = must(t)(s.NextDelivery(stop.Thread))
+	if stop.Coordinate != "0:1" {
+		t.Errorf("next delivery %+v", stop)
+	}
+	s2 := launch(t, debug.Config{Program: program, Recording: rec, StopAt: "0:2"})
+	stop = must(t)(s2.Start())
+	if stop.Reason != "entry" || stop.Coordinate != "0:2" {
+		t.Fatalf("stop at %+v", stop)
+	}
+	st, err := s2.State("Ledger")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var state map[string]any
+	if err := json.Unmarshal(st, &state); err != nil || fmt.Sprint(state["total"]) != "25" {
+		t.Errorf("state %s %v", st, err)
+	}
+	if _, err := s2.State("nobody"); err == nil {
+		t.Error("state of an unknown instance")
+	}
+}
+
+func TestSeededRunAndPause(t *testing.T) {
+	dir := t.TempDir()
+	program := filepath.Join(dir, "app.hl")
+	src := strings.Replace(ledgerApp, "for i in 0..3", "for i in 0..20000", 1)
+	if err := os.WriteFile(program, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s := launch(t, debug.Config{Program: program, Seed: 7, Engine: host.EngineNative})
+	if s.CanStepBack() {
+		t.Error("a seeded run cannot step back")
+	}
+	if _, err := s.StepBack(1); err == nil {
+		t.Error("step back of a seeded run")
+	}
+	s.SetFunctionBreakpoints([]string{"fee"})
+	stop := must(t)(s.Start())
+	if stop.Reason != "breakpoint" {
+		t.Fatalf("stop %+v", stop)
+	}
+	s.SetFunctionBreakpoints(nil)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for i := 0; i < 1000; i++ {
+			s.Pause()
+		}
+	}()
+	stop = must(t)(s.Continue())
+	<-done
+	if stop.Reason != "pause" && !stop.Ended {
+		t.Errorf("after pause %+v", stop)
+	}
+}
+
+func TestLaunchErrors(t *testing.T) {
+	_, err := debug.Launch(context.Background(), debug.Config{Program: "/nonexistent/app.hl"})
+	if !errors.Is(err, debug.ErrUsage) {
+		t.Errorf("missing program: %v", err)
+	}
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "bad.hl")
+	os.WriteFile(bad, []byte("locus {"), 0o644)
+	if _, err := debug.Launch(context.Background(), debug.Config{Program: bad}); !errors.Is(err, debug.ErrCompile) {
+		t.Errorf("bad program: %v", err)
+	}
+	program, _ := recordApp(t, ledgerApp)
+	if _, err := debug.Launch(context.Background(), debug.Config{Program: program, Recording: program}); !errors.Is(err, debug.ErrUsage) {
+		t.Errorf("foreign recording: %v", err)
+	}
+}
