@@ -53,6 +53,9 @@ type Config struct {
 	StopOnEntry                bool
 	StopAt                     string    // a coordinate "C:N": stop before that delivery
 	Output                     io.Writer // what the program prints (nil = discard)
+	// Unverified admits a recording of another build of the program
+	// (`hale replay --unverified`).
+	Unverified bool
 }
 
 // Errors of Launch, for the exit codes of the command line.
@@ -160,9 +163,10 @@ type Session struct {
 
 	pausing atomic.Bool
 
-	run     *run  // the run going on (nil before Start and after Close)
-	history []key // the stops of this timeline, in order
-	curKey  key   // the current stop's
+	run     *run     // the run going on (nil before Start and after Close)
+	history []key    // the stops of this timeline, in order
+	reasons []string // and their reasons
+	curKey  key      // the current stop's
 	// order is the consumer of each delivery of the schedule, as far as
 	// a run got (the same in every run).
 	order   []int
@@ -234,7 +238,7 @@ func Launch(ctx context.Context, cfg Config) (*Session, error) {
 		}
 		want := artifact.Identity{BuildDigest: s.comp.BuildDigest(), ShapeHash: s.comp.ShapeHash}
 		ia, ierr := artifact.Index(data)
-		art, _, err := artifact.AdmitIndexed(ia, ierr, want, false)
+		art, _, err := artifact.AdmitIndexed(ia, ierr, want, cfg.Unverified)
 		if err != nil {
 			return nil, usagef("%s: %v", cfg.Recording, err)
 		}

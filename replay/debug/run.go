@@ -327,6 +327,7 @@ func (s *Session) await() (Stop, error) {
 	s.last = ev.stop
 	s.curKey = ev.key
 	s.history = append(s.history, ev.key)
+	s.reasons = append(s.reasons, ev.stop.Reason)
 	return ev.stop, nil
 }
 
@@ -447,13 +448,14 @@ func (s *Session) collect(m mode) ([]key, error) {
 // gotoKey replays from the start to the stop at k.
 func (s *Session) gotoKey(k key, reason string) (Stop, error) {
 	s.stopRun()
-	kept := s.history[:0]
-	for _, h := range s.history {
+	n := 0
+	for i, h := range s.history {
 		if h.less(k) {
-			kept = append(kept, h)
+			s.history[n], s.reasons[n] = h, s.reasons[i]
+			n++
 		}
 	}
-	s.history = kept
+	s.history, s.reasons = s.history[:n], s.reasons[:n]
 	s.run = s.newRun(mode{kind: modeGoto, target: k, reason: reason, thread: -1})
 	return s.await()
 }

@@ -2,42 +2,41 @@ package cli
 
 import (
 	"bufio"
+	"context"
 	"errors"
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
+	"strconv"
 	"strings"
-	"sync"
 
 	"golang.org/x/term"
 
 	"github.com/hale-lang/hale/internal/termsafe"
-	"github.com/hale-lang/hale/replay"
 	"github.com/hale-lang/hale/replay/artifact"
+	"github.com/hale-lang/hale/replay/debug"
+	"github.com/hale-lang/hale/vm/host"
 )
 
 // inspectorCommands lists the inspector's commands, short forms in
 // parentheses, for `help` and for an unknown command.
 const inspectorCommands = "commands: state [instance], msg, where, step (s), next (n), continue (c), break (b) LINE|Locus.on Topic|fn, back, quit (q)"
 
-// inspector is the interactive inspector of `hale replay --at` on a
-// terminal: at each stop it shows the stop, then reads commands until
-// one resumes or ends the run. It lives across the replays `back`
-// starts, and keeps its breakpoints and its line history over them.
+// inspector is the interactive inspector of `hale replay --at`, on a
+// terminal (or with --inspect): a debugging session (package
+// replay/debug) over the recording's merged order, so that at every stop
+// each other consumer is between deliveries and every instance can be
+// shown. It prints each stop, then reads commands until one resumes or
+// ends the session.
 type inspector struct {
 	e     env
 	lines lineReader
-	// stops are the coordinates of this replay's stops, in order.
-	stops []artifact.Coordinate
-	// breaks are the breakpoints set, re-set at the first stop of a
-	// replay `back` starts.
-	breaks []string
-	// backTo is the stop `back` asked for: the run is ended and replayed
-	// from the start up to it.
-	backTo *artifact.Coordinate
-
-	mu    sync.Mutex
-	muted bool // a replay `back` started has not reached its stop yet (its breakpoints are not set)
+	s     *debug.Session
+	// lines and fns are the breakpoints set, as typed.
+	lineBPs []int
+	fnBPs   []string
+	entry   string // the program's entry file, where LINE breakpoints are
 }
 
 // newInspector returns the inspector reading e.stdin: with line editing
@@ -52,65 +51,86 @@ func newInspector(e env) *inspector {
 	return ins
 }
 
-// replaying tells the inspector a replay `back` asked for starts.
-func (ins *inspector) replaying() {
-	ins.mu.Lock()
-	ins.muted = true
-	ins.mu.Unlock()
-}
-
-// gate returns w, silent while a replay `back` started has not reached
-// its stop.
-func (ins *inspector) gate(w io.Writer) io.Writer {
-	if w == nil {
-		return nil
+// runInspector debugs the recording from its start up to coordinate at,
+// then hands the session to the person at the prompt.
+func runInspector(e env, f replayFlags, kind host.EngineKind, artifactPath, programPath string, at artifact.Coordinate) error {
+	ins := newInspector(e)
+	cfg := debug.Config{Program: programPath, Recording: artifactPath, Engine: kind, StopAt: at.String(), Unverified: f.unverified}
+	if !f.quiet {
+		cfg.Output = e.stdout
 	}
-	return &gatedWriter{ins: ins, w: w}
-}
-
-// gatedWriter is what gate returns.
-type gatedWriter struct {
-	ins *inspector
-	w   io.Writer
-}
-
-func (g *gatedWriter) Write(p []byte) (int, error) {
-	g.ins.mu.Lock()
-	muted := g.ins.muted
-	g.ins.mu.Unlock()
-	if muted {
-		return len(p), nil
+	s, err := debug.Launch(context.Background(), cfg)
+	if err != nil {
+		return exitf(ExitUsage, "%v", err)
 	}
-	return g.w.Write(p)
-}
-
-// inspect is the replay's Inspect: it handles one stop.
-func (ins *inspector) inspect(in *replay.Inspection) replay.InspectAction {
-	out := ins.e.stdout
-	show := func(v any) { _ = writeJSON(out, v) }
-	// The names come from the artifact, which may be forged.
-	esc := termsafe.String
-	ins.mu.Lock()
-	rerun := ins.muted
-	ins.muted = false
-	ins.mu.Unlock()
-	if rerun {
-		for _, spec := range ins.breaks {
-			_, _ = in.Break(spec) // it was accepted before, on the same program
+	defer s.Close()
+	ins.s, ins.entry = s, programPath
+	stop, err := s.Start()
+	for {
+		if err != nil {
+			return exitf(ExitFailure, "%v", err)
+		}
+		ins.show(stop)
+		if stop.Ended {
+			return nil
+		}
+		var quit bool
+		stop, quit, err = ins.prompt(stop)
+		if quit {
+			return nil
 		}
 	}
-	ins.stops = append(ins.stops, in.Coordinate())
-	fmt.Fprintf(out, "stopped before delivery %s (target %s, message %s", esc(in.View.Coordinate), esc(in.View.Pending.Target), esc(in.View.Pending.Message))
-	if in.View.Pending.Topic != "" {
-		fmt.Fprintf(out, ", topic %s", esc(in.View.Pending.Topic))
+}
+
+// show prints where a stop is.
+func (ins *inspector) show(stop debug.Stop) {
+	out := ins.e.stdout
+	esc := termsafe.String
+	if stop.Ended {
+		fmt.Fprintf(out, "the run ended: %s, exit %d\n", esc(stop.Verdict), stop.ExitCode)
+		return
 	}
-	fmt.Fprintln(out, ")")
+	d, _ := ins.s.Delivery()
+	frames, _ := ins.s.Stack(stop.Thread)
+	switch {
+	case strings.HasPrefix(stop.Description, "before delivery") || len(frames) == 0:
+		fmt.Fprintf(out, "stopped before delivery %s (target %s, message %s", esc(d.Coordinate), esc(d.Target), esc(d.Message))
+		if d.Topic != "" {
+			fmt.Fprintf(out, ", topic %s", esc(d.Topic))
+		}
+		fmt.Fprintln(out, ")")
+	case stop.Reason == "exception":
+		fmt.Fprintf(out, "stopped at a trap: %s\n  at %s in %s (delivery %s)\n", esc(strings.TrimPrefix(stop.Description, "trap: ")), ins.pos(frames[0]), esc(frames[0].Name), esc(d.Coordinate))
+	default:
+		fmt.Fprintf(out, "stopped at %s in %s (delivery %s, %s)\n", ins.pos(frames[0]), esc(frames[0].Name), esc(d.Coordinate), stop.Reason)
+	}
+}
+
+// pos writes a frame's position relative to the working directory when
+// it can.
+func (ins *inspector) pos(f debug.Frame) string {
+	file := f.File
+	if wd, err := os.Getwd(); err == nil {
+		if rel, err := filepath.Rel(wd, file); err == nil && !strings.HasPrefix(rel, "..") {
+			file = rel
+		}
+	}
+	return fmt.Sprintf("%s:%d:%d", termsafe.String(file), f.Line, f.Col)
+}
+
+// prompt reads commands at a stop until one resumes (the next stop) or
+// quits.
+func (ins *inspector) prompt(stop debug.Stop) (debug.Stop, bool, error) {
+	out := ins.e.stdout
+	show := func(v any) { _ = writeJSON(out, v) }
+	esc := termsafe.String
+	s := ins.s
 	for {
 		line, err := ins.lines.ReadLine("(hale) ")
 		if err != nil {
 			// End of input (Ctrl-D) is quit.
 			fmt.Fprintln(out)
-			return replay.InspectHalt
+			return stop, true, nil
 		}
 		fields := strings.Fields(line)
 		if len(fields) == 0 {
@@ -119,57 +139,106 @@ func (ins *inspector) inspect(in *replay.Inspection) replay.InspectAction {
 		arg := strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(line), fields[0]))
 		switch fields[0] {
 		case "state":
-			st, err := in.State(arg)
-			if err != nil {
-				fmt.Fprintf(out, "error: %s (instances here: %s)\n", esc(err.Error()), esc(strings.Join(in.Instances(), ", ")))
-				continue
-			}
-			fmt.Fprintln(out, string(termsafe.JSON(st)))
-		case "msg":
-			show(in.View.Pending)
-		case "where":
-			show(in.View)
-		case "step", "s":
-			return replay.InspectStep
-		case "next", "n":
-			return replay.InspectNext
-		case "continue", "c":
-			return replay.InspectContinue
-		case "break", "b":
 			if arg == "" {
-				if len(ins.breaks) == 0 {
-					fmt.Fprintln(out, "no breakpoints (break LINE|Locus.on Topic|fn sets one)")
-				}
-				for _, b := range ins.breaks {
-					fmt.Fprintf(out, "breakpoint %s\n", esc(b))
-				}
-				continue
+				d, _ := s.Delivery()
+				arg = d.Target
 			}
-			handlers, err := in.Break(arg)
+			st, err := s.State(arg)
 			if err != nil {
 				fmt.Fprintf(out, "error: %s\n", esc(err.Error()))
 				continue
 			}
-			ins.breaks = append(ins.breaks, arg)
-			fmt.Fprintf(out, "breakpoint %s: stops before the deliveries to %s\n", esc(arg), esc(strings.Join(handlers, ", ")))
+			fmt.Fprintln(out, string(termsafe.JSON(st)))
+		case "msg":
+			d, _ := s.Delivery()
+			show(d.PendingDelivery)
+		case "where":
+			ins.where(stop)
+		case "step", "s":
+			st, err := s.StepDelivery()
+			return st, false, err
+		case "next", "n":
+			st, err := s.NextDelivery(stop.Thread)
+			return st, false, err
+		case "continue", "c":
+			st, err := s.Continue()
+			return st, false, err
+		case "break", "b":
+			ins.breakCmd(arg)
 		case "back":
-			if len(ins.stops) < 2 {
-				fmt.Fprintln(out, "error: no earlier stop to go back to")
+			st, err := s.Back()
+			if err != nil {
+				fmt.Fprintf(out, "error: %s\n", esc(err.Error()))
 				continue
 			}
-			prev := ins.stops[len(ins.stops)-2]
-			ins.stops = ins.stops[:len(ins.stops)-2]
-			ins.backTo = &prev
-			fmt.Fprintf(out, "replaying from the start to %s\n", prev)
-			return replay.InspectHalt
+			fmt.Fprintf(out, "replaying from the start to %s\n", esc(st.Coordinate))
+			return st, false, nil
 		case "quit", "q":
-			return replay.InspectHalt
+			return stop, true, nil
 		case "help", "h", "?":
 			fmt.Fprintln(out, inspectorCommands)
 		default:
 			fmt.Fprintf(out, "unknown command %q; %s\n", esc(fields[0]), inspectorCommands)
 		}
 	}
+}
+
+// where prints the stopped delivery and the Hale stack, innermost first.
+func (ins *inspector) where(stop debug.Stop) {
+	out := ins.e.stdout
+	esc := termsafe.String
+	d, _ := ins.s.Delivery()
+	frames, _ := ins.s.Stack(stop.Thread)
+	state := "in"
+	if strings.HasPrefix(stop.Description, "before delivery") {
+		state = "before"
+	}
+	fmt.Fprintf(out, "%s delivery %s (target %s, message %s", state, esc(d.Coordinate), esc(d.Target), esc(d.Message))
+	if d.Topic != "" {
+		fmt.Fprintf(out, ", topic %s", esc(d.Topic))
+	}
+	fmt.Fprintln(out, ")")
+	for _, f := range frames {
+		fmt.Fprintf(out, "  at %s in %s\n", ins.pos(f), esc(f.Name))
+	}
+}
+
+// breakCmd sets a breakpoint: LINE (of the entry file), `Locus.on Topic`
+// or a fn; alone, it lists them.
+func (ins *inspector) breakCmd(arg string) {
+	out := ins.e.stdout
+	esc := termsafe.String
+	if arg == "" {
+		if len(ins.lineBPs)+len(ins.fnBPs) == 0 {
+			fmt.Fprintln(out, "no breakpoints (break LINE|Locus.on Topic|fn sets one)")
+		}
+		for _, l := range ins.lineBPs {
+			fmt.Fprintf(out, "breakpoint %d\n", l)
+		}
+		for _, f := range ins.fnBPs {
+			fmt.Fprintf(out, "breakpoint %s\n", esc(f))
+		}
+		return
+	}
+	if line, err := strconv.Atoi(arg); err == nil {
+		bps := ins.s.SetLineBreakpoints(ins.entry, append(append([]int(nil), ins.lineBPs...), line))
+		if last := bps[len(bps)-1]; !last.Verified {
+			ins.s.SetLineBreakpoints(ins.entry, ins.lineBPs)
+			fmt.Fprintf(out, "error: break: %s\n", esc(last.Message))
+			return
+		}
+		ins.lineBPs = append(ins.lineBPs, line)
+		fmt.Fprintf(out, "breakpoint %d: stops at %s:%d\n", line, esc(filepath.Base(ins.entry)), line)
+		return
+	}
+	bps := ins.s.SetFunctionBreakpoints(append(append([]string(nil), ins.fnBPs...), arg))
+	if last := bps[len(bps)-1]; !last.Verified {
+		ins.s.SetFunctionBreakpoints(ins.fnBPs)
+		fmt.Fprintf(out, "error: break: no handler or fn named %s\n", esc(arg))
+		return
+	}
+	ins.fnBPs = append(ins.fnBPs, arg)
+	fmt.Fprintf(out, "breakpoint %s: stops at the entry of %s\n", esc(arg), esc(arg))
 }
 
 // lineReader reads the inspector's commands.

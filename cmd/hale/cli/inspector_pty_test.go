@@ -159,7 +159,7 @@ func (s *ptySession) exit() int {
 	return -1
 }
 
-var stopLine = regexp.MustCompile(`stopped before delivery (\d+):(\d+)`)
+var stopLine = regexp.MustCompile(`stopped (?:before delivery |at .* \(delivery )(\d+):(\d+)`)
 
 // stops lists the coordinates of the stops shown.
 func (s *ptySession) stops() []string {
@@ -230,18 +230,22 @@ func TestInspectorPtyUnknownAndEOF(t *testing.T) {
 }
 
 // TestInspectorPtyBreakBack: a breakpoint on a handler, a fn or a line
-// stops before B's deliveries; `back` replays to the previous stop, the
-// breakpoints still set.
+// stops in B's deliveries, at the entry or the statement; `back` replays
+// to the previous stop, the breakpoints still set.
 func TestInspectorPtyBreakBack(t *testing.T) {
 	dir := recordInspectorApp(t)
-	for _, spec := range []string{"B.on Job", "weigh", "17"} {
+	for spec, want := range map[string]string{
+		"B.on Job": "stops at the entry of B.on Job\n",
+		"weigh":    "stops at the entry of weigh\n",
+		"17":       "stops at app.hl:17\n",
+	} {
 		s := startInspector(t, dir, "native", "0:0")
 		s.typeLines(1, "b "+spec+"\r", "c\r", "c\r", "back\r", "c\r", "q\r")
 		if code := s.exit(); code != 0 {
 			t.Fatalf("exit %d:\n%s", code, s.output())
 		}
 		out := s.output()
-		if !strings.Contains(out, "breakpoint "+spec+": stops before the deliveries to B.on Job") {
+		if !strings.Contains(out, "breakpoint "+spec+": "+want) {
 			t.Errorf("break %s not confirmed:\n%s", spec, out)
 		}
 		if !strings.Contains(out, "replaying from the start to 2:0") {
@@ -257,6 +261,38 @@ func TestInspectorPtyBreakBack(t *testing.T) {
 	for _, want := range []string{"error: break: no handler or fn named nosuch", "error: no earlier stop to go back to"} {
 		if !strings.Contains(s.output(), want) {
 			t.Errorf("missing %q:\n%s", want, s.output())
+		}
+	}
+}
+
+// TestInspectorPtyStatesAndWhere: at a statement stop in B, `state`
+// shows an instance of another consumer (A, between deliveries), `where`
+// the source position and the Hale stack; the stops are the same on both
+// engines.
+func TestInspectorPtyStatesAndWhere(t *testing.T) {
+	dir := recordInspectorApp(t)
+	var first string
+	for _, engine := range []string{"native", "wasm"} {
+		s := startInspector(t, dir, engine, "0:0")
+		s.typeLines(1, "b weigh\r", "c\r", "where\r", "state A\r", "state\r", "b 99\r", "q\r")
+		if code := s.exit(); code != 0 {
+			t.Fatalf("%s: exit %d:\n%s", engine, code, s.output())
+		}
+		out := s.output()
+		for _, want := range []string{
+			"stopped at app.hl:7:27 in weigh (delivery 2:0, breakpoint)",
+			"in delivery 2:0 (target B, message 0:0, topic Job)\n  at app.hl:7:27 in weigh\n  at app.hl:17:16 in B.on Job\n",
+			`{"sum":`,
+			"error: break: no statement on line 99 of app.hl",
+		} {
+			if !strings.Contains(out, want) {
+				t.Errorf("%s: missing %q:\n%s", engine, want, out)
+			}
+		}
+		if first == "" {
+			first = out
+		} else if out != first {
+			t.Errorf("the engines differ:\n%s\nthen:\n%s", first, out)
 		}
 	}
 }

@@ -26,7 +26,7 @@ func init() { commands = append(commands, newReplayCmd) }
 // replayFlags are the flags of `hale replay`.
 type replayFlags struct {
 	diff, asJSON, unverified, allowLive, quiet bool
-	verify                                     bool
+	verify, inspect                            bool
 	at, output, engine, view                   string
 	holdTimeout                                time.Duration
 	env                                        []string
@@ -62,6 +62,7 @@ func newReplayCmd(e env) *cobra.Command {
 	fl.BoolVar(&f.verify, "verify", false, "with a .replay bundle: check that its failure reproduces exactly, printing only the verdict")
 	fl.BoolVar(&f.diff, "diff", false, "record the replay and compare both artifacts entry by entry, per consumer")
 	fl.StringVar(&f.at, "at", "", "stop just before delivery COORD (C:N, or a bare index N in file order) and show it")
+	fl.BoolVar(&f.inspect, "inspect", false, "with --at: open the inspector even without a terminal, reading commands as plain lines from stdin")
 	fl.BoolVar(&f.asJSON, "json", false, "print the report (or the --at view) as one JSON object on stdout")
 	fl.BoolVar(&f.unverified, "unverified", false, "admit a recording whose build digest or shape hash differs, as an experiment")
 	fl.BoolVar(&f.allowLive, "allow-live-effects", false, "perform fs.write and net calls for real (still compared)")
@@ -97,9 +98,23 @@ func runReplay(e env, f replayFlags, artifactPath, programPath string) error {
 	if f.holdTimeout <= 0 {
 		return exitf(ExitUsage, "--hold-timeout must be positive, got %s", f.holdTimeout)
 	}
+	if f.inspect && (f.at == "" || f.asJSON || f.diff) {
+		return exitf(ExitUsage, "--inspect goes with --at, without --json or --diff")
+	}
 	c, art, err := admit(e, f, artifactPath, programPath)
 	if err != nil {
 		return err
+	}
+	if f.at != "" && !f.asJSON && !f.diff && (f.inspect || isTerminal(e.stdout) && isTerminal(e.stdin)) {
+		target, err := artifact.ParseCoordinate(f.at)
+		if err != nil {
+			return exitf(ExitUsage, "--at: %v", err)
+		}
+		ref, err := art.Resolve(target)
+		if err != nil {
+			return exitf(ExitUsage, "--at: %v", err)
+		}
+		return runInspector(e, f, kind, artifactPath, programPath, ref.At)
 	}
 	opts := replay.SessionOptions{
 		Options: replay.Options{
@@ -125,20 +140,12 @@ func runReplay(e env, f replayFlags, artifactPath, programPath string) error {
 		defer os.RemoveAll(tmp)
 		opts.Output = filepath.Join(tmp, "replayed.halerec")
 	}
-	ins, err := stopAt(e, f, art, &opts)
-	if err != nil {
+	if err := stopAt(e, f, art, &opts); err != nil {
 		return err
 	}
 	ctx, stop := interruptContext()
 	defer stop()
 	s, err := replay.Run(ctx, art, c.Image, opts)
-	// `back` ends the run and asks for a new one, from the start to the
-	// stop before the current one.
-	for ins != nil && err == nil && s.Halted && ins.backTo != nil {
-		opts.At, ins.backTo = ins.backTo, nil
-		ins.replaying()
-		s, err = replay.Run(ctx, art, c.Image, opts)
-	}
 	switch {
 	case errors.Is(err, context.Canceled):
 		return exitf(ExitInterrupted, "interrupted")
@@ -230,34 +237,26 @@ func admit(e env, f replayFlags, artifactPath, programPath string) (*hale.Compil
 // stopAt resolves --at into opts, with the interactive inspector on a
 // terminal, and routes what the program prints again: with --json
 // nowhere, and with the --at view (one JSON object on stdout) to stderr.
-func stopAt(e env, f replayFlags, art *artifact.Artifact, opts *replay.SessionOptions) (*inspector, error) {
-	var ins *inspector
+func stopAt(e env, f replayFlags, art *artifact.Artifact, opts *replay.SessionOptions) error {
 	if f.at != "" {
 		target, err := artifact.ParseCoordinate(f.at)
 		if err != nil {
-			return nil, exitf(ExitUsage, "--at: %v", err)
+			return exitf(ExitUsage, "--at: %v", err)
 		}
 		ref, err := art.Resolve(target)
 		if err != nil {
-			return nil, exitf(ExitUsage, "--at: %v", err)
+			return exitf(ExitUsage, "--at: %v", err)
 		}
 		at := ref.At
 		opts.At = &at
-		if !f.asJSON && isTerminal(e.stdout) && isTerminal(e.stdin) {
-			ins = newInspector(e)
-			opts.Inspect = ins.inspect
-			// A replay `back` starts again prints nothing before its stop:
-			// the person has seen that output already.
-			opts.Stdout, opts.Stderr = ins.gate(opts.Stdout), ins.gate(opts.Stderr)
-		}
 	}
 	switch {
 	case f.asJSON:
 		opts.Stdout = io.Discard
-	case opts.At != nil && opts.Inspect == nil:
+	case opts.At != nil:
 		opts.Stdout = e.stderr
 	}
-	return ins, nil
+	return nil
 }
 
 // printReport prints a session's report (as JSON with --json) and maps
