@@ -65,6 +65,7 @@ func runInspector(e env, f replayFlags, kind host.EngineKind, artifactPath, prog
 	}
 	defer s.Close()
 	ins.s, ins.entry = s, programPath
+	s.SetTrapBreakpoints(true) // a trap stops, showing its frame, before the run ends
 	stop, err := s.Start()
 	for {
 		if err != nil {
@@ -174,6 +175,9 @@ func (ins *inspector) prompt(stop debug.Stop) (debug.Stop, bool, error) {
 			fmt.Fprintf(out, "replaying from the start to %s\n", esc(st.Coordinate))
 			return st, false, nil
 		case "quit", "q":
+			if _, plain := ins.lines.(*plainLines); plain {
+				fmt.Fprintln(out) // a terminal echoed the Enter; a script did not
+			}
 			return stop, true, nil
 		case "help", "h", "?":
 			fmt.Fprintln(out, inspectorCommands)
