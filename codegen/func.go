@@ -62,13 +62,22 @@ func (c *compiler) function(index int, sf *sir.Func) error {
 		Name: sf.Name, Kind: funcKind(sf.Kind), Locus: sf.Locus, Topic: sf.Topic,
 		NumParams: sf.NumParams, NumSlots: sf.NumSlots, Result: image.TypeRef(sf.Result),
 	}
-	for _, l := range sf.Locals {
-		f.Locals = append(f.Locals, image.Local{Name: l.Name, Type: image.TypeRef(l.Type)})
+	for i, l := range sf.Locals {
+		start := int32(-1) // set by the first let or var of the slot
+		if i < sf.NumParams {
+			start = 0
+		}
+		f.Locals = append(f.Locals, image.Local{Name: l.Name, Type: image.TypeRef(l.Type), Start: start})
 	}
 	g := &fnComp{c: c, f: f, top: sf.NumSlots, high: sf.NumSlots, boundAt: -1, cur: sf.Pos}
 	f.Decl = c.pos(sf.Pos)
 	g.at = f.Decl
 	g.stmts(sf.Body)
+	for i := range f.Locals {
+		if f.Locals[i].Start < 0 {
+			f.Locals[i].Start = 0 // a slot no let defines (a loop's): always shown
+		}
+	}
 	g.setPos(sf.Pos)
 	g.emit(image.OpRetVoid, 0, 0, 0) // the end of a fn without a result, or unreachable
 	return g.finish()
@@ -220,6 +229,10 @@ func (g *fnComp) stmt(s sir.Stmt) {
 	switch s := s.(type) {
 	case *sir.Let:
 		g.expr(s.Value, s.Slot)
+		if s.Slot < len(g.f.Locals) && g.f.Locals[s.Slot].Start < 0 {
+			l := &g.f.Locals[s.Slot]
+			l.Start = int32(len(g.f.Code))
+		}
 	case *sir.SetLocal:
 		g.expr(s.Value, s.Slot)
 	case *sir.SetState:

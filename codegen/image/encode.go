@@ -170,6 +170,7 @@ func (e *encoder) fn(f *Func) {
 	for _, l := range f.Locals {
 		e.str(l.Name)
 		e.uint(uint64(l.Type))
+		e.uint(uint64(l.Start))
 	}
 	e.uint(uint64(len(f.Code)))
 	for _, in := range f.Code {
@@ -556,11 +557,12 @@ func (d *decoder) fn(f *Func) {
 	f.NumSlots = d.index()
 	f.FrameSize = d.index()
 	f.Result = d.tref()
-	if n := d.count(2); n > 0 {
+	if n := d.count(3); n > 0 {
 		f.Locals = make([]Local, n)
 		for i := range f.Locals {
 			f.Locals[i].Name = d.str()
 			f.Locals[i].Type = d.tref()
+			f.Locals[i].Start = int32(d.index())
 		}
 	}
 	if n := d.count(4); n > 0 {

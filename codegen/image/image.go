@@ -35,7 +35,7 @@ package image
 // change of the encoding or of the opcode table bumps Version.
 const (
 	Magic   = "hale\x00img"
-	Version = 4 // 3: handlers carry a guard and a shared flag; 4: functions carry statement starts (Func.Stmts)
+	Version = 4 // 3: handlers carry a guard and a shared flag; 4: functions carry statement starts (Func.Stmts) and where each local starts (Local.Start)
 )
 
 // Image is one compiled program.
@@ -221,10 +221,15 @@ func (f *Func) StmtAt(pc int) int {
 	return -1
 }
 
-// Local names a frame slot.
+// Local names a frame slot (the register of the same index).
 type Local struct {
 	Name string
 	Type TypeRef
+	// Start is the pc from which the slot holds the local's value: 0 for
+	// a parameter (or a slot set by a loop), else the pc after the `let`
+	// or `var` that first defines it. A debugger shows a local only from
+	// there on (before, the register holds what an earlier call left).
+	Start int32
 }
 
 // PosEntry is one row of a function's pc→position table.

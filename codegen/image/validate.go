@@ -300,6 +300,9 @@ func (v *validator) fn(i int, f *Func) {
 		if !v.typeOK(l.Type) {
 			v.fail(w, "bad local type")
 		}
+		if l.Start < 0 || int(l.Start) > len(f.Code) {
+			v.fail(w, "bad local start")
+		}
 	}
 	if len(f.Code) == 0 || !f.Code[len(f.Code)-1].Op.Terminal() {
 		v.fail(w, "code does not end with a jump or return")

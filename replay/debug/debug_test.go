@@ -273,8 +273,13 @@ func TestTrapStop(t *testing.T) {
 			if len(frames) != 2 || frames[0].Name != "fee" || frames[0].Line != 4 || frames[1].Name != "Ledger.on Order" {
 				t.Fatalf("frames %+v", frames)
 			}
-			if got := scope(t, s, frames[0].ID, "Locals"); got["amount"] != "20" {
-				t.Errorf("locals %v", got)
+			if got := scope(t, s, frames[0].ID, "Locals"); got["amount"] != "20" || got["base"] != "" {
+				t.Errorf("locals %v (base is not defined yet)", got)
+			}
+			// The caller's frame: o is its parameter; f is not assigned
+			// until fee returns.
+			if got := scope(t, s, frames[1].ID, "Locals"); got["o"] == "" || got["f"] != "" {
+				t.Errorf("caller's locals %v", got)
 			}
 			stop = must(t)(s.Continue())
 			if !stop.Ended || stop.Verdict != "trap" || stop.ExitCode == 0 {

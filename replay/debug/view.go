@@ -168,6 +168,9 @@ func (s *Session) locals(v *view, i int) (names []string, vals []value.Value, ty
 		if l.Name == "" || j >= len(bf.Locals) || bf.Locals[j] == nil {
 			continue
 		}
+		if i == 0 && bf.PC < int(l.Start) || i > 0 && bf.PC+1 < int(l.Start) {
+			continue // not defined yet: the register holds an earlier call's value
+		}
 		t := s.types[l.Type]
 		x, err := value.Decode(bf.Locals[j], t)
 		if err != nil {
