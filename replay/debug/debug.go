@@ -43,7 +43,8 @@ import (
 // Bundle embeds its sources). At most one of Recording (.halerec) and
 // Bundle (.replay); neither = a deterministic run under the scheduler
 // with Seed, Fixtures (dir), Inputs (file of stdin lines) as for `hale
-// test`.
+// test`. Args are not passed yet: std::os::args answers as under `hale
+// test` (from the fixtures).
 type Config struct {
 	Program, Recording, Bundle string
 	Seed                       uint64
@@ -453,11 +454,15 @@ func (s *Session) isBreakpoint(fn, pc int) bool {
 	return false
 }
 
-// Pause makes the running resume call stop at the next statement break
-// or delivery boundary. No effect when nothing runs.
+// Pause makes the running resume call stop at the next delivery
+// boundary, or at the next statement break when one is armed (a handler
+// looping without a breakpoint is paused when it returns). It may be
+// called from another goroutine. No effect when nothing runs.
 func (s *Session) Pause() { s.pausing.Store(true) }
 
-// Close ends the session and its run.
+// Close ends the session and its run. It must not be called while a
+// resume call runs on another goroutine: Pause, and wait for it to
+// return, first.
 func (s *Session) Close() error {
 	if s.closed {
 		return nil
