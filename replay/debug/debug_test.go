@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/hale-lang/hale"
+	"github.com/hale-lang/hale/explore"
 	"github.com/hale-lang/hale/replay"
 	"github.com/hale-lang/hale/replay/artifact"
 	"github.com/hale-lang/hale/replay/debug"
@@ -448,5 +449,59 @@ func TestLaunchErrors(t *testing.T) {
 	program, _ := recordApp(t, ledgerApp)
 	if _, err := debug.Launch(context.Background(), debug.Config{Program: program, Recording: program}); !errors.Is(err, debug.ErrUsage) {
 		t.Errorf("foreign recording: %v", err)
+	}
+}
+
+// A bundle made from a failing recording runs under its schedule from its
+// embedded sources: the trap stops at the same place, and it can go back.
+func TestBundle(t *testing.T) {
+	src := strings.Replace(ledgerApp, "let base = amount / 10;", "let base = amount / (amount - 20);", 1)
+	program, rec := recordApp(t, src)
+	c, err := hale.CompileFile(program, hale.BuildOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	art, err := artifact.Decode(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := explore.FromRecording(art, c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "trap.replay")
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := b.Encode(f); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	for _, e := range engines {
+		s := launch(t, debug.Config{Bundle: path, Engine: e})
+		if !s.CanStepBack() {
+			t.Error("a bundle can step back")
+		}
+		s.SetTrapBreakpoints(true)
+		stop := must(t)(s.Start())
+		if got := where(t, s, stop); got != "exception 0:1 fee:4" {
+			t.Fatalf("%s: stop %s", e, got)
+		}
+		stop = must(t)(s.StepBack(stop.Thread))
+		if got := where(t, s, stop); got != "step 0:1 fee:4" { // the start of the trapping statement
+			t.Errorf("%s: back to %s", e, got)
+		}
+		stop = must(t)(s.Continue())
+		if stop.Reason != "exception" {
+			t.Errorf("%s: continue %+v", e, stop)
+		}
+		if stop = must(t)(s.Continue()); !stop.Ended || stop.Verdict != "trap" {
+			t.Errorf("%s: end %+v", e, stop)
+		}
 	}
 }
