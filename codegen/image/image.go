@@ -10,8 +10,10 @@
 //     of package vm/value for every type, recursive ones included;
 //   - the constant pool (Consts);
 //   - the functions (Funcs): bytecode (Instr, opcodes in op.go), frame size,
-//     and a pc→position table whose positions index the file-name table
-//     (Files);
+//     a pc→position table whose positions index the file-name table
+//     (Files), and the debug information: the statement starts (Stmts,
+//     where a debugger stops) and each slot's local name, type and the pc
+//     from which it holds its value (Locals);
 //   - the loci, instances, topics, primitives, ingress bindings and the
 //     consumer table.
 //
