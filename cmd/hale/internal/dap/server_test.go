@@ -88,7 +88,10 @@ func (f *fakeDebugger) SetFunctionBreakpoints(names []string) []Breakpoint {
 	}
 	return out
 }
-func (f *fakeDebugger) SetTrapBreakpoints(on bool) { f.record("SetTrapBreakpoints(%v)", on); f.trapsOn = on }
+func (f *fakeDebugger) SetTrapBreakpoints(on bool) {
+	f.record("SetTrapBreakpoints(%v)", on)
+	f.trapsOn = on
+}
 func (f *fakeDebugger) Start() (Stop, error) {
 	f.record("Start")
 	fmt.Fprint(f.cfg.Output, "hello from the program\n")
@@ -108,9 +111,18 @@ func (f *fakeDebugger) Continue() (Stop, error) {
 	}
 	return f.forward()
 }
-func (f *fakeDebugger) Next(thread int) (Stop, error)    { f.record("Next(%d)", thread); return f.forward() }
-func (f *fakeDebugger) StepIn(thread int) (Stop, error)  { f.record("StepIn(%d)", thread); return f.forward() }
-func (f *fakeDebugger) StepOut(thread int) (Stop, error) { f.record("StepOut(%d)", thread); return f.forward() }
+func (f *fakeDebugger) Next(thread int) (Stop, error) {
+	f.record("Next(%d)", thread)
+	return f.forward()
+}
+func (f *fakeDebugger) StepIn(thread int) (Stop, error) {
+	f.record("StepIn(%d)", thread)
+	return f.forward()
+}
+func (f *fakeDebugger) StepOut(thread int) (Stop, error) {
+	f.record("StepOut(%d)", thread)
+	return f.forward()
+}
 func (f *fakeDebugger) StepBack(thread int) (Stop, error) {
 	f.record("StepBack(%d)", thread)
 	if f.pos == 0 {
