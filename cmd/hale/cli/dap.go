@@ -30,15 +30,17 @@ func newDapCmd(e env) *cobra.Command {
 			if err != nil {
 				return exitf(ExitUsage, "%v", err)
 			}
-			ctx, stop := signal.NotifyContext(cmd.Context(), syscall.SIGINT, syscall.SIGTERM)
-			defer stop()
 			opts := dap.Options{Launch: launchDebugSession, Engine: kind}
 			if listen == "" {
-				if err := dap.Serve(ctx, e.stdin, e.stdout, opts); err != nil {
+				// On stdio a signal ends hale as usual: the editor that
+				// started it has gone.
+				if err := dap.Serve(cmd.Context(), e.stdin, e.stdout, opts); err != nil {
 					return exitf(ExitFailure, "dap: %v", err)
 				}
 				return nil
 			}
+			ctx, stop := signal.NotifyContext(cmd.Context(), syscall.SIGINT, syscall.SIGTERM)
+			defer stop()
 			l, err := net.Listen("tcp", listen)
 			if err != nil {
 				return exitf(ExitUsage, "dap: cannot listen on %s: %v", listen, err)
