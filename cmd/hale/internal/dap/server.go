@@ -294,6 +294,9 @@ func (a LaunchArgs) config(defaultEngine host.EngineKind, dir string) (Config, e
 	if a.Seed != nil {
 		cfg.Seed = *a.Seed
 	}
+	if a.StopAt != "" && !isCoordinate(a.StopAt) {
+		return cfg, fmt.Errorf("launch: stopAt %q is not a coordinate C:N (consumer C's delivery N, as hale trace dump shows them)", a.StopAt)
+	}
 	cfg.Args = a.Args
 	cfg.StopOnEntry = a.StopOnEntry
 	cfg.StopAt = a.StopAt
@@ -306,6 +309,24 @@ func (a LaunchArgs) config(defaultEngine host.EngineKind, dir string) (Config, e
 		cfg.Engine = kind
 	}
 	return cfg, nil
+}
+
+// isCoordinate reports whether s is a coordinate C:N of two decimal
+// numbers.
+func isCoordinate(s string) bool {
+	c, n, ok := strings.Cut(s, ":")
+	digits := func(x string) bool {
+		if x == "" || len(x) > 9 {
+			return false
+		}
+		for _, r := range x {
+			if r < '0' || r > '9' {
+				return false
+			}
+		}
+		return true
+	}
+	return ok && digits(c) && digits(n)
 }
 
 func describeStatError(err error) string {

@@ -233,11 +233,11 @@ func TestFakeSessionRecording(t *testing.T) {
 	c := startServer(t, fakeLaunch(&f, nil))
 	dir, program, recording := files(t)
 	c.initialize()
-	caps := c.launch(map[string]any{"program": "app.hl", "recording": "run.halerec", "cwd": dir, "stopOnEntry": true, "engine": "native"})
+	caps := c.launch(map[string]any{"program": "app.hl", "recording": "run.halerec", "cwd": dir, "stopOnEntry": true, "stopAt": "1:12", "engine": "native"})
 	if caps == nil || !caps.SupportsStepBack {
 		t.Fatalf("no capabilities event with supportsStepBack after launching a recording: %+v", caps)
 	}
-	if f.cfg.Program != program || f.cfg.Recording != recording || !f.cfg.StopOnEntry || f.cfg.Engine.String() != "native" {
+	if f.cfg.Program != program || f.cfg.Recording != recording || !f.cfg.StopOnEntry || f.cfg.StopAt != "1:12" || f.cfg.Engine.String() != "native" {
 		t.Errorf("session config %+v: want absolute paths, stopOnEntry and the native engine", f.cfg)
 	}
 
@@ -397,6 +397,8 @@ func TestLaunchErrors(t *testing.T) {
 		{map[string]any{"program": program, "engine": "jit"}, `launch: engine: unknown engine "jit" (want wasm or native)`},
 		{map[string]any{"program": program, "seed": "x"}, "launch: bad arguments"},
 		{map[string]any{"program": "app.hl", "cwd": missing}, "launch: cwd " + missing + " is not a directory"},
+		{map[string]any{"program": program, "stopAt": "1-2"}, `launch: stopAt "1-2" is not a coordinate C:N`},
+		{map[string]any{"program": program, "stopAt": "1:"}, `launch: stopAt "1:" is not a coordinate C:N`},
 	} {
 		c := startServer(t, Options{Launch: func(context.Context, Config) (Debugger, error) {
 			t.Fatalf("launched with bad arguments %v", tc.args)
