@@ -113,6 +113,19 @@ func TestGrammar(t *testing.T) {
 	}
 }
 
+// TestGrammarOnExamples tokenizes every program in examples/ with the
+// grammar (editors/vscode/test/examples.test.js): no invalid token, every
+// keyword scoped as one.
+func TestGrammarOnExamples(t *testing.T) {
+	node := nodeWith(t, "vscode-textmate", "vscode-oniguruma")
+	cmd := exec.Command(node, "--test", "--test-reporter=spec", filepath.Join("test", "examples.test.js"))
+	cmd.Dir = vscodeDir
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("node --test test/examples.test.js: %v\n%s", err, out)
+	}
+}
+
 // TestExtensionManifest: the extension's package.json contributes the
 // language, the grammar and a `hale` debugger whose launch attributes are
 // exactly the launch arguments hale dap reads.
