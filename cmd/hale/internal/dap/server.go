@@ -610,6 +610,11 @@ func (s *server) onEvaluate(m *godap.EvaluateRequest) error {
 	if expr == "" {
 		return errors.New("evaluate: nothing to evaluate")
 	}
+	if name, ok := strings.CutPrefix(expr, "state "); ok && m.Arguments.Context == "repl" {
+		// The debug console's `state NAME`: any instance's state, as the
+		// inspector's state command shows it.
+		return s.evaluateState(m, sess, strings.TrimSpace(name))
+	}
 	frame := m.Arguments.FrameId
 	if frame == 0 {
 		// No frame selected (the debug console before a stackTrace):
@@ -629,6 +634,16 @@ func (s *server) onEvaluate(m *godap.EvaluateRequest) error {
 	}
 	s.send(&godap.EvaluateResponse{Response: s.ok(&m.Request),
 		Body: godap.EvaluateResponseBody{Result: v.Value, Type: v.Type, VariablesReference: v.Ref}})
+	return nil
+}
+
+func (s *server) evaluateState(m *godap.EvaluateRequest, sess Debugger, instance string) error {
+	state, err := sess.State(instance)
+	if err != nil {
+		return fmt.Errorf("state %s: %v (instances: %s)", instance, err, strings.Join(sess.Instances(), ", "))
+	}
+	s.send(&godap.EvaluateResponse{Response: s.ok(&m.Request),
+		Body: godap.EvaluateResponseBody{Result: string(state)}})
 	return nil
 }
 

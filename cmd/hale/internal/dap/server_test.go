@@ -179,7 +179,10 @@ func (f *fakeDebugger) Evaluate(frameID int, expr string) (Variable, error) {
 }
 func (f *fakeDebugger) Instances() []string { return []string{"main", "Worker"} }
 func (f *fakeDebugger) State(instance string) (json.RawMessage, error) {
-	return json.RawMessage(`{}`), nil
+	if instance != "Worker" {
+		return nil, fmt.Errorf("no instance %s", instance)
+	}
+	return json.RawMessage(`{"total":40}`), nil
 }
 func (f *fakeDebugger) Close() error { f.record("Close"); return nil }
 
@@ -302,6 +305,14 @@ func TestFakeSessionRecording(t *testing.T) {
 	// Without a frame: the innermost frame of the stopped thread.
 	if ev := c.call("evaluate", map[string]any{"expression": "order.amount", "context": "repl"}).(*godap.EvaluateResponse).Body; ev.Result != "40" {
 		t.Errorf("evaluate without a frame: %+v", ev)
+	}
+
+	// The debug console's `state NAME`.
+	if ev := c.call("evaluate", map[string]any{"expression": "state Worker", "context": "repl"}).(*godap.EvaluateResponse).Body; ev.Result != `{"total":40}` {
+		t.Errorf("state Worker in the console: %+v", ev)
+	}
+	if msg := c.callErr("evaluate", map[string]any{"expression": "state Nobody", "context": "repl"}); msg != "state Nobody: no instance Nobody (instances: main, Worker)" {
+		t.Errorf("state of an unknown instance: %q", msg)
 	}
 
 	c.call("next", map[string]any{"threadId": 2})
