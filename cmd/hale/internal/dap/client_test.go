@@ -16,7 +16,7 @@ import (
 // tests can also send malformed ones) and decodes what comes back with
 // go-dap's codec.
 type testClient struct {
-	t      *testing.T
+	t      testing.TB
 	conn   net.Conn
 	seq    int
 	in     chan godap.Message
@@ -30,7 +30,7 @@ type testClient struct {
 const timeout = 2 * time.Minute
 
 // startServer serves DAP over an in-memory pipe and returns a client.
-func startServer(t *testing.T, opts Options) *testClient {
+func startServer(t testing.TB, opts Options) *testClient {
 	t.Helper()
 	serverEnd, clientEnd := net.Pipe()
 	c := &testClient{t: t, conn: clientEnd, in: make(chan godap.Message, 1024), served: make(chan error, 1)}
@@ -44,7 +44,7 @@ func startServer(t *testing.T, opts Options) *testClient {
 }
 
 // dialClient connects to a server listening on addr.
-func dialClient(t *testing.T, addr string) *testClient {
+func dialClient(t testing.TB, addr string) *testClient {
 	t.Helper()
 	conn, err := net.Dial("tcp", addr)
 	if err != nil {

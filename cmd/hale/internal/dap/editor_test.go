@@ -35,7 +35,7 @@ func TestMain(m *testing.M) {
 }
 
 // buildHale builds cmd/hale once per test run.
-func buildHale(t *testing.T) string {
+func buildHale(t testing.TB) string {
 	t.Helper()
 	haleOnce.Do(func() {
 		haleDir, haleErr = os.MkdirTemp("", "hale-dap-test-")
