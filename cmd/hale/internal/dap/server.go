@@ -85,6 +85,7 @@ type server struct {
 	mu          sync.Mutex // guards the fields below
 	sess        Debugger
 	canStepBack bool
+	noDebug     bool          // breakpoints are not armed
 	started     bool          // configurationDone started the run
 	running     bool          // a resume call runs in a goroutine
 	done        chan struct{} // closed when that goroutine ends
@@ -234,6 +235,8 @@ type LaunchArgs struct {
 	StopAt      string   `json:"stopAt"`
 	Engine      string   `json:"engine"`
 	Cwd         string   `json:"cwd"`
+	// NoDebug is VS Code's "Run Without Debugging": the run does not stop.
+	NoDebug bool `json:"noDebug"`
 }
 
 // config checks the launch arguments and turns them into a session
@@ -298,8 +301,10 @@ func (a LaunchArgs) config(defaultEngine host.EngineKind, dir string) (Config, e
 		return cfg, fmt.Errorf("launch: stopAt %q is not a coordinate C:N (consumer C's delivery N, as hale trace dump shows them)", a.StopAt)
 	}
 	cfg.Args = a.Args
-	cfg.StopOnEntry = a.StopOnEntry
-	cfg.StopAt = a.StopAt
+	cfg.StopOnEntry = a.StopOnEntry && !a.NoDebug
+	if !a.NoDebug {
+		cfg.StopAt = a.StopAt
+	}
 	cfg.Engine = defaultEngine
 	if a.Engine != "" {
 		kind, err := host.ParseEngine(a.Engine)
@@ -367,6 +372,7 @@ func (s *server) onLaunch(m *godap.LaunchRequest) error {
 	}
 	s.mu.Lock()
 	s.sess = sess
+	s.noDebug = args.NoDebug
 	s.canStepBack = sess.CanStepBack()
 	s.threads = sess.Threads()
 	s.mu.Unlock()
@@ -407,6 +413,17 @@ func (s *server) stoppedSession() (Debugger, error) {
 	return s.sess, nil
 }
 
+// notSet answers a breakpoint the session did not set (a run without
+// debugging sets none).
+const notSet = "not set: the program runs without debugging"
+
+// debugging reports whether breakpoints are armed (not noDebug).
+func (s *server) debugging() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return !s.noDebug
+}
+
 func (s *server) onSetBreakpoints(m *godap.SetBreakpointsRequest) error {
 	sess, err := s.session()
 	if err != nil {
@@ -426,7 +443,10 @@ func (s *server) onSetBreakpoints(m *godap.SetBreakpointsRequest) error {
 			lines[i] = b.Line
 		}
 	}
-	got := sess.SetLineBreakpoints(src.Path, lines)
+	var got []Breakpoint
+	if s.debugging() {
+		got = sess.SetLineBreakpoints(src.Path, lines)
+	}
 	out := make([]godap.Breakpoint, len(lines))
 	for i, line := range lines {
 		b := godap.Breakpoint{Line: line, Source: &godap.Source{Name: filepath.Base(src.Path), Path: src.Path}}
@@ -436,7 +456,7 @@ func (s *server) onSetBreakpoints(m *godap.SetBreakpointsRequest) error {
 				b.Line = got[i].Line
 			}
 		} else {
-			b.Message = "not set"
+			b.Message = notSet
 		}
 		out[i] = b
 	}
@@ -457,13 +477,16 @@ func (s *server) onSetFunctionBreakpoints(m *godap.SetFunctionBreakpointsRequest
 	for i, b := range m.Arguments.Breakpoints {
 		names[i] = b.Name
 	}
-	got := sess.SetFunctionBreakpoints(names)
+	var got []Breakpoint
+	if s.debugging() {
+		got = sess.SetFunctionBreakpoints(names)
+	}
 	out := make([]godap.Breakpoint, len(names))
 	for i := range names {
 		if i < len(got) {
 			out[i] = godap.Breakpoint{Id: got[i].ID, Verified: got[i].Verified, Message: got[i].Message, Line: got[i].Line}
 		} else {
-			out[i] = godap.Breakpoint{Message: "not set"}
+			out[i] = godap.Breakpoint{Message: notSet}
 		}
 	}
 	s.send(&godap.SetFunctionBreakpointsResponse{Response: s.ok(&m.Request),
@@ -489,7 +512,7 @@ func (s *server) onSetExceptionBreakpoints(m *godap.SetExceptionBreakpointsReque
 			out[i] = godap.Breakpoint{Message: fmt.Sprintf("unknown exception filter %q (hale dap has \"trap\")", f)}
 		}
 	}
-	sess.SetTrapBreakpoints(on)
+	sess.SetTrapBreakpoints(on && s.debugging())
 	s.send(&godap.SetExceptionBreakpointsResponse{Response: s.ok(&m.Request),
 		Body: godap.SetExceptionBreakpointsResponseBody{Breakpoints: out}})
 	return nil

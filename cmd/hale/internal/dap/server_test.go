@@ -433,6 +433,30 @@ func TestLaunchErrors(t *testing.T) {
 	c.disconnect()
 }
 
+// TestNoDebug: Run Without Debugging arms no breakpoint and does not stop
+// on entry.
+func TestNoDebug(t *testing.T) {
+	var f *fakeDebugger
+	c := startServer(t, fakeLaunch(&f, nil))
+	_, program, _ := files(t)
+	c.initialize()
+	c.launch(map[string]any{"program": program, "noDebug": true, "stopOnEntry": true, "stopAt": "1:2"})
+	if f.cfg.StopOnEntry || f.cfg.StopAt != "" {
+		t.Errorf("config %+v: a run without debugging must not stop", f.cfg)
+	}
+	if bps := c.setBreakpoints(program, 5); len(bps) != 1 || bps[0].Verified || bps[0].Message != notSet {
+		t.Errorf("breakpoints without debugging: %+v", bps)
+	}
+	c.call("setFunctionBreakpoints", map[string]any{"breakpoints": []map[string]any{{"name": "fee"}}})
+	c.call("setExceptionBreakpoints", map[string]any{"filters": []string{"trap"}})
+	for _, call := range f.called() {
+		if strings.HasPrefix(call, "SetLine") || strings.HasPrefix(call, "SetFunction") || call == "SetTrapBreakpoints(true)" {
+			t.Errorf("armed without debugging: %s", call)
+		}
+	}
+	c.disconnect()
+}
+
 // TestPause: pause interrupts a running continue; requests that read the
 // stop are refused while it runs.
 func TestPause(t *testing.T) {
