@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"context"
 	"fmt"
 	"net"
 	"os/signal"
@@ -30,7 +29,7 @@ func newDapCmd(e env) *cobra.Command {
 			if err != nil {
 				return exitf(ExitUsage, "%v", err)
 			}
-			opts := dap.Options{Launch: launchDebugSession, Engine: kind}
+			opts := dap.Options{Launch: dap.LaunchSession, Engine: kind}
 			if listen == "" {
 				// On stdio a signal ends hale as usual: the editor that
 				// started it has gone.
@@ -58,9 +57,4 @@ func newDapCmd(e env) *cobra.Command {
 	cmd.Flags().StringVar(&listen, "listen", "", "serve TCP on this address (e.g. 127.0.0.1:0) instead of stdio")
 	cmd.Flags().StringVar(&engine, "engine", defaultEngine(e), "engine for launches that name none: wasm or native; default $HALE_ENGINE, else wasm")
 	return cmd
-}
-
-// launchDebugSession starts a replay/debug session for the DAP server.
-func launchDebugSession(ctx context.Context, cfg dap.Config) (dap.Debugger, error) {
-	return nil, fmt.Errorf("launch: the debug session is not available in this build")
 }

@@ -3,14 +3,13 @@ package dap
 import (
 	"context"
 	"encoding/json"
-	"io"
 
-	"github.com/hale-lang/hale/vm/host"
+	"github.com/hale-lang/hale/replay/debug"
 )
 
 // Debugger is what the server drives: the methods of replay/debug's
 // Session. The server is written against this interface so that its
-// protocol handling can be tested with a small fake.
+// protocol handling can be tested with a small fake (server_test.go).
 type Debugger interface {
 	CanStepBack() bool
 	Threads() []Thread
@@ -37,59 +36,26 @@ type Debugger interface {
 // LaunchFunc starts a debug session; the server calls it for `launch`.
 type LaunchFunc func(ctx context.Context, cfg Config) (Debugger, error)
 
-// Config says what to debug (replay/debug's Config).
-type Config struct {
-	Program, Recording, Bundle string
-	Seed                       uint64
-	Fixtures, Inputs           string
-	Args                       []string
-	Engine                     host.EngineKind
-	StopOnEntry                bool
-	StopAt                     string
-	Output                     io.Writer
+// The session's value types are replay/debug's.
+type (
+	Config     = debug.Config
+	Thread     = debug.Thread
+	Breakpoint = debug.Breakpoint
+	Stop       = debug.Stop
+	Frame      = debug.Frame
+	Scope      = debug.Scope
+	Variable   = debug.Variable
+)
+
+// LaunchSession launches a replay/debug session: the LaunchFunc of
+// `hale dap`.
+func LaunchSession(ctx context.Context, cfg Config) (Debugger, error) {
+	s, err := debug.Launch(ctx, cfg)
+	if err != nil {
+		return nil, err
+	}
+	return s, nil
 }
 
-// Thread is a consumer: ID = consumer id + 1.
-type Thread struct {
-	ID   int
-	Name string
-}
-
-// Breakpoint is the answer to a breakpoint request.
-type Breakpoint struct {
-	ID       int
-	Verified bool
-	Line     int
-	Message  string
-}
-
-// Stop is where a resume call ended.
-type Stop struct {
-	Reason      string
-	Thread      int
-	Description string
-	Coordinate  string
-	Ended       bool
-	ExitCode    int
-	Verdict     string
-}
-
-// Frame is a Hale frame at the current stop.
-type Frame struct {
-	ID        int
-	Name      string
-	File      string
-	Line, Col int
-}
-
-// Scope is a frame's variable group: Locals, State or Message.
-type Scope struct {
-	Name string
-	Ref  int
-}
-
-// Variable is a value shown to the client; Ref > 0 expands.
-type Variable struct {
-	Name, Value, Type string
-	Ref               int
-}
+// A *debug.Session is a Debugger.
+var _ Debugger = (*debug.Session)(nil)
