@@ -461,7 +461,12 @@ func TestListen(t *testing.T) {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	waited := false
+	t.Cleanup(func() {
+		if !waited {
+			cmd.Process.Kill()
+		}
+	})
 	line, err := bufio.NewReader(stdout).ReadString('\n')
 	addr, ok := strings.CutPrefix(strings.TrimSpace(line), "listening on ")
 	if err != nil || !ok || !strings.HasPrefix(addr, "127.0.0.1:") {
@@ -479,10 +484,24 @@ func TestListen(t *testing.T) {
 		t.Errorf("output %q", got)
 	}
 	c.call("disconnect", nil)
-	// The server goes on listening: a second session.
+	// The server goes on listening: a second session, left open.
 	c2 := dialClient(t, addr)
 	c2.initialize()
-	c2.call("disconnect", nil)
+	// Ctrl-C ends it (and the open session), exit 130.
+	if err := cmd.Process.Signal(os.Interrupt); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case <-done:
+		waited = true
+		if code := cmd.ProcessState.ExitCode(); code != 130 {
+			t.Errorf("hale dap --listen after SIGINT: exit %d, want 130", code)
+		}
+	case <-time.After(timeout):
+		t.Fatalf("hale dap --listen did not end after SIGINT")
+	}
 }
 
 // TestOutputAfterStepBack: the output events say what the program printed
