@@ -55,6 +55,7 @@ type Machine struct {
 	tierCall TierCaller
 	tierPlan *tier.Plan
 	tierBuf  []byte
+	tierLog  []uint64 // the undo log of compiled code's writes (tier.GlobalLog)
 
 	// payloads[topic] is the struct reused for the payloads of the topic's
 	// payloadLocal handlers.

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"math"
+	"slices"
 	"unsafe"
 
 	"github.com/hale-lang/hale/codegen/image"
@@ -19,18 +20,30 @@ import (
 // does (the run was interrupted).
 type TierCaller func(args []byte) ([]byte, error)
 
-// First byte of a TierCaller's answer.
+// First byte of a TierCaller's answer. A TierFallback may be followed by
+// TierLogFull: compiled code stopped because the undo log was full.
 const (
 	TierDone     byte = 0
 	TierFallback byte = 1
+	TierLogFull  byte = 2
+)
+
+// The undo log's size in entries of 16 bytes: it starts small, doubles
+// whenever compiled code fills it, and a function that fills the largest
+// is interpreted from then on.
+const (
+	tierLogFirst = 512
+	tierLogMax   = 1 << 20
 )
 
 // EnableTier makes the machine call the tier's entry functions through
 // call instead of interpreting them. A tier call's arguments are: the
 // function index (uvarint), the steps the run may still take (uvarint),
 // the Hale frames active (uvarint), the registers in use below the
-// callee's frame (uvarint), then each parameter as 8 little-endian bytes
-// (see tier.Kind). Only the wasm engine enables it: the native
+// callee's frame (uvarint), the address and the size in bytes of the
+// undo log (uvarint each; see tier.GlobalLog), then each parameter as 8
+// little-endian bytes (see tier.Kind: a list or a struct as its address,
+// which the guest's memory gives compiled code to read). Only the wasm engine enables it: the native
 // interpreter is already as fast as compiled wasm would be.
 func (m *Machine) EnableTier(call TierCaller) {
 	p := tier.NewPlan(m.img)
@@ -41,6 +54,9 @@ func (m *Machine) EnableTier(call TierCaller) {
 	m.tierPlan = p
 	for f := range m.funcs {
 		m.funcs[f].tier = p.Entry[f]
+		if p.Entry[f] && m.tierLog == nil && (slices.Contains(p.Params[f], tier.List) || slices.Contains(p.Params[f], tier.Struct)) {
+			m.tierLog = make([]uint64, 2*tierLogFirst)
+		}
 	}
 }
 
@@ -54,10 +70,20 @@ func (m *Machine) callTier(fn, a int32, regs unsafe.Pointer, base int, budget in
 	b = binary.AppendUvarint(b, uint64(budget))
 	b = binary.AppendUvarint(b, uint64(len(m.frames)))
 	b = binary.AppendUvarint(b, uint64(base)+uint64(a))
+	b = binary.AppendUvarint(b, uint64(uintptr(unsafe.Pointer(unsafe.SliceData(m.tierLog)))))
+	b = binary.AppendUvarint(b, uint64(8*len(m.tierLog)))
 	for i, k := range p.Params[fn] {
 		v := *reg(regs, a+int32(i))
 		var bits uint64
 		switch k {
+		case tier.List, tier.Struct:
+			// Compiled code trusts the kind of what it is handed.
+			if (k == tier.List) != (v.Kind() == value.KindList) {
+				return 0, false, nil
+			}
+			if bits = uint64(v.Addr()); bits == 0 {
+				return 0, false, nil
+			}
 		case tier.Int:
 			bits = uint64(v.AsInt())
 		case tier.Bool:
@@ -78,6 +104,13 @@ func (m *Machine) callTier(fn, a int32, regs unsafe.Pointer, base int, budget in
 		return 0, false, errTierAnswer
 	}
 	if res[0] == TierFallback {
+		if len(res) > 1 && res[1] == TierLogFull {
+			if len(m.tierLog) >= 2*tierLogMax {
+				m.funcs[fn].tier = false
+			} else {
+				m.tierLog = make([]uint64, max(2*tierLogFirst, 2*len(m.tierLog)))
+			}
+		}
 		return 0, false, nil
 	}
 	if res[0] != TierDone || len(res) < 10 {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/tetratelabs/wazero"
 	"github.com/tetratelabs/wazero/api"
+	"github.com/tetratelabs/wazero/experimental"
 
 	"github.com/hale-lang/hale/codegen/image"
 	"github.com/hale-lang/hale/vm"
@@ -74,6 +75,8 @@ type tierInstance struct {
 	plan                      *tier.Plan
 	funcs                     []api.Function // by function index; nil if not an entry
 	fuel, depth, height, stop api.MutableGlobal
+	log, logEnd               api.MutableGlobal
+	guest                     api.Memory // the interpreter guest's, where the undo log is
 	ctx                       context.Context
 	poll                      func() error
 	stack                     []uint64
@@ -88,12 +91,24 @@ type tierInstance struct {
 	done, fellBack int
 }
 
-func (w *wasmRuntime) newTierInstance(ctx context.Context, p *wasmProgram, poll func() error) (*tierInstance, error) {
-	mod, err := w.rt.InstantiateModule(ctx, p.tier, wazero.NewModuleConfig().WithName(""))
+// newTierInstance instantiates the tier for the engine whose guest is
+// guest: compiled code that reads lists and structs imports the guest's
+// memory (and nothing else of it).
+func (w *wasmRuntime) newTierInstance(ctx context.Context, p *wasmProgram, guest api.Module, poll func() error) (*tierInstance, error) {
+	resolve := experimental.WithImportResolver(ctx, func(name string) api.Module {
+		if name == tier.GuestModule {
+			return guest
+		}
+		return nil
+	})
+	mod, err := w.rt.InstantiateModule(resolve, p.tier, wazero.NewModuleConfig().WithName(""))
 	if err != nil {
 		return nil, fmt.Errorf("wasm engine: instantiating the tier: %w", err)
 	}
 	t := &tierInstance{mod: mod, plan: p.plan, poll: poll, funcs: make([]api.Function, len(p.plan.Entry))}
+	if guest != nil {
+		t.guest = guest.Memory()
+	}
 	t.ctx = context.WithValue(context.Background(), tierKey{}, t)
 	width := 1
 	for f, entry := range p.plan.Entry {
@@ -109,7 +124,8 @@ func (w *wasmRuntime) newTierInstance(ctx context.Context, p *wasmProgram, poll 
 	for _, g := range []struct {
 		v    *api.MutableGlobal
 		name string
-	}{{&t.fuel, tier.GlobalFuel}, {&t.depth, tier.GlobalDepth}, {&t.height, tier.GlobalHeight}, {&t.stop, tier.GlobalStop}} {
+	}{{&t.fuel, tier.GlobalFuel}, {&t.depth, tier.GlobalDepth}, {&t.height, tier.GlobalHeight}, {&t.stop, tier.GlobalStop},
+		{&t.log, tier.GlobalLog}, {&t.logEnd, tier.GlobalLogEnd}} {
 		mg, ok := mod.ExportedGlobal(g.name).(api.MutableGlobal)
 		if !ok {
 			mod.Close(ctx)
@@ -120,7 +136,27 @@ func (w *wasmRuntime) newTierInstance(ctx context.Context, p *wasmProgram, poll 
 	return t, nil
 }
 
-var errTierCall = errors.New("bad tier call")
+var (
+	errTierCall = errors.New("bad tier call")
+	errTierUndo = errors.New("tier: undo log outside the guest's memory")
+)
+
+// undo writes back what the undo log from logAt to the log global
+// recorded, last entry first (see tier.GlobalLog).
+func (t *tierInstance) undo(logAt uint64) bool {
+	end := t.log.Get()
+	if end > math.MaxUint32 || end < logAt || (t.guest == nil && end != logAt) {
+		return false
+	}
+	for at := uint32(end); at >= uint32(logAt)+16; at -= 16 {
+		addr, ok1 := t.guest.ReadUint64Le(at - 16)
+		old, ok2 := t.guest.ReadUint64Le(at - 8)
+		if !ok1 || !ok2 || addr > math.MaxUint32 || !t.guest.WriteUint64Le(uint32(addr), old) {
+			return false
+		}
+	}
+	return true
+}
 
 // call serves one tier call (see vm.EnableTier for args); a non-nil error
 // is the interruption that stopped it.
@@ -136,7 +172,9 @@ func (t *tierInstance) call(args []byte) ([]byte, error) {
 		return v
 	}
 	fn, budget, depth, height := next(), next(), next(), next()
-	if fn >= uint64(len(t.funcs)) || t.funcs[fn] == nil || budget > math.MaxInt64 || depth > math.MaxInt32 || height > math.MaxInt32 {
+	logAt, logLen := next(), next()
+	if fn >= uint64(len(t.funcs)) || t.funcs[fn] == nil || budget > math.MaxInt64 || depth > math.MaxInt32 || height > math.MaxInt32 ||
+		logAt > math.MaxUint32 || logLen > math.MaxUint32 || logLen%16 != 0 {
 		return nil, errTierCall
 	}
 	params := t.plan.Params[fn]
@@ -152,15 +190,32 @@ func (t *tierInstance) call(args []byte) ([]byte, error) {
 	t.depth.Set(depth)
 	t.height.Set(height)
 	t.stop.Set(0)
+	// An empty log (logLen 0) stops the first write: log > logEnd.
+	t.log.Set(logAt)
+	t.logEnd.Set(logAt + logLen - 16)
+	if logLen == 0 {
+		t.logEnd.Set(0)
+		t.log.Set(1)
+	}
 	err := t.funcs[fn].CallWithStack(t.ctx, t.stack)
 	if t.err != nil {
 		return nil, t.err
 	}
 	if err != nil || t.stop.Get() != 0 {
 		// Compiled code stopped where the interpreter may trap (or
-		// wazero's stack ran out): the interpreter runs the call.
+		// wazero's stack ran out): its writes are undone and the
+		// interpreter runs the call.
 		t.fellBack++
-		return append(t.answer[:0], vm.TierFallback), nil
+		full := logLen > 0 && t.log.Get() > t.logEnd.Get()
+		if logLen > 0 && !t.undo(logAt) {
+			return nil, errTierUndo
+		}
+		a := append(t.answer[:0], vm.TierFallback)
+		if full {
+			a = append(a, vm.TierLogFull)
+		}
+		t.answer = a
+		return a, nil
 	}
 	t.done++
 	tierAnswered.Add(1)

@@ -293,3 +293,224 @@ func TestTierRandomPrograms(t *testing.T) {
 	}
 	t.Logf("%d programs, %d with a tier, %d trapped, %d tier calls answered", n, compiled, trapped, answered)
 }
+
+// memGen writes random programs of functions over lists of ints and
+// floats, a struct and a list of structs: they read and write elements
+// and fields, loop over the lists (and now and then change a list a for
+// loop iterates over), call each other, index out of range, overflow and
+// return from inside for loops. The second tier compiles them with
+// access to the guest's memory; every trap after a write must leave
+// exactly the interpreter's partial writes, which the program prints.
+type memGen struct {
+	r     *rand.Rand
+	b     strings.Builder
+	fns   int
+	depth int
+	lets  int
+}
+
+func (g *memGen) line(indent int, s string) {
+	g.b.WriteString(strings.Repeat("    ", indent) + s + "\n")
+}
+
+// idx returns an index of xs or fs (length 4): now and then one that may
+// be out of range.
+func (g *memGen) idx() string {
+	if g.r.IntN(12) == 0 {
+		return []string{"4", "(s % 7)", "(k - 1)"}[g.r.IntN(3)]
+	}
+	return []string{"k", "(s & 3)", "(len(xs) - 1)", "0", "1", "2", "3", "(k & 1)"}[g.r.IntN(8)]
+}
+
+// idx3 is idx for c.xs (length 3).
+func (g *memGen) idx3() string {
+	if g.r.IntN(12) == 0 {
+		return "k"
+	}
+	return []string{"(s & 1)", "(len(c.xs) - 1)", "0", "1", "2", "(k % 3)"}[g.r.IntN(6)]
+}
+
+func (g *memGen) intExpr() string {
+	switch g.r.IntN(8) {
+	case 0:
+		return "s + 1"
+	case 1:
+		return "xs[" + g.idx() + "]"
+	case 2:
+		return "c.i * 3"
+	case 3:
+		if g.r.IntN(4) == 0 {
+			return "s * 1000000007"
+		}
+		return "s * 3"
+	case 4:
+		return "c.xs[" + g.idx3() + "] - s"
+	case 5:
+		return "len(cs) + k"
+	}
+	return fmt.Sprint(g.r.IntN(100) - 20)
+}
+
+func (g *memGen) floatExpr() string {
+	switch g.r.IntN(5) {
+	case 0:
+		return "t * 1.5"
+	case 1:
+		return "fs[" + g.idx() + "] + c.f"
+	case 2:
+		return "float(s)"
+	case 3:
+		return "std::math::sqrt(abs(t))"
+	}
+	return fmt.Sprintf("%d.25", g.r.IntN(10))
+}
+
+func (g *memGen) block(indent, n int) {
+	for range n {
+		switch k := g.r.IntN(18); {
+		case k == 0:
+			g.line(indent, "s += xs["+g.idx()+"];")
+		case k == 1:
+			g.line(indent, "xs["+g.idx()+"] = "+g.intExpr()+";")
+		case k == 2:
+			g.line(indent, "fs["+g.idx()+"] = "+g.floatExpr()+";")
+		case k == 3:
+			g.line(indent, "t = t + fs["+g.idx()+"];")
+		case k == 4:
+			g.line(indent, "c.i = "+g.intExpr()+";")
+		case k == 5:
+			g.line(indent, "c.f = "+g.floatExpr()+";")
+		case k == 6:
+			g.line(indent, "c.b = !c.b || s > 10;")
+		case k == 7:
+			g.line(indent, "c.xs["+g.idx3()+"] = "+g.intExpr()+";")
+		case k == 8:
+			g.lets++
+			d := fmt.Sprintf("d%d", g.lets)
+			g.line(indent, "let "+d+" = cs["+[]string{"0", "1", "k", "(s & 1)"}[g.r.IntN(4)]+"];")
+			g.line(indent, d+".i += 1;")
+			g.line(indent, d+".f = "+d+".f * 1.5 + t;")
+		case k == 9 && g.depth < 2:
+			g.depth++
+			g.line(indent, "for x in xs {")
+			g.line(indent+1, "s += x;")
+			if g.r.IntN(5) == 0 {
+				g.line(indent+1, fmt.Sprintf("if x > %d { xs[0] = x; }", g.r.IntN(8)))
+			}
+			if g.r.IntN(3) == 0 {
+				g.line(indent+1, fmt.Sprintf("if x == %d { return s; }", g.r.IntN(8)))
+			}
+			g.block(indent+1, 1)
+			g.line(indent, "}")
+			g.depth--
+		case k == 10 && g.depth < 2:
+			g.depth++
+			g.line(indent, "for d in cs {")
+			g.line(indent+1, "d.f = d.f * 1.5;")
+			g.line(indent+1, "s += d.i;")
+			g.block(indent+1, 1)
+			g.line(indent, "}")
+			g.depth--
+		case k == 11 && g.depth < 2:
+			g.depth++
+			g.line(indent, "for i in 0..len(xs) {")
+			g.line(indent+1, "xs[i] = xs[i] + s;")
+			g.block(indent+1, 1)
+			g.line(indent, "}")
+			g.depth--
+		case k == 12 && g.depth < 2:
+			g.depth++
+			g.line(indent, "if c.b {")
+			g.block(indent+1, 2)
+			g.line(indent, "} else {")
+			g.block(indent+1, 1)
+			g.line(indent, "}")
+			g.depth--
+		case k == 13 && g.fns > 0:
+			g.line(indent, fmt.Sprintf("s += m%d(xs, fs, c, cs, s & 3);", g.r.IntN(g.fns)))
+		case k == 14:
+			g.line(indent, "s = s * "+g.intExpr()+" % 1000;")
+		case k == 15:
+			g.line(indent, "s += c.i + len(c.xs);")
+		default:
+			g.line(indent, "s += "+g.intExpr()+";")
+		}
+	}
+}
+
+func randomMemProgram(seed uint64) string {
+	g := &memGen{r: rand.New(rand.NewPCG(seed, 2))}
+	g.line(0, "type Cell { i: int, f: float, b: bool, xs: [int] }")
+	n := 1 + g.r.IntN(3)
+	for i := range n {
+		g.line(0, fmt.Sprintf("fn m%d(xs: [int], fs: [float], c: Cell, cs: [Cell], k: int) -> int {", i))
+		g.line(1, "var s = k;")
+		g.line(1, "var t = 0.5;")
+		g.block(1, 3+g.r.IntN(5))
+		g.line(1, "if t > 1.0e300 { s += 1; }")
+		g.line(1, "return s;")
+		g.line(0, "}")
+		g.fns++
+	}
+	if g.r.IntN(4) == 0 {
+		fmt.Fprintf(&g.b, "@budget(steps: %d)\n", 50+g.r.IntN(2000))
+	}
+	g.b.WriteString(`locus Main {
+    on start {
+        let xs = [1, 2, 3, 4];
+        let fs = [0.5, 1.5, 2.5, 3.5];
+        let c = Cell { i: 1, f: 2.0, b: true, xs: [5, 6, 7] };
+        let cs = [Cell { i: 2, f: 0.5, b: false, xs: [1] }, Cell { i: 3, f: -1.5, b: true, xs: [] }];
+`)
+	for r := range 4 {
+		fmt.Fprintf(&g.b, "        match try m%d(xs, fs, c, cs, %d) { Ok(v) => { print(v); }, Err(e) => { print(e.message); } }\n", g.r.IntN(n), r)
+		g.b.WriteString(`        print(format("{} {} {} {} {} {} {} {} {} {}", xs, fs, c.i, c.f, c.b, c.xs, cs[0].i, cs[0].f, cs[1].i, cs[1].f));` + "\n")
+	}
+	g.b.WriteString("    }\n}\nmain { spawn Main; }\n")
+	return g.b.String()
+}
+
+// TestTierRandomListPrograms runs random programs of randomMemProgram on
+// the native engine and on the wasm engine with its second tier: output,
+// traps and exit codes must be identical.
+func TestTierRandomListPrograms(t *testing.T) {
+	n := 60
+	if s := os.Getenv("HALE_TIER_RANDOM"); s != "" {
+		n, _ = strconv.Atoi(s)
+	}
+	if testing.Short() {
+		n = 15
+	}
+	compiled, caught := 0, 0
+	answered := tierAnswered.Load()
+	for seed := range uint64(n) {
+		src := randomMemProgram(seed)
+		img, ok := tryCompile(src)
+		if !ok {
+			t.Fatalf("seed %d: the generated program does not compile:\n%s", seed, src)
+		}
+		native := runWith(t, img, Options{Engine: EngineNative})
+		wasm := runWith(t, img, Options{Engine: EngineWasm})
+		if native.err != nil || wasm.err != nil {
+			t.Fatalf("seed %d: errors: native %v, wasm %v", seed, native.err, wasm.err)
+		}
+		if native.stdout != wasm.stdout || native.stderr != wasm.stderr || native.res.Code != wasm.res.Code {
+			t.Fatalf("seed %d: engines disagree:\n%s\nnative (exit %d):\n%s%s\nwasm (exit %d):\n%s%s", seed, src,
+				native.res.Code, native.stdout, native.stderr, wasm.res.Code, wasm.stdout, wasm.stderr)
+		}
+		if strings.Contains(native.stdout, "out of range") || strings.Contains(native.stdout, "overflow") ||
+			strings.Contains(native.stdout, "during iteration") {
+			caught++
+		}
+		if tierPlanHasEntries(img) {
+			compiled++
+		}
+	}
+	// The generator must exercise both paths: compiled calls that
+	// finish, and calls handed back after writes to trap.
+	answered = tierAnswered.Load() - answered
+	if compiled < n*3/4 || caught < n/4 || answered < int64(n) {
+		t.Fatalf("%d of %d programs had a tier, %d caught a trap, %d tier calls answered", compiled, n, caught, answered)
+	}
+	t.Logf("%d programs, %d with a tier, %d caught a trap, %d tier calls answered", n, compiled, caught, answered)
+}

@@ -195,6 +195,80 @@ locus Worker(parity: int) {
 locus Boss { on start { for n in [10, 12, 15, 17, 25] { publish Work { n: n }; } } }
 main { spawn Boss; spawn Worker(0) as even; spawn Worker(1) as odd; }
 `,
+	// lists and structs: compiled code reads and writes them in the
+	// guest's memory; every trap after a write (an index out of range, a
+	// list changed while a for loop iterates over it, an overflow, the
+	// budget) undoes the writes and the interpreter runs the call again,
+	// so what the program prints after a caught trap shows the
+	// interpreter's partial writes, not the tier's.
+	"lists_structs": `
+type Body { x: float, v: float, n: int, on: bool, hist: [int] }
+fn step(bs: [Body], dt: float) {
+    for b in bs {
+        b.x += b.v * dt;
+        b.n += 1;
+        b.on = !b.on;
+        b.hist[b.n % len(b.hist)] = b.n;
+    }
+}
+fn total(bs: [Body]) -> float {
+    var s = 0.0;
+    for i in 0..len(bs) { let b = bs[i]; if b.on { s += b.x; } else { s -= b.v; } }
+    return s;
+}
+fn scale(xs: [float], k: float, upto: int) {
+    for i in 0..upto { xs[i] = xs[i] * k; }
+}
+fn bump(xs: [int], i: int) -> int {
+    for j in 0..3 { xs[j] = xs[j] + 1; }
+    xs[i] = xs[i] * 1000000000000;
+    return xs[i];
+}
+fn iterset(xs: [int]) -> int { var s = 0; for x in xs { s += x; xs[0] = s; } return s; }
+fn early(xs: [int]) -> int { for x in xs { for y in xs { if x * y > 12 { return x * y; } } } return -1; }
+fn many(xs: [int], n: int) -> int { var s = 0; for k in 0..n { for i in 0..len(xs) { xs[i] = xs[i] + 1; } s += xs[0]; } return s; }
+fn body(x: float) -> Body { return Body { x: x, v: 1.0, n: 0, on: true, hist: [0, 0, 0] }; }
+locus Main {
+    on start {
+        let bs = [body(1.0), body(2.5), body(-4.0)];
+        for _ in 0..50 { step(bs, 0.5); }
+        print(format("{:.6} {} {} {}", total(bs), bs[0].n, bs[1].on, bs[2].hist));
+        let xs = [1.0, 2.0, 3.0];
+        scale(xs, 2.0, 3);
+        match try scale(xs, 10.0, 4) { None => { print("no trap"); }, Some(e) => { print(e.message); } }
+        print(xs);
+        let ys = [1, 2, 3, 4];
+        print(bump(ys, 3));
+        match try bump(ys, 3) { Ok(v) => { print(v); }, Err(e) => { print(e.message); } }
+        match try bump(ys, 9) { Ok(v) => { print(v); }, Err(e) => { print(e.message); } }
+        print(ys);
+        match try iterset(ys) { Ok(v) => { print(v); }, Err(e) => { print(e.message); } }
+        print(ys);
+        print(early([1, 2, 3, 4, 5]));
+        print(early([1, 2]));
+        let big: [int] = [];
+        for i in 0..3000 { push(big, i); }
+        print(many(big, 20));
+        print(many(big, 3));
+        print(big[2999]);
+    }
+}
+main { spawn Main; }
+`,
+	"lists_budget": `
+fn fill(xs: [int], n: int) { for k in 0..n { for i in 0..len(xs) { xs[i] = xs[i] + k; } } }
+@budget(steps: 20000)
+locus Main {
+    on start {
+        let xs = [0, 0, 0, 0, 0, 0, 0, 0];
+        fill(xs, 100);
+        print(xs);
+        fill(xs, 1000);
+        print(xs);
+    }
+}
+main { spawn Main; }
+`,
 	"guard_ok": `
 fn fib(n: int) -> int { if n < 2 { return n; } return fib(n - 1) + fib(n - 2); }
 topic Work { n: int }
@@ -239,6 +313,34 @@ func TestTierPlanned(t *testing.T) {
 	}
 	if got, want := strings.Join(entries, " "), "fib sum even odd pick Main.twice"; got != want {
 		t.Fatalf("entries %q, want %q", got, want)
+	}
+}
+
+// TestTierPlansListsStructs: functions that read lists and structs and
+// write their scalar elements and fields are compiled, and their calls
+// are answered by the tier, not only handed back; a function that builds
+// a struct is not compiled.
+func TestTierPlansListsStructs(t *testing.T) {
+	_, p, img := prepareTier(t, tierPrograms["lists_structs"])
+	var entries []string
+	for f, e := range p.plan.Entry {
+		if e {
+			entries = append(entries, img.Funcs[f].Name)
+		}
+	}
+	if got, want := strings.Join(entries, " "), "step total scale bump iterset early many"; got != want {
+		t.Fatalf("entries %q, want %q", got, want)
+	}
+	e, _, err := startOnWasm(t, tierPrograms["lists_structs"])
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Answered: 32 calls of step (whose calls are too short to keep in
+	// the tier after that), total, scale, bump, 2 earlies. Handed back:
+	// a scale, 2 bumps and iterset, which trap, and both calls of many,
+	// which filled the undo log (it doubled each time).
+	if ti := e.tier; ti == nil || ti.done != 37 || ti.fellBack != 6 {
+		t.Fatalf("tier calls: %d answered, %d handed back; want 37 and 6", ti.done, ti.fellBack)
 	}
 }
 
@@ -451,7 +553,7 @@ main { spawn Main; }
 func TestTierRejectsBadCalls(t *testing.T) {
 	w, p, img := prepareTier(t, tierPrograms["fib_and_loops"])
 	ctx := context.Background()
-	ti, err := w.newTierInstance(ctx, p, func() error { return nil })
+	ti, err := w.newTierInstance(ctx, p, nil, func() error { return nil })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -465,7 +567,7 @@ func TestTierRejectsBadCalls(t *testing.T) {
 	call := func(budget uint64) []byte {
 		b := binary.AppendUvarint(nil, uint64(fib))
 		b = binary.AppendUvarint(b, budget)
-		b = append(b, 1, 0) // depth 1, height 0
+		b = append(b, 1, 0, 0, 0) // depth 1, height 0, no undo log
 		return binary.LittleEndian.AppendUint64(b, 10)
 	}
 	good := call(1 << 20)
@@ -501,14 +603,14 @@ locus Main { on start { print(sum(10, 1.5, true) + down(3)); } }
 main { spawn Main; }
 `)
 	ctx := context.Background()
-	ti, err := w.newTierInstance(ctx, p, func() error { return nil })
+	ti, err := w.newTierInstance(ctx, p, nil, func() error { return nil })
 	if err != nil {
 		f.Fatal(err)
 	}
 	f.Cleanup(func() { ti.close(ctx) })
 	for fn, params := range map[int]int{0: 3, 1: 1} {
 		b := binary.AppendUvarint(nil, uint64(fn))
-		b = append(b, 0xFF, 0xFF, 0x03, 1, 0)
+		b = append(b, 0xFF, 0xFF, 0x03, 1, 0, 0, 0)
 		for range params {
 			b = binary.LittleEndian.AppendUint64(b, 7)
 		}
@@ -554,21 +656,52 @@ main { spawn Main; }
 }
 
 // TestTierImports keeps the tier's module inside the sandbox: it imports
-// one function, hale_tier.refill, and has no memory, so compiled code can
-// reach nothing but its arguments and the host's fuel.
+// one function, hale_tier.refill, and, only when its code reads lists or
+// structs, the interpreter guest's memory, which an engine resolves to
+// its own guest's; it exports no memory. So compiled code can reach
+// nothing but its arguments, the host's fuel, and the memory of the
+// interpreter that called it.
 func TestTierImports(t *testing.T) {
-	_, p, _ := prepareTier(t, tierPrograms["fib_and_loops"])
-	var imports []string
-	for _, f := range p.tier.ImportedFunctions() {
-		mod, name, _ := f.Import()
-		imports = append(imports, mod+"."+name)
+	for _, c := range []struct{ program, memory string }{
+		{"fib_and_loops", ""},
+		{"lists_structs", tier.GuestModule + "." + tier.GuestMemory},
+	} {
+		_, p, _ := prepareTier(t, tierPrograms[c.program])
+		var imports []string
+		for _, f := range p.tier.ImportedFunctions() {
+			mod, name, _ := f.Import()
+			imports = append(imports, mod+"."+name)
+		}
+		if got, want := strings.Join(imports, " "), tier.ImportModule+"."+tier.ImportRefill; got != want {
+			t.Fatalf("%s: the tier imports %q, want only %q", c.program, got, want)
+		}
+		var memories []string
+		for _, m := range p.tier.ImportedMemories() {
+			mod, name, _ := m.Import()
+			memories = append(memories, mod+"."+name)
+		}
+		if got := strings.Join(memories, " "); got != c.memory || len(p.tier.ExportedMemories()) != 0 {
+			t.Fatalf("%s: the tier imports memories %q and exports %d, want %q and none", c.program, got, len(p.tier.ExportedMemories()), c.memory)
+		}
 	}
-	if got, want := strings.Join(imports, " "), tier.ImportModule+"."+tier.ImportRefill; got != want {
-		t.Fatalf("the tier imports %q, want only %q", got, want)
+	e, _, err := startOnWasm(t, tierPrograms["lists_structs"])
+	if err != nil {
+		t.Fatal(err)
 	}
-	if len(p.tier.ImportedMemories()) != 0 || len(p.tier.ExportedMemories()) != 0 {
-		t.Fatal("the tier has a memory")
+	// A byte written in the guest's memory is seen in the tier's.
+	gm, tm := e.mod.Memory(), e.tier.mod.Memory()
+	if tm == nil || e.tier.guest == nil {
+		t.Fatal("the tier has no memory")
 	}
+	last := gm.Size() - 1
+	old, _ := gm.ReadByte(last)
+	for _, b := range []byte{0xA5, 0x5A} {
+		gm.WriteByte(last, b)
+		if got, ok := tm.ReadByte(last); !ok || got != b {
+			t.Fatal("the tier's memory is not its guest's")
+		}
+	}
+	gm.WriteByte(last, old)
 }
 
 // startOnWasm runs src's only instance's on start on a wasm engine of its

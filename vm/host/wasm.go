@@ -220,7 +220,7 @@ func (w *wasmRuntime) newEngine(ctx context.Context, prog *wasmProgram, host vm.
 	e.stack[0], e.stack[1], e.stack[2] = uint64(len(img)), 0, uint64(memLimit)
 	if prog.tier != nil {
 		poll := func() error { _, err := host.Prim(vm.PrimPoll, nil); return err }
-		if e.tier, err = w.newTierInstance(ctx, prog, poll); err != nil {
+		if e.tier, err = w.newTierInstance(ctx, prog, mod, poll); err != nil {
 			mod.Close(e.ctx)
 			return nil, err
 		}

@@ -17,7 +17,17 @@ import (
 // an i64 (see Kind), and three mutable i64 globals the host sets before a
 // call: GlobalFuel (steps the code may take before asking for more),
 // GlobalDepth (Hale frames already active), GlobalHeight (registers
-// already in use on the interpreter's value stack) and GlobalStop (0).
+// already in use on the interpreter's value stack), GlobalStop (0), and
+// GlobalLog and GlobalLogEnd: the undo log.
+//
+// The undo log makes writes safe to hand back: before compiled code
+// overwrites 8 bytes of guest memory (a list element's or a struct
+// field's bits, a list's for-loop count), it appends their address and
+// old contents, 8 bytes each, at GlobalLog in guest memory and advances
+// it; it stops when GlobalLog would pass GlobalLogEnd (the last address
+// an entry may start at). When the call is handed back, the host writes
+// the old contents back, last entry first, so that the interpreter runs
+// the call again from the same memory.
 //
 // Compiled code never executes a wasm trap: when it must hand the call
 // back to the interpreter, it sets GlobalStop to 1 and returns, and every
@@ -32,6 +42,10 @@ const (
 	GlobalDepth  = "depth"
 	GlobalHeight = "height"
 	GlobalStop   = "stop"
+	GlobalLog    = "log"
+	GlobalLogEnd = "log_end"
+	GuestModule  = "hale_guest"
+	GuestMemory  = "memory"
 )
 
 // Export returns the export name of compiled function f.
@@ -58,10 +72,19 @@ func Compile(img *image.Image, p *Plan) ([]byte, error) {
 	// image order.
 	index := make([]uint32, len(img.Funcs))
 	var funcs []int
+	kinds := make([][]image.Kind, len(img.Funcs))
+	memory := false
 	for f, ok := range p.Compiled {
 		if ok {
 			index[f] = uint32(1 + len(funcs))
 			funcs = append(funcs, f)
+			if usesMemory(&img.Funcs[f]) {
+				k, ok := access(img, &img.Funcs[f])
+				if !ok {
+					return nil, errors.New("tier: " + img.Funcs[f].Name + ": list and struct access not compiled")
+				}
+				kinds[f], memory = k, true
+			}
 		}
 	}
 	// Types: 0 is refill's (i64) -> i64; type 1+n is n i64 parameters to
@@ -91,11 +114,22 @@ func Compile(img *image.Image, p *Plan) ([]byte, error) {
 	mod.section(1, &sec)
 
 	sec.reset()
-	sec.u32(1)
+	if memory {
+		sec.u32(2)
+	} else {
+		sec.u32(1)
+	}
 	sec.name(ImportModule)
 	sec.name(ImportRefill)
 	sec.byte(0x00) // func
 	sec.u32(0)
+	if memory {
+		sec.name(GuestModule)
+		sec.name(GuestMemory)
+		sec.byte(0x02) // memory
+		sec.byte(0x00) // no maximum
+		sec.u32(0)
+	}
 	mod.section(2, &sec)
 
 	sec.reset()
@@ -106,8 +140,8 @@ func Compile(img *image.Image, p *Plan) ([]byte, error) {
 	mod.section(3, &sec)
 
 	sec.reset()
-	sec.u32(4)
-	for range 4 {
+	sec.u32(numGlobals)
+	for range numGlobals {
 		sec.byte(typeI64)
 		sec.byte(0x01) // mutable
 		sec.byte(opI64Const)
@@ -123,13 +157,14 @@ func Compile(img *image.Image, p *Plan) ([]byte, error) {
 			entries = append(entries, f)
 		}
 	}
-	sec.u32(uint32(len(entries) + 4))
+	globals := []string{GlobalFuel, GlobalDepth, GlobalHeight, GlobalStop, GlobalLog, GlobalLogEnd}
+	sec.u32(uint32(len(entries) + len(globals)))
 	for _, f := range entries {
 		sec.name(Export(f))
 		sec.byte(0x00)
 		sec.u32(index[f])
 	}
-	for g, name := range []string{GlobalFuel, GlobalDepth, GlobalHeight, GlobalStop} {
+	for g, name := range globals {
 		sec.name(name)
 		sec.byte(0x03)
 		sec.u32(uint32(g))
@@ -141,7 +176,7 @@ func Compile(img *image.Image, p *Plan) ([]byte, error) {
 	var body buffer
 	for _, f := range funcs {
 		body.reset()
-		if err := compileFunc(&body, img, &img.Funcs[f], index); err != nil {
+		if err := compileFunc(&body, img, &img.Funcs[f], index, kinds[f]); err != nil {
 			return nil, err
 		}
 		sec.u32(uint32(len(body.b)))
@@ -157,11 +192,16 @@ const (
 	globalDepth
 	globalHeight
 	globalStop
+	globalLog
+	globalLogEnd
+	numGlobals
 )
 
 // compileFunc writes the body of one function. Its registers are its
 // first locals (the parameters, then FrameSize-NumParams more), followed
-// by the block selector pc (i32) and three i64 temporaries.
+// by the block selector pc and an address (i32) and three i64
+// temporaries. kinds are access's findings (nil when f reads no list or
+// struct).
 //
 // The code is cut into segments at every jump target and after every
 // jump, call and return; a segment runs straight through, so it is
@@ -170,7 +210,7 @@ const (
 // j is a br out of block j, and a backward jump sets pc and goes back to
 // the loop around all blocks, whose br_table dispatches on pc. A function
 // with no backward jump has no loop and no table.
-func compileFunc(w *buffer, img *image.Image, f *image.Func, index []uint32) error {
+func compileFunc(w *buffer, img *image.Image, f *image.Func, index []uint32, kinds []image.Kind) error {
 	code := f.Code
 	leader := make([]bool, len(code)+1)
 	leader[0] = true
@@ -199,8 +239,8 @@ func compileFunc(w *buffer, img *image.Image, f *image.Func, index []uint32) err
 	nseg := len(starts) - 1
 
 	regs := uint32(f.FrameSize)
-	pcLocal := regs
-	t0, t1, t2 := regs+1, regs+2, regs+3
+	pcLocal, addr := regs, regs+1
+	t0, t1, t2 := regs+2, regs+3, regs+4
 
 	// Locals beyond the parameters.
 	if extra := f.FrameSize - f.NumParams; extra > 0 {
@@ -210,7 +250,7 @@ func compileFunc(w *buffer, img *image.Image, f *image.Func, index []uint32) err
 	} else {
 		w.u32(2)
 	}
-	w.u32(1)
+	w.u32(2)
 	w.byte(typeI32)
 	w.u32(3)
 	w.byte(typeI64)
@@ -523,6 +563,88 @@ func compileFunc(w *buffer, img *image.Image, f *image.Func, index []uint32) err
 			w.op(opReturn)
 		case image.OpCallB:
 			compileBuiltin(w, image.Builtin(in.B), in.A, in.C, t0, t1)
+
+		case image.OpLenList:
+			get(in.B)
+			w.op(opI32WrapI64)
+			w.mem(opI64Load, listLen)
+			set(in.A)
+		case image.OpIndexList:
+			w.elemAddr(in.B, in.C, addr)
+			w.loadValue(addr, kinds[pc])
+			set(in.A)
+		case image.OpForList:
+			// if R[B+1] < len(R[B]) { R[A] = R[B][R[B+1]]; R[B+1]++; jump C }
+			get(in.B + 1)
+			get(in.B)
+			w.op(opI32WrapI64)
+			w.mem(opI64Load, listLen)
+			w.op(opI64LtS)
+			w.op(opIf)
+			w.byte(0x40)
+			w.elemAddr(in.B, in.B+1, addr)
+			w.loadValue(addr, kinds[pc])
+			set(in.A)
+			get(in.B + 1)
+			w.i64Const(1)
+			w.op(opI64Add)
+			set(in.B + 1)
+			branch(seg[in.C], 1)
+			w.op(opEnd)
+		case image.OpSetIndexList:
+			// The interpreter refuses to change a list a for loop
+			// iterates over, and an index out of range.
+			get(in.A)
+			w.op(opI32WrapI64)
+			w.mem(opI32Load, listIter)
+			w.stopIf()
+			w.elemAddr(in.A, in.B, addr)
+			w.storeBits(addr, kinds[pc], in.C)
+		case image.OpField, image.OpSetField:
+			r, fi := in.B, in.C
+			if in.Op == image.OpSetField {
+				r, fi = in.A, in.B
+			}
+			// A field the struct does not have (only a malformed image
+			// asks for one) stops, where the interpreter would fail.
+			get(r)
+			w.op(opI32WrapI64)
+			w.mem(opI64Load, structLen)
+			w.i64Const(int64(fi))
+			w.op(opI64LeU)
+			w.stopIf()
+			get(r)
+			w.op(opI32WrapI64)
+			w.mem(opI32Load, structField)
+			w.i32Const(fi * valueSize)
+			w.op(opI32Add)
+			local(opLocalSet, addr)
+			if in.Op == image.OpField {
+				w.loadValue(addr, kinds[pc])
+				set(in.A)
+			} else {
+				w.storeBits(addr, kinds[pc], in.C)
+			}
+		case image.OpIterList, image.OpIterEnd:
+			// The list's for-loop count, as BeginIter and EndIter.
+			get(in.A)
+			w.op(opI32WrapI64)
+			local(opLocalSet, addr)
+			w.logWrite(addr, listIter)
+			local(opLocalGet, addr)
+			local(opLocalGet, addr)
+			w.mem(opI32Load, listIter)
+			if in.Op == image.OpIterList {
+				w.i32Const(1)
+			} else {
+				w.i32Const(-1)
+			}
+			w.op(opI32Add)
+			w.mem(opI32Store, listIter)
+			if in.Op == image.OpIterList {
+				w.i64Const(0)
+				set(in.A + 1)
+			}
 		default:
 			return errors.New("tier: " + f.Name + ": no compiled form for " + in.Op.String())
 		}
@@ -653,4 +775,94 @@ func compileBuiltin(w *buffer, b image.Builtin, a, c int32, t0, t1 uint32) {
 	}
 	w.op(opLocalSet)
 	w.u32(uint32(a))
+}
+
+// elemAddr sets local addr to the address of element R[i] of the list
+// R[l], and stops when the index is out of range (as the interpreter
+// traps).
+func (w *buffer) elemAddr(l, i int32, addr uint32) {
+	get := func(r int32) { w.op(opLocalGet); w.u32(uint32(r)) }
+	get(i)
+	get(l)
+	w.op(opI32WrapI64)
+	w.mem(opI64Load, listLen)
+	w.op(opI64GeU)
+	w.stopIf()
+	get(l)
+	w.op(opI32WrapI64)
+	w.mem(opI32Load, listData)
+	get(i)
+	w.op(opI32WrapI64)
+	w.i32Const(valueSize)
+	w.op(opI32Mul)
+	w.op(opI32Add)
+	w.op(opLocalSet)
+	w.u32(addr)
+}
+
+// loadValue pushes the value at addr as a register holds it: a scalar's
+// bits, or, for a list or a struct, its address (after checking that the
+// value is one: anything else stops).
+func (w *buffer) loadValue(addr uint32, k image.Kind) {
+	if k == image.KindList || k == image.KindStruct {
+		w.op(opLocalGet)
+		w.u32(addr)
+		w.mem(opI32Load8U, valueKind)
+		w.i32Const(int32(k))
+		w.op(opI32Ne)
+		w.stopIf()
+		w.op(opLocalGet)
+		w.u32(addr)
+		w.mem(opI64Load, valuePtr)
+		return
+	}
+	w.op(opLocalGet)
+	w.u32(addr)
+	w.mem(opI64Load, valueBits)
+}
+
+// storeBits writes register r's bits into the scalar value of kind k at
+// addr, logging the old bits first. A value of another kind there (only
+// a list or struct still being filled could hold one) stops.
+func (w *buffer) storeBits(addr uint32, k image.Kind, r int32) {
+	w.op(opLocalGet)
+	w.u32(addr)
+	w.mem(opI32Load8U, valueKind)
+	w.i32Const(int32(k))
+	w.op(opI32Ne)
+	w.stopIf()
+	w.logWrite(addr, valueBits)
+	w.op(opLocalGet)
+	w.u32(addr)
+	w.op(opLocalGet)
+	w.u32(uint32(r))
+	w.mem(opI64Store, valueBits)
+}
+
+// logWrite appends to the undo log the address addr+off and the 8 bytes
+// there, and stops when the log is full.
+func (w *buffer) logWrite(addr uint32, off uint32) {
+	w.op(opGlobalGet)
+	w.u32(globalLog)
+	w.op(opGlobalGet)
+	w.u32(globalLogEnd)
+	w.op(opI64GtU)
+	w.stopIf()
+	w.op(opGlobalGet)
+	w.u32(globalLog)
+	w.op(opI32WrapI64)
+	w.op(opLocalGet)
+	w.u32(addr)
+	w.op(opI64ExtendI32U)
+	w.i64Const(int64(off))
+	w.op(opI64Add)
+	w.mem(opI64Store, 0)
+	w.op(opGlobalGet)
+	w.u32(globalLog)
+	w.op(opI32WrapI64)
+	w.op(opLocalGet)
+	w.u32(addr)
+	w.mem(opI64Load, off)
+	w.mem(opI64Store, 8)
+	w.globalAdd(globalLog, 16)
 }

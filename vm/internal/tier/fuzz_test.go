@@ -17,6 +17,10 @@ import (
 // to the interpreter), and neither step may panic.
 func FuzzCompile(f *testing.F) {
 	paths, _ := filepath.Glob(filepath.Join("..", "..", "..", "codegen", "testdata", "*.hl"))
+	// The Benchmarks Game ports: functions over lists of floats and ints
+	// and lists of structs.
+	bench, _ := filepath.Glob(filepath.Join("..", "..", "..", "cmd", "hale", "cli", "testdata", "bench", "*.hl"))
+	paths = append(paths, bench...)
 	srcs := []string{fibSrc}
 	for _, p := range paths {
 		b, err := os.ReadFile(p)

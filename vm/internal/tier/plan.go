@@ -32,9 +32,11 @@ package tier
 
 import "github.com/hale-lang/hale/codegen/image"
 
-// Kind is how a scalar value is carried in a compiled function's i64
-// registers: an int as itself, a bool as 0 or 1, a float as its IEEE bits.
-// Void is the result kind of a function without one (carried as 0).
+// Kind is how a value is carried in a compiled function's i64 registers:
+// an int as itself, a bool as 0 or 1, a float as its IEEE bits, a list or
+// a struct as its address in the guest's linear memory. Void is the
+// result kind of a function without one (carried as 0). A result is never
+// a list or a struct.
 type Kind uint8
 
 // Kinds.
@@ -43,6 +45,8 @@ const (
 	Bool
 	Float
 	Void
+	List
+	Struct
 )
 
 // Plan says which functions of an image are compiled.
@@ -71,10 +75,12 @@ func (p *Plan) HasEntries() bool {
 }
 
 // NewPlan decides which functions of img the tier compiles: the top-level
-// and locus-private functions whose parameters are ints, floats or bools,
-// whose result is one of those or none, whose every instruction has a compiled form (scalar
-// arithmetic and comparisons, jumps, loops over ranges, a few pure
-// builtins, scalar constants) and whose every callee is compiled too.
+// and locus-private functions whose parameters are ints, floats, bools,
+// lists or structs, whose result is an int, a float, a bool or none,
+// whose every instruction has a compiled form (scalar arithmetic and
+// comparisons, jumps, loops over ranges and lists, a few pure builtins,
+// scalar constants, reading list elements and struct fields, writing
+// scalar ones; see access) and whose every callee is compiled too.
 // img must be valid (image.Validate).
 func NewPlan(img *image.Image) *Plan {
 	n := len(img.Funcs)
@@ -98,7 +104,7 @@ func NewPlan(img *image.Image) *Plan {
 		}
 		params := make([]Kind, f.NumParams)
 		for j := range params {
-			if params[j], ok = scalar(img, f.Locals[j].Type); !ok {
+			if params[j], ok = paramKind(img, f.Locals[j].Type); !ok {
 				break
 			}
 		}
@@ -174,11 +180,32 @@ func scalar(img *image.Image, t image.TypeRef) (Kind, bool) {
 	return 0, false
 }
 
+// paramKind is scalar's kind, or List or Struct.
+func paramKind(img *image.Image, t image.TypeRef) (Kind, bool) {
+	if k, ok := scalar(img, t); ok {
+		return k, true
+	}
+	if t >= 0 && int(t) < len(img.Types) {
+		switch img.Types[t].Kind {
+		case image.KindList:
+			return List, true
+		case image.KindStruct:
+			return Struct, true
+		}
+	}
+	return 0, false
+}
+
 // codeSupported reports whether every instruction of f has a compiled
 // form.
 func codeSupported(img *image.Image, f *image.Func) bool {
 	if len(f.Code) == 0 {
 		return false
+	}
+	if usesMemory(f) {
+		if _, ok := access(img, f); !ok {
+			return false
+		}
 	}
 	for _, in := range f.Code {
 		switch in.Op {
@@ -196,7 +223,7 @@ func codeSupported(img *image.Image, f *image.Func) bool {
 				return false
 			}
 		default:
-			if !simpleOps[in.Op] {
+			if !simpleOps[in.Op] && !memOps[in.Op] {
 				return false
 			}
 		}
@@ -237,7 +264,7 @@ func isJump(op image.Op) bool {
 	case image.OpJump, image.OpJumpT, image.OpJumpF,
 		image.OpJLtInt, image.OpJLeInt, image.OpJEqInt, image.OpJNeInt,
 		image.OpJLtIntK, image.OpJLeIntK, image.OpJGtIntK, image.OpJGeIntK,
-		image.OpJEqIntK, image.OpJNeIntK, image.OpLoopRange:
+		image.OpJEqIntK, image.OpJNeIntK, image.OpLoopRange, image.OpForList:
 		return true
 	}
 	return false

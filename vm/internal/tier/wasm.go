@@ -27,6 +27,17 @@ const (
 	opGlobalGet = 0x23
 	opGlobalSet = 0x24
 
+	opI32Load   = 0x28
+	opI64Load   = 0x29
+	opI32Load8U = 0x2D
+	opI32Store  = 0x36
+	opI64Store  = 0x37
+	opI32Add    = 0x6A
+	opI32Mul    = 0x6C
+	opI32Ne     = 0x47
+	opI64GeU    = 0x5A
+	opI64LtU    = 0x54
+
 	opI32Const = 0x41
 	opI64Const = 0x42
 
@@ -122,6 +133,13 @@ func (w *buffer) globalAdd(g uint32, d int64) {
 	w.op(opI64Add)
 	w.op(opGlobalSet)
 	w.u32(g)
+}
+
+// mem writes a load or store with a byte offset (alignment hint 0).
+func (w *buffer) mem(op byte, offset uint32) {
+	w.op(op)
+	w.u32(0)
+	w.u32(offset)
 }
 
 // stopIf consumes an i32 condition and stops the call when it holds.

@@ -1,0 +1,31 @@
+package tier
+
+import (
+	"testing"
+
+	"github.com/hale-lang/hale/vm/value"
+)
+
+// TestLayout keeps the offsets compiled code reads and writes equal to
+// vm/value's layout, which is the same in the wasm guest (a Go pointer and
+// an int are 8 bytes there too).
+func TestLayout(t *testing.T) {
+	for _, c := range []struct {
+		name      string
+		tier, val uintptr
+	}{
+		{"value size", valueSize, value.LayoutValueSize},
+		{"value kind", valueKind, value.LayoutValueKind},
+		{"value bits", valueBits, value.LayoutValueBits},
+		{"value pointer", valuePtr, value.LayoutValuePtr},
+		{"list data", listData, value.LayoutListElems},
+		{"list length", listLen, value.LayoutListElems + 8},
+		{"list iter", listIter, value.LayoutListIter},
+		{"struct fields", structField, value.LayoutStructField},
+		{"struct length", structLen, value.LayoutStructField + 8},
+	} {
+		if c.tier != c.val {
+			t.Errorf("%s: the tier uses offset %d, vm/value has %d", c.name, c.tier, c.val)
+		}
+	}
+}
