@@ -54,7 +54,7 @@ func (m *Machine) EnableTier(call TierCaller) {
 	m.tierPlan = p
 	for f := range m.funcs {
 		m.funcs[f].tier = p.Entry[f]
-		if p.Entry[f] && m.tierLog == nil && (slices.Contains(p.Params[f], tier.List) || slices.Contains(p.Params[f], tier.Struct)) {
+		if p.Entry[f] && m.tierLog == nil && (slices.Contains(p.Params[f], tier.List) || slices.Contains(p.Params[f], tier.Struct) || slices.Contains(p.Params[f], tier.Enum)) {
 			m.tierLog = make([]uint64, 2*tierLogFirst)
 		}
 	}
@@ -76,6 +76,13 @@ func (m *Machine) callTier(fn, a int32, regs unsafe.Pointer, base int, budget in
 		v := *reg(regs, a+int32(i))
 		var bits uint64
 		switch k {
+		case tier.Enum:
+			// The address of the register: nothing changes it during
+			// the call.
+			if v.Kind() != value.KindEnum {
+				return 0, false, nil
+			}
+			bits = uint64(uintptr(unsafe.Pointer(reg(regs, a+int32(i)))))
 		case tier.List, tier.Struct:
 			// Compiled code trusts the kind of what it is handed.
 			if (k == tier.List) != (v.Kind() == value.KindList) {

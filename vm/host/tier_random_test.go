@@ -295,7 +295,7 @@ func TestTierRandomPrograms(t *testing.T) {
 }
 
 // memGen writes random programs of functions over lists of ints and
-// floats, a struct and a list of structs: they read and write elements
+// floats, a struct, a list of structs and a list of enums: they read and write elements
 // and fields, loop over the lists (and now and then change a list a for
 // loop iterates over), call each other, index out of range, overflow and
 // return from inside for loops. The second tier compiles them with
@@ -367,7 +367,7 @@ func (g *memGen) floatExpr() string {
 
 func (g *memGen) block(indent, n int) {
 	for range n {
-		switch k := g.r.IntN(18); {
+		switch k := g.r.IntN(19); {
 		case k == 0:
 			g.line(indent, "s += xs["+g.idx()+"];")
 		case k == 1:
@@ -427,11 +427,25 @@ func (g *memGen) block(indent, n int) {
 			g.line(indent, "}")
 			g.depth--
 		case k == 13 && g.fns > 0:
-			g.line(indent, fmt.Sprintf("s += m%d(xs, fs, c, cs, s & 3);", g.r.IntN(g.fns)))
+			g.line(indent, fmt.Sprintf("s += m%d(xs, fs, c, cs, es, s & 3);", g.r.IntN(g.fns)))
 		case k == 14:
 			g.line(indent, "s = s * "+g.intExpr()+" % 1000;")
 		case k == 15:
 			g.line(indent, "s += c.i + len(c.xs);")
+		case k == 16 && g.depth < 2:
+			// Enums: variants tested, values taken out, a list inside
+			// one written.
+			g.depth++
+			g.line(indent, "for e in es {")
+			g.line(indent+1, "match e {")
+			g.line(indent+2, "Sh::Dot => { s += 1; },")
+			g.line(indent+2, "Sh::Num(v) => { s += v; },")
+			g.line(indent+2, "Sh::Fl(f) => { t = t + f; },")
+			g.line(indent+2, "Sh::Ls(ys) => { s += ys["+g.idx3()+"]; ys[0] = "+g.intExpr()+"; },")
+			g.line(indent+2, "Sh::Cl(d) => { d.i += 1; s += d.i; },")
+			g.line(indent+1, "}")
+			g.line(indent, "}")
+			g.depth--
 		default:
 			g.line(indent, "s += "+g.intExpr()+";")
 		}
@@ -441,9 +455,10 @@ func (g *memGen) block(indent, n int) {
 func randomMemProgram(seed uint64) string {
 	g := &memGen{r: rand.New(rand.NewPCG(seed, 2))}
 	g.line(0, "type Cell { i: int, f: float, b: bool, xs: [int] }")
+	g.line(0, "enum Sh { Dot, Num(int), Fl(float), Ls([int]), Cl(Cell) }")
 	n := 1 + g.r.IntN(3)
 	for i := range n {
-		g.line(0, fmt.Sprintf("fn m%d(xs: [int], fs: [float], c: Cell, cs: [Cell], k: int) -> int {", i))
+		g.line(0, fmt.Sprintf("fn m%d(xs: [int], fs: [float], c: Cell, cs: [Cell], es: [Sh], k: int) -> int {", i))
 		g.line(1, "var s = k;")
 		g.line(1, "var t = 0.5;")
 		g.block(1, 3+g.r.IntN(5))
@@ -461,10 +476,11 @@ func randomMemProgram(seed uint64) string {
         let fs = [0.5, 1.5, 2.5, 3.5];
         let c = Cell { i: 1, f: 2.0, b: true, xs: [5, 6, 7] };
         let cs = [Cell { i: 2, f: 0.5, b: false, xs: [1] }, Cell { i: 3, f: -1.5, b: true, xs: [] }];
+        let es = [Sh::Num(4), Sh::Dot, Sh::Ls([1, 2, 3]), Sh::Fl(0.25), Sh::Cl(cs[0]), Sh::Ls([9, 8, 7])];
 `)
 	for r := range 4 {
-		fmt.Fprintf(&g.b, "        match try m%d(xs, fs, c, cs, %d) { Ok(v) => { print(v); }, Err(e) => { print(e.message); } }\n", g.r.IntN(n), r)
-		g.b.WriteString(`        print(format("{} {} {} {} {} {} {} {} {} {}", xs, fs, c.i, c.f, c.b, c.xs, cs[0].i, cs[0].f, cs[1].i, cs[1].f));` + "\n")
+		fmt.Fprintf(&g.b, "        match try m%d(xs, fs, c, cs, es, %d) { Ok(v) => { print(v); }, Err(e) => { print(e.message); } }\n", g.r.IntN(n), r)
+		g.b.WriteString(`        print(format("{} {} {} {} {} {} {} {} {} {} {}", xs, fs, c.i, c.f, c.b, c.xs, cs[0].i, cs[0].f, cs[1].i, cs[1].f, es));` + "\n")
 	}
 	g.b.WriteString("    }\n}\nmain { spawn Main; }\n")
 	return g.b.String()

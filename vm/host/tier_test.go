@@ -255,6 +255,72 @@ locus Main {
 }
 main { spawn Main; }
 `,
+	// enums read in compiled code: variants tested, values taken out of
+	// them (scalars, lists, structs, enums), in recursion and in lists and
+	// fields; a unit variant's values and a payload whose value differs in
+	// type between variants stay with the interpreter.
+	"enums": `
+enum Tree { Empty, Node(Tree, Tree) }
+enum Shape { Dot, Circle(float), Poly([int]), Tagged(Tree, int) }
+type Box { s: Shape, w: int }
+fn make(d: int) -> Tree {
+    if d == 0 { return Tree::Node(Tree::Empty, Tree::Empty); }
+    return Tree::Node(make(d - 1), make(d - 1));
+}
+fn check(t: Tree) -> int {
+    match t {
+        Tree::Empty => { return 0; },
+        Tree::Node(l, r) => { return 1 + check(l) + check(r); },
+    }
+}
+fn depth(t: Tree, budget: int) -> int {
+    match t {
+        Tree::Empty => { return 0; },
+        Tree::Node(l, r) => { return 1 / budget + max(depth(l, budget - 1), depth(r, budget - 1)); },
+    }
+}
+fn area(shapes: [Shape]) -> float {
+    var a = 0.0;
+    for s in shapes {
+        match s {
+            Shape::Dot => { a += 0.5; },
+            Shape::Circle(r) => { a += 3.0 * r * r; },
+            Shape::Poly(xs) => { for x in xs { a += float(x); } xs[0] = xs[0] + 1; },
+            Shape::Tagged(t, n) => { a += float(check(t) * n); },
+        }
+    }
+    return a;
+}
+fn weigh(bs: [Box]) -> int {
+    var w = 0;
+    for b in bs {
+        match b.s {
+            Shape::Poly(xs) => { w += len(xs) * b.w; },
+            Shape::Dot => { w += 1; },
+            _ => { w += 100; },
+        }
+    }
+    return w;
+}
+locus Main {
+    on start {
+        var total = 0;
+        for d in 0..10 { total += check(make(d)); }
+        print(total);
+        print(depth(make(6), 20));
+        match try depth(make(6), 4) { Ok(v) => { print(v); }, Err(e) => { print(e.message); } }
+        let shapes = [Shape::Dot, Shape::Circle(1.5), Shape::Poly([1, 2, 3]), Shape::Tagged(make(3), 2), Shape::Poly([])];
+        match try area(shapes) { Ok(v) => { print(v); }, Err(e) => { print(e.message); } }
+        print(shapes);
+        let shapes2 = [Shape::Poly([4]), Shape::Circle(0.5)];
+        print(area(shapes2));
+        print(area(shapes2));
+        print(shapes2);
+        print(weigh([Box { s: Shape::Poly([1, 2]), w: 3 }, Box { s: Shape::Dot, w: 9 }, Box { s: Shape::Circle(2.0), w: 1 }]));
+    }
+}
+main { spawn Main; }
+`,
 	"lists_budget": `
 fn fill(xs: [int], n: int) { for k in 0..n { for i in 0..len(xs) { xs[i] = xs[i] + k; } } }
 @budget(steps: 20000)
@@ -341,6 +407,28 @@ func TestTierPlansListsStructs(t *testing.T) {
 	// which filled the undo log (it doubled each time).
 	if ti := e.tier; ti == nil || ti.done != 37 || ti.fellBack != 6 {
 		t.Fatalf("tier calls: %d answered, %d handed back; want 37 and 6", ti.done, ti.fellBack)
+	}
+}
+
+// TestTierPlansEnums: functions that test variants and take values out
+// of enums are compiled, and the recursive check is answered by the tier.
+func TestTierPlansEnums(t *testing.T) {
+	_, p, img := prepareTier(t, tierPrograms["enums"])
+	var entries []string
+	for f, e := range p.plan.Entry {
+		if e {
+			entries = append(entries, img.Funcs[f].Name)
+		}
+	}
+	if got, want := strings.Join(entries, " "), "check depth area weigh"; got != want {
+		t.Fatalf("entries %q, want %q", got, want)
+	}
+	e, _, err := startOnWasm(t, tierPrograms["enums"])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ti := e.tier; ti == nil || ti.done < 12 || ti.fellBack == 0 {
+		t.Fatalf("tier calls: %d answered, %d handed back; want at least 12 and 1", ti.done, ti.fellBack)
 	}
 }
 

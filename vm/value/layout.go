@@ -15,6 +15,10 @@ const (
 	LayoutListElems   = unsafe.Offsetof(List{}.elems) // the slice's data pointer, then its length
 	LayoutListIter    = unsafe.Offsetof(List{}.iter)
 	LayoutStructField = unsafe.Offsetof(Struct{}.fields) // the slice's data pointer
+	LayoutEnumVals    = unsafe.Offsetof(enumObj{}.vals)  // the slice's data pointer
+	// LayoutEnumBoxed is the bit of an enum Value's bits that marks a
+	// variant with values (its pointer is then to their object).
+	LayoutEnumBoxed = enumBoxed
 )
 
 // Addr returns the address of the list or struct that v refers to (for

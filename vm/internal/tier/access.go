@@ -2,9 +2,13 @@ package tier
 
 import "github.com/hale-lang/hale/codegen/image"
 
-// Compiled code reaches lists and structs where the interpreter keeps
-// them: in the wasm guest's linear memory, whose every Go pointer is an
-// address. These are the offsets of vm/value's layout (value.Layout…; a
+// Compiled code reaches lists, structs and enums where the interpreter
+// keeps them: in the wasm guest's linear memory, whose every Go pointer
+// is an address. A register holds a list or a struct as its address, and
+// an enum as the address of a Value holding it (a register of the
+// calling interpreter frame, an element, a field or an enum's value),
+// which nothing changes during a call: compiled code writes only scalars,
+// and no interpreter code runs. These are the offsets of vm/value's layout (value.Layout…; a
 // test in package vm keeps them equal).
 const (
 	valueSize   = 24
@@ -16,12 +20,16 @@ const (
 	listIter    = 24 // List.iter (int32), then List.mark
 	structField = 8  // Struct.fields: data pointer, then length
 	structLen   = 16
+	enumVals    = 8 // enumObj.vals: data pointer, then length
+	enumLen     = 16
+	enumBoxed   = 1 << 63
 )
 
 // memOps are the opcodes that read or write lists and structs.
 var memOps = map[image.Op]bool{
 	image.OpIndexList: true, image.OpSetIndexList: true, image.OpField: true, image.OpSetField: true,
 	image.OpLenList: true, image.OpIterList: true, image.OpForList: true, image.OpIterEnd: true,
+	image.OpJNeVariant: true, image.OpEnumField: true,
 }
 
 // usesMemory reports whether f has an instruction that reads or writes a
@@ -47,16 +55,21 @@ const (
 const maxAccessWork = 1 << 20
 
 // flowState is what the analysis knows before an instruction: each
-// register's type and the registers of the for loops active, innermost
-// last.
+// register's type, the variants an enum register may hold (a bit per
+// variant; all set when nothing is known), and the registers of the for
+// loops active, innermost last.
 type flowState struct {
-	types []image.TypeRef
-	iters []int32
+	types    []image.TypeRef
+	variants []uint64
+	iters    []int32
 }
+
+// anyVariant is the variant set of a register nothing is known about.
+const anyVariant = ^uint64(0)
 
 // access finds, for each instruction of f that reads or writes a list
 // element or a struct field, the kind of that element or field (0 for
-// every other instruction), by following register types from the
+// every other instruction, and for the values of an enum's variant), by following register types from the
 // parameters along every path. It reports false when an access is not
 // compiled: a container whose type differs between paths, an element
 // that is not an int, a float, a bool, a list or a struct, a write of
@@ -71,9 +84,10 @@ func access(img *image.Image, f *image.Func) ([]image.Kind, bool) {
 	}
 	kinds := make([]image.Kind, n)
 	in := make([]*flowState, n)
-	start := &flowState{types: make([]image.TypeRef, regs)}
+	start := &flowState{types: make([]image.TypeRef, regs), variants: make([]uint64, regs)}
 	for r := range start.types {
 		start.types[r] = typeUnknown
+		start.variants[r] = anyVariant
 	}
 	for p := range f.NumParams {
 		start.types[p] = f.Locals[p].Type
@@ -96,7 +110,7 @@ func access(img *image.Image, f *image.Func) ([]image.Kind, bool) {
 		switch tt.Kind {
 		case image.KindInt, image.KindFloat, image.KindBool:
 			return tt.Kind, true
-		case image.KindList, image.KindStruct:
+		case image.KindList, image.KindStruct, image.KindEnum:
 			return tt.Kind, !store
 		}
 		return 0, false
@@ -105,9 +119,21 @@ func access(img *image.Image, f *image.Func) ([]image.Kind, bool) {
 		pc := work[len(work)-1]
 		work = work[:len(work)-1]
 		queued[pc] = false
-		st := &flowState{types: append([]image.TypeRef(nil), in[pc].types...), iters: append([]int32(nil), in[pc].iters...)}
+		st := &flowState{types: append([]image.TypeRef(nil), in[pc].types...),
+			variants: append([]uint64(nil), in[pc].variants...), iters: append([]int32(nil), in[pc].iters...)}
 		t := st.types
 		ins := f.Code[pc]
+		// The variant known in a register is forgotten when it is
+		// written (Move below copies it).
+		moved := anyVariant
+		if ins.Op == image.OpMove {
+			moved = st.variants[ins.B]
+		}
+		if w := writes(img, ins); w >= 0 {
+			for r := w; r < min(int32(regs), w+writesN(img, ins)); r++ {
+				st.variants[r] = anyVariant
+			}
+		}
 		list := func(r int32) *image.Type {
 			if tt := typeOf(t[r]); tt != nil && tt.Kind == image.KindList {
 				return tt
@@ -124,6 +150,7 @@ func access(img *image.Image, f *image.Func) ([]image.Kind, bool) {
 		switch ins.Op {
 		case image.OpMove:
 			t[ins.A] = t[ins.B]
+			st.variants[ins.A] = moved
 		case image.OpIndexList, image.OpForList:
 			l := list(ins.B)
 			if l == nil {
@@ -133,6 +160,7 @@ func access(img *image.Image, f *image.Func) ([]image.Kind, bool) {
 			t[ins.A] = l.Elem
 			if ins.Op == image.OpForList {
 				t[ins.B+1] = typeScalar
+				st.variants[ins.B+1] = anyVariant
 			}
 		case image.OpSetIndexList:
 			l := list(ins.A)
@@ -153,6 +181,29 @@ func access(img *image.Image, f *image.Func) ([]image.Kind, bool) {
 			if ins.Op == image.OpField {
 				t[ins.A] = s.Fields[fi].Type
 			}
+		case image.OpJNeVariant:
+			if e := typeOf(t[ins.A]); e == nil || e.Kind != image.KindEnum {
+				return nil, false
+			}
+		case image.OpEnumField:
+			// Value C has one type in every variant the register may
+			// hold (jne.variant narrows them) that has one, or the
+			// field is not compiled.
+			e := typeOf(t[ins.B])
+			if e == nil || e.Kind != image.KindEnum || ins.C < 0 {
+				return nil, false
+			}
+			ft := typeUnknown
+			for vi, v := range e.Variants {
+				if (vi >= 64 || st.variants[ins.B]&(1<<vi) != 0) && int(ins.C) < len(v.Fields) {
+					if ft != typeUnknown && ft != v.Fields[ins.C] {
+						return nil, false
+					}
+					ft = v.Fields[ins.C]
+				}
+			}
+			kinds[pc], ok = elemKind(ft, false)
+			t[ins.A] = ft
 		case image.OpLenList:
 			if list(ins.B) == nil {
 				return nil, false
@@ -206,9 +257,19 @@ func access(img *image.Image, f *image.Func) ([]image.Kind, bool) {
 			if s < 0 || s >= n {
 				return nil, false
 			}
+			variants := st.variants
+			if ins.Op == image.OpJNeVariant && int(ins.C) != pc+1 && ins.B >= 0 && ins.B < 64 {
+				variants = append([]uint64(nil), st.variants...)
+				if s == pc+1 {
+					variants[ins.A] &= 1 << ins.B // not taken: R[A] holds variant B
+				} else {
+					variants[ins.A] &^= 1 << ins.B // taken: any other
+				}
+			}
 			changed := false
 			if in[s] == nil {
-				in[s] = &flowState{types: append([]image.TypeRef(nil), t...), iters: append([]int32(nil), st.iters...)}
+				in[s] = &flowState{types: append([]image.TypeRef(nil), t...),
+					variants: append([]uint64(nil), variants...), iters: append([]int32(nil), st.iters...)}
 				changed = true
 			} else {
 				old := in[s]
@@ -225,6 +286,10 @@ func access(img *image.Image, f *image.Func) ([]image.Kind, bool) {
 						old.types[r] = typeConflict
 						changed = true
 					}
+					if u := old.variants[r] | variants[r]; u != old.variants[r] {
+						old.variants[r] = u
+						changed = true
+					}
 				}
 			}
 			if changed && !queued[s] {
@@ -234,4 +299,29 @@ func access(img *image.Image, f *image.Func) ([]image.Kind, bool) {
 		}
 	}
 	return kinds, true
+}
+
+// writes returns the first register instruction in writes, or -1, and
+// writesN how many from there (a call may clobber its callee's whole
+// frame; a for loop writes its element and its index).
+func writes(img *image.Image, in image.Instr) int32 {
+	switch in.Op {
+	case image.OpNop, image.OpJump, image.OpJumpT, image.OpJumpF,
+		image.OpJLtInt, image.OpJLeInt, image.OpJEqInt, image.OpJNeInt,
+		image.OpJLtIntK, image.OpJLeIntK, image.OpJGtIntK, image.OpJGeIntK,
+		image.OpJEqIntK, image.OpJNeIntK, image.OpJNeVariant,
+		image.OpSetIndexList, image.OpSetField, image.OpIterEnd, image.OpRet, image.OpRetVoid:
+		return -1
+	case image.OpIterList:
+		return in.A + 1
+	}
+	return in.A
+}
+
+func writesN(img *image.Image, in image.Instr) int32 {
+	switch in.Op {
+	case image.OpCall:
+		return int32(max(1, img.Funcs[in.B].FrameSize))
+	}
+	return 1
 }

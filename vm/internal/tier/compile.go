@@ -625,6 +625,39 @@ func compileFunc(w *buffer, img *image.Image, f *image.Func, index []uint32, kin
 			} else {
 				w.storeBits(addr, kinds[pc], in.C)
 			}
+		case image.OpJNeVariant:
+			get(in.A)
+			w.op(opI32WrapI64)
+			w.mem(opI64Load, valueBits)
+			w.i64Const(enumBoxed - 1)
+			w.op(opI64And)
+			w.i64Const(int64(in.B))
+			w.op(opI64Ne)
+			cond(seg[in.C])
+		case image.OpEnumField:
+			// A unit variant carries no values, and an index past them
+			// stops (the interpreter would fail).
+			get(in.B)
+			w.op(opI32WrapI64)
+			w.mem(opI64Load, valueBits)
+			w.i64Const(0)
+			w.op(opI64GeS) // the boxed bit is the sign bit
+			w.stopIf()
+			get(in.B)
+			w.op(opI32WrapI64)
+			w.mem(opI32Load, valuePtr)
+			local(opLocalTee, addr)
+			w.mem(opI64Load, enumLen)
+			w.i64Const(int64(in.C))
+			w.op(opI64LeU)
+			w.stopIf()
+			local(opLocalGet, addr)
+			w.mem(opI32Load, enumVals)
+			w.i32Const(in.C * valueSize)
+			w.op(opI32Add)
+			local(opLocalSet, addr)
+			w.loadValue(addr, kinds[pc])
+			set(in.A)
 		case image.OpIterList, image.OpIterEnd:
 			// The list's for-loop count, as BeginIter and EndIter.
 			get(in.A)
@@ -801,9 +834,21 @@ func (w *buffer) elemAddr(l, i int32, addr uint32) {
 }
 
 // loadValue pushes the value at addr as a register holds it: a scalar's
-// bits, or, for a list or a struct, its address (after checking that the
-// value is one: anything else stops).
+// bits, for a list or a struct its address, for an enum addr itself
+// (after checking that the value is of that kind: anything else stops).
 func (w *buffer) loadValue(addr uint32, k image.Kind) {
+	if k == image.KindEnum {
+		w.op(opLocalGet)
+		w.u32(addr)
+		w.mem(opI32Load8U, valueKind)
+		w.i32Const(int32(k))
+		w.op(opI32Ne)
+		w.stopIf()
+		w.op(opLocalGet)
+		w.u32(addr)
+		w.op(opI64ExtendI32U)
+		return
+	}
 	if k == image.KindList || k == image.KindStruct {
 		w.op(opLocalGet)
 		w.u32(addr)

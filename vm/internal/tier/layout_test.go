@@ -23,6 +23,9 @@ func TestLayout(t *testing.T) {
 		{"list iter", listIter, value.LayoutListIter},
 		{"struct fields", structField, value.LayoutStructField},
 		{"struct length", structLen, value.LayoutStructField + 8},
+		{"enum values", enumVals, value.LayoutEnumVals},
+		{"enum length", enumLen, value.LayoutEnumVals + 8},
+		{"enum boxed bit", enumBoxed, uintptr(value.LayoutEnumBoxed)},
 	} {
 		if c.tier != c.val {
 			t.Errorf("%s: the tier uses offset %d, vm/value has %d", c.name, c.tier, c.val)

@@ -34,9 +34,10 @@ import "github.com/hale-lang/hale/codegen/image"
 
 // Kind is how a value is carried in a compiled function's i64 registers:
 // an int as itself, a bool as 0 or 1, a float as its IEEE bits, a list or
-// a struct as its address in the guest's linear memory. Void is the
-// result kind of a function without one (carried as 0). A result is never
-// a list or a struct.
+// a struct as its address in the guest's linear memory, an enum as the
+// address of a value holding it (see access). Void is the result kind of
+// a function without one (carried as 0). A result is never a list, a
+// struct or an enum.
 type Kind uint8
 
 // Kinds.
@@ -47,6 +48,7 @@ const (
 	Void
 	List
 	Struct
+	Enum
 )
 
 // Plan says which functions of an image are compiled.
@@ -191,6 +193,8 @@ func paramKind(img *image.Image, t image.TypeRef) (Kind, bool) {
 			return List, true
 		case image.KindStruct:
 			return Struct, true
+		case image.KindEnum:
+			return Enum, true
 		}
 	}
 	return 0, false
@@ -264,7 +268,7 @@ func isJump(op image.Op) bool {
 	case image.OpJump, image.OpJumpT, image.OpJumpF,
 		image.OpJLtInt, image.OpJLeInt, image.OpJEqInt, image.OpJNeInt,
 		image.OpJLtIntK, image.OpJLeIntK, image.OpJGtIntK, image.OpJGeIntK,
-		image.OpJEqIntK, image.OpJNeIntK, image.OpLoopRange, image.OpForList:
+		image.OpJEqIntK, image.OpJNeIntK, image.OpLoopRange, image.OpForList, image.OpJNeVariant:
 		return true
 	}
 	return false
