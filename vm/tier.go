@@ -33,7 +33,7 @@ const (
 // is interpreted from then on.
 const (
 	tierLogFirst = 512
-	tierLogMax   = 1 << 20
+	tierLogMax   = 1 << 18
 )
 
 // EnableTier makes the machine call the tier's entry functions through
