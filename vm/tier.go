@@ -43,8 +43,9 @@ const (
 // callee's frame (uvarint), the address and the size in bytes of the
 // undo log (uvarint each; see tier.GlobalLog), then each parameter as 8
 // little-endian bytes (see tier.Kind: a list or a struct as its address,
-// which the guest's memory gives compiled code to read). Only the wasm engine enables it: the native
-// interpreter is already as fast as compiled wasm would be.
+// an enum as its register's, which compiled code reads in the guest's
+// memory). Only the wasm engine enables it: the native interpreter is
+// already as fast as compiled wasm would be.
 func (m *Machine) EnableTier(call TierCaller) {
 	p := tier.NewPlan(m.img)
 	if !p.HasEntries() {
@@ -54,11 +55,15 @@ func (m *Machine) EnableTier(call TierCaller) {
 	m.tierPlan = p
 	for f := range m.funcs {
 		m.funcs[f].tier = p.Entry[f]
-		if p.Entry[f] && m.tierLog == nil && (slices.Contains(p.Params[f], tier.List) || slices.Contains(p.Params[f], tier.Struct) || slices.Contains(p.Params[f], tier.Enum)) {
+		if p.Entry[f] && m.tierLog == nil && slices.ContainsFunc(p.Params[f], reachesMemory) {
 			m.tierLog = make([]uint64, 2*tierLogFirst)
 		}
 	}
 }
+
+// reachesMemory reports whether compiled code handed a parameter of kind
+// k can reach the guest's memory (and so may write to it).
+func reachesMemory(k tier.Kind) bool { return k == tier.List || k == tier.Struct || k == tier.Enum }
 
 // callTier runs callee fn, whose frame starts at register a of the frame
 // at regs (stack index base), through the tier, with at most budget
