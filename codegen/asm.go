@@ -217,7 +217,17 @@ func (a *asm) program() {
 	if len(img.Ingress) > 0 {
 		a.printf("\ningress:\n")
 		for i, in := range img.Ingress {
+			if in.NATS != nil {
+				a.printf("  %d nats %q to T%d consumer %d\n", i, in.NATS.Subject, in.Topic, in.Consumer)
+				continue
+			}
 			a.printf("  %d stdin to T%d consumer %d\n", i, in.Topic, in.Consumer)
+		}
+	}
+	if len(img.Exports) > 0 {
+		a.printf("\nexports:\n")
+		for i, x := range img.Exports {
+			a.printf("  %d T%d to nats %q\n", i, x.Topic, x.NATS.Subject)
 		}
 	}
 	a.printf("\nconsumers:\n")

@@ -209,7 +209,15 @@ func (c *compiler) topology() {
 		img.Topics = append(img.Topics, image.Topic{Name: t.Name, Type: image.TypeRef(t.Type), Subscribers: append([]int(nil), t.Subscribers...)})
 	}
 	for _, in := range p.Ingress {
-		img.Ingress = append(img.Ingress, image.Ingress{Topic: in.Topic, Consumer: in.Consumer})
+		ii := image.Ingress{Topic: in.Topic, Consumer: in.Consumer}
+		if n := in.NATS; n != nil {
+			ii.NATS = &image.NATS{URL: n.URL, URLEnv: n.URLEnv, Subject: n.Subject, Queue: n.Queue}
+		}
+		img.Ingress = append(img.Ingress, ii)
+	}
+	for _, x := range p.Exports {
+		n := x.NATS
+		img.Exports = append(img.Exports, image.Export{Topic: x.Topic, NATS: image.NATS{URL: n.URL, URLEnv: n.URLEnv, Subject: n.Subject, Queue: n.Queue}})
 	}
 	for _, pr := range p.Prims {
 		if pr.ID < 0 || pr.ID > math.MaxUint16 {

@@ -32,7 +32,7 @@ import (
 
 const (
 	binaryMagic   = "HSIR"
-	binaryVersion = 2 // 2: handlers carry a guard and a shared flag
+	binaryVersion = 3 // 2: handlers carry a guard and a shared flag; 3: nats bindings and exports
 	// maxDepth bounds statement and expression nesting when decoding, so
 	// that hostile input cannot exhaust the stack.
 	maxDepth = 2000
@@ -267,6 +267,16 @@ func (e *encoder) program(p *Program) error {
 		e.idx(g.Topic)
 		e.idx(g.Consumer)
 		e.pos(g.Pos)
+		e.bool(g.NATS != nil)
+		if g.NATS != nil {
+			e.nats(g.NATS)
+		}
+	}
+	e.count(len(p.Exports))
+	for _, x := range p.Exports {
+		e.idx(x.Topic)
+		e.nats(&x.NATS)
+		e.pos(x.Pos)
 	}
 	e.count(len(p.Prims))
 	for _, pm := range p.Prims {
@@ -828,10 +838,19 @@ func (d *decoder) program() *Program {
 			p.Topics[i] = &Topic{Name: d.str(), Type: d.ref(), Subscribers: d.ints(), Pos: d.pos()}
 		}
 	}
-	if n := d.count(3); n > 0 {
+	if n := d.count(4); n > 0 {
 		p.Ingress = make([]*Ingress, n)
 		for i := range p.Ingress {
 			p.Ingress[i] = &Ingress{Topic: d.idx(), Consumer: d.idx(), Pos: d.pos()}
+			if d.bool() {
+				p.Ingress[i].NATS = d.nats()
+			}
+		}
+	}
+	if n := d.count(6); n > 0 {
+		p.Exports = make([]*Export, n)
+		for i := range p.Exports {
+			p.Exports[i] = &Export{Topic: d.idx(), NATS: *d.nats(), Pos: d.pos()}
 		}
 	}
 	if n := d.count(5); n > 0 {
@@ -1001,4 +1020,16 @@ func (d *decoder) expr() Expr {
 		return nil
 	}
 	return x
+}
+
+// nats writes a NATS endpoint: URL, URL variable, subject, queue.
+func (e *encoder) nats(n *NATS) {
+	e.str(n.URL)
+	e.str(n.URLEnv)
+	e.str(n.Subject)
+	e.str(n.Queue)
+}
+
+func (d *decoder) nats() *NATS {
+	return &NATS{URL: d.str(), URLEnv: d.str(), Subject: d.str(), Queue: d.str()}
 }

@@ -502,10 +502,21 @@ func (l *lowerer) lowerMain() {
 	}
 	for _, b := range m.Binds {
 		t := l.topicOf(b.Topic)
-		in := &Ingress{Topic: t, Consumer: len(out.Consumers), Pos: b.Pos()}
-		out.Consumers = append(out.Consumers, &Consumer{Kind: ConsumerIngress, Name: "stdin:" + b.Topic.Name})
+		in := &Ingress{Topic: t, Consumer: len(out.Consumers), Pos: b.Pos(), NATS: natsOf(b.NATS)}
+		out.Consumers = append(out.Consumers, &Consumer{Kind: ConsumerIngress, Name: IngressName(in.NATS, b.Topic.Name)})
 		out.Ingress = append(out.Ingress, in)
 	}
+	for _, x := range m.Exports {
+		out.Exports = append(out.Exports, &Export{Topic: l.topicOf(x.Topic), NATS: *natsOf(x.NATS), Pos: x.Pos()})
+	}
+}
+
+// natsOf copies a binding's NATS endpoint (nil for stdin).
+func natsOf(n *ast.NATS) *NATS {
+	if n == nil {
+		return nil
+	}
+	return &NATS{URL: n.URL, URLEnv: n.URLEnv, Subject: n.Subject, Queue: n.Queue}
 }
 
 func (l *lowerer) computeSubscribers() {

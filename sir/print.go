@@ -201,7 +201,20 @@ func (pr *printer) program() {
 		pr.line("ingress:")
 		pr.indent++
 		for _, g := range p.Ingress {
+			if g.NATS != nil {
+				pr.line("%s -> %s consumer %d  // %s", g.NATS, pr.topicName(g.Topic), g.Consumer, pr.pos(g.Pos))
+				continue
+			}
 			pr.line("stdin -> %s consumer %d  // %s", pr.topicName(g.Topic), g.Consumer, pr.pos(g.Pos))
+		}
+		pr.indent--
+	}
+	if len(p.Exports) > 0 {
+		pr.line("")
+		pr.line("exports:")
+		pr.indent++
+		for _, x := range p.Exports {
+			pr.line("%s -> %s  // %s", pr.topicName(x.Topic), &x.NATS, pr.pos(x.Pos))
 		}
 		pr.indent--
 	}

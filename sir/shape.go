@@ -42,6 +42,7 @@ type Shape struct {
 	Instances     []ShapeInstance
 	Placement     []ShapeConsumer // the consumer table, in id order
 	Ingress       []string        // topics bound to stdin, in binding order
+	NATS          []ShapeNATS     // nats bindings then exports, in source order
 	Subscriptions []Edge          // From instance, To topic
 	Publishes     []Edge          // From handler, To topic
 	Calls         []Edge          // From fn or handler, To fn or primitive
@@ -55,6 +56,17 @@ type Shape struct {
 	// loci's handlers hold it).
 	subKinds map[Edge]string
 	hash     string
+}
+
+// ShapeNATS is a nats binding ("bind") or export ("export"). The URL is
+// shown (its password hidden) but not hashed: where the broker runs is
+// not the program's structure.
+type ShapeNATS struct {
+	Kind    string `json:"kind"` // "bind" or "export"
+	Topic   string `json:"topic"`
+	Subject string `json:"subject"`
+	Queue   string `json:"queue,omitempty"`
+	URL     string `json:"url"` // the literal (redacted) or "env NAME"
 }
 
 // ShapeLocus is a locus type.
@@ -218,7 +230,14 @@ func BuildShape(p *Program) *Shape {
 		s.Placement = append(s.Placement, sc)
 	}
 	for _, g := range p.Ingress {
+		if g.NATS != nil {
+			s.NATS = append(s.NATS, shapeNATS("bind", topicName(g.Topic), g.NATS))
+			continue
+		}
 		s.Ingress = append(s.Ingress, topicName(g.Topic))
+	}
+	for _, x := range p.Exports {
+		s.NATS = append(s.NATS, shapeNATS("export", topicName(x.Topic), &x.NATS))
 	}
 
 	s.subKinds = map[Edge]string{}
@@ -558,6 +577,18 @@ func hashShape(s *Shape) string {
 		strs(c.Instances)
 	}
 	strs(s.Ingress)
+	if len(s.NATS) > 0 {
+		// Only when present, so that the hashes of programs without
+		// nats bindings did not change when they were added.
+		str("nats")
+		n(len(s.NATS))
+		for _, b := range s.NATS {
+			str(b.Kind)
+			str(b.Topic)
+			str(b.Subject)
+			str(b.Queue)
+		}
+	}
 	edges(s.Subscriptions)
 	edges(s.Publishes)
 	edges(s.Calls)
@@ -637,6 +668,12 @@ func (s *Shape) WriteText(w io.Writer) error {
 	for _, t := range s.Ingress {
 		p("  stdin -> %s", t)
 	}
+	if len(s.NATS) > 0 {
+		p("nats:")
+		for _, b := range s.NATS {
+			p("  %s", b.text())
+		}
+	}
 	p("subscriptions:")
 	for _, e := range s.Subscriptions {
 		if k := s.subKinds[e]; k != "" {
@@ -670,6 +707,7 @@ type shapeJSON struct {
 	Instances     []instanceJSON  `json:"instances"`
 	Placement     []consumerJSON  `json:"placement"`
 	Ingress       []string        `json:"ingress"`
+	NATS          []ShapeNATS     `json:"nats"`
 	Subscriptions []subscribeJSON `json:"subscriptions"`
 	Publishes     []publishJSON   `json:"publishes"`
 	Calls         []Edge          `json:"calls"`
@@ -733,7 +771,8 @@ func nonNil[T any](xs []T) []T {
 }
 
 // WriteJSON writes the graph as one JSON object on one line with the keys
-// shape_hash, loci, types, topics, instances, placement, ingress,
+// shape_hash, loci, types, topics, instances, placement, ingress, nats
+// ({kind, topic, subject, queue, url}),
 // subscriptions ({instance, topic}), publishes ({handler, topic}), calls
 // ({from, to}) and effects ({name, kind, effects}).
 func (s *Shape) WriteJSON(w io.Writer) error {
@@ -745,6 +784,7 @@ func (s *Shape) WriteJSON(w io.Writer) error {
 		Instances:     []instanceJSON{},
 		Placement:     []consumerJSON{},
 		Ingress:       nonNil(s.Ingress),
+		NATS:          nonNil(s.NATS),
 		Subscriptions: []subscribeJSON{},
 		Publishes:     []publishJSON{},
 		Calls:         nonNil(s.Calls),
@@ -812,8 +852,39 @@ func (s *Shape) WriteDot(w io.Writer) error {
 	for _, t := range s.Ingress {
 		p("  %s -> %s;", dotQuote("stdin"), dotQuote("topic:"+t))
 	}
+	for _, b := range s.NATS {
+		node := dotQuote("nats:" + b.Subject)
+		p("  %s [shape=cds, label=%s];", node, dotQuote("nats "+b.Subject))
+		if b.Kind == "bind" {
+			p("  %s -> %s;", node, dotQuote("topic:"+b.Topic))
+		} else {
+			p("  %s -> %s;", dotQuote("topic:"+b.Topic), node)
+		}
+	}
 	p("}")
 	return bw.Flush()
+}
+
+// shapeNATS is the shape of one binding or export.
+func shapeNATS(kind, topic string, n *NATS) ShapeNATS {
+	url := "env " + n.URLEnv
+	if n.URLEnv == "" {
+		url = RedactURL(n.URL)
+	}
+	return ShapeNATS{Kind: kind, Topic: topic, Subject: n.Subject, Queue: n.Queue, URL: url}
+}
+
+// text is the line of the text form: `bind "jobs" queue "w" -> Job (nats
+// env HALE_NATS_URL)` or `export Done -> "done" (nats …)`.
+func (b ShapeNATS) text() string {
+	if b.Kind == "export" {
+		return fmt.Sprintf("export %s -> %q (nats %s)", b.Topic, b.Subject, b.URL)
+	}
+	q := ""
+	if b.Queue != "" {
+		q = fmt.Sprintf(" queue %q", b.Queue)
+	}
+	return fmt.Sprintf("bind %q%s -> %s (nats %s)", b.Subject, q, b.Topic, b.URL)
 }
 
 // dotQuote quotes a DOT identifier, escaping quotes, backslashes and

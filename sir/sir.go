@@ -30,6 +30,10 @@
 package sir
 
 import (
+	"net/url"
+	"strconv"
+	"strings"
+
 	"github.com/hale-lang/hale/lang/ast"
 )
 
@@ -66,8 +70,11 @@ type Program struct {
 	Instances []*Instance
 	// Topics are the declared topics in declaration order.
 	Topics []*Topic
-	// Ingress are the `bind stdin to T` bindings in source order.
+	// Ingress are the `bind stdin to T` and `bind nats(…) … to T`
+	// bindings in source order.
 	Ingress []*Ingress
+	// Exports are the `export T to nats(…)` items in source order.
+	Exports []*Export
 	// Prims are the host primitives the program calls (they cross the
 	// gateway), sorted by name. CallPrim.Prim indexes this slice.
 	Prims []*Prim
@@ -318,11 +325,37 @@ type Topic struct {
 	Pos         ast.Pos
 }
 
-// Ingress is one `bind stdin to T`.
+// Ingress is one `bind stdin to T` or `bind nats(…) subject "S" to T`.
 type Ingress struct {
-	Topic    int // index into Program.Topics
-	Consumer int // index into Program.Consumers
+	Topic    int   // index into Program.Topics
+	Consumer int   // index into Program.Consumers
+	NATS     *NATS // nil: stdin
 	Pos      ast.Pos
+}
+
+// Export is one `export T to nats(…) subject "S"`.
+type Export struct {
+	Topic int // index into Program.Topics
+	NATS  NATS
+	Pos   ast.Pos
+}
+
+// NATS is where a binding or an export meets NATS. The URL is read by the
+// runtime, from URL or from the environment variable URLEnv.
+type NATS struct {
+	URL     string // a literal URL ("" with URLEnv)
+	URLEnv  string // the environment variable naming the URL
+	Subject string
+	Queue   string // "" for none (bindings only)
+}
+
+// IngressName is the consumer name of an ingress binding: "stdin:T", or
+// "nats:S:T" for subject S.
+func IngressName(n *NATS, topic string) string {
+	if n == nil {
+		return "stdin:" + topic
+	}
+	return "nats:" + n.Subject + ":" + topic
 }
 
 // Prim is a host primitive the program calls: a call that crosses the
@@ -344,7 +377,7 @@ const (
 	ConsumerPool                        // a named pool
 	ConsumerPinned                      // one pinned instance
 	ConsumerAsyncIO                     // one async_io instance (unrecorded order)
-	ConsumerIngress                     // a stdin binding: produces, never consumes
+	ConsumerIngress                     // a stdin or nats binding: produces, never consumes
 )
 
 var consumerKindNames = [...]string{"main", "pool", "pinned", "async_io", "ingress"}
@@ -361,7 +394,7 @@ func (k ConsumerKind) String() string {
 type Consumer struct {
 	Kind ConsumerKind
 	// Name is "main", the pool name, the pinned or async_io instance's
-	// name, or "stdin:<Topic>" for an ingress binding.
+	// name, or IngressName for an ingress binding.
 	Name string
 	// Instances hosted, in main order (none for ingress).
 	Instances []int
@@ -988,4 +1021,34 @@ func (b Builtin) String() string {
 		return builtinNames[b]
 	}
 	return "builtin?"
+}
+
+// String writes the endpoint as in the source, `nats("URL") subject "S"
+// queue "G"`, with any password in the URL replaced by "xxxxx".
+func (n *NATS) String() string {
+	var b strings.Builder
+	if n.URLEnv != "" {
+		b.WriteString("nats(env " + strconv.Quote(n.URLEnv) + ")")
+	} else {
+		b.WriteString("nats(" + strconv.Quote(RedactURL(n.URL)) + ")")
+	}
+	b.WriteString(" subject " + strconv.Quote(n.Subject))
+	if n.Queue != "" {
+		b.WriteString(" queue " + strconv.Quote(n.Queue))
+	}
+	return b.String()
+}
+
+// RedactURL replaces the password of each URL in a comma-separated list
+// with "xxxxx" (the user name is kept).
+func RedactURL(s string) string {
+	parts := strings.Split(s, ",")
+	for i, p := range parts {
+		if u, err := url.Parse(strings.TrimSpace(p)); err == nil && u.User != nil {
+			if _, has := u.User.Password(); has {
+				parts[i] = u.Redacted()
+			}
+		}
+	}
+	return strings.Join(parts, ",")
 }

@@ -183,6 +183,13 @@ func (v *validator) program() {
 		v.in(g.Pos, "ingress topic", g.Topic, len(p.Topics))
 		v.in(g.Pos, "ingress consumer", g.Consumer, len(p.Consumers))
 	}
+	for _, x := range p.Exports {
+		if x == nil {
+			v.failf(ast.Pos{}, "nil export")
+			return
+		}
+		v.in(x.Pos, "export topic", x.Topic, len(p.Topics))
+	}
 	for _, in := range p.Instances {
 		if in == nil {
 			v.failf(ast.Pos{}, "nil instance")

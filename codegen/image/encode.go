@@ -63,6 +63,17 @@ func (img *Image) MarshalBinary() ([]byte, error) {
 	for _, in := range img.Ingress {
 		e.uint(uint64(in.Topic))
 		e.uint(uint64(in.Consumer))
+		if in.NATS == nil {
+			e.byte(0)
+			continue
+		}
+		e.byte(1)
+		e.nats(in.NATS)
+	}
+	e.uint(uint64(len(img.Exports)))
+	for i := range img.Exports {
+		e.uint(uint64(img.Exports[i].Topic))
+		e.nats(&img.Exports[i].NATS)
 	}
 	e.uint(uint64(len(img.Prims)))
 	for _, p := range img.Prims {
@@ -302,10 +313,22 @@ func Unmarshal(data []byte) (img *Image, err error) {
 		t.Type = d.tref()
 		t.Subscribers = d.ints()
 	}
-	img.Ingress = makeSlice[Ingress](d.count(2))
+	img.Ingress = makeSlice[Ingress](d.count(3))
 	for i := range img.Ingress {
 		img.Ingress[i].Topic = d.index()
 		img.Ingress[i].Consumer = d.index()
+		switch d.byte() {
+		case 0:
+		case 1:
+			img.Ingress[i].NATS = d.nats()
+		default:
+			d.fail("bad ingress source")
+		}
+	}
+	img.Exports = makeSlice[Export](d.count(5))
+	for i := range img.Exports {
+		img.Exports[i].Topic = d.index()
+		img.Exports[i].NATS = *d.nats()
 	}
 	img.Prims = makeSlice[Prim](d.count(4))
 	for i := range img.Prims {
@@ -646,4 +669,16 @@ func makeSlice[T any](n int) []T {
 		return nil
 	}
 	return make([]T, n)
+}
+
+// nats writes a NATS endpoint: URL, URL variable, subject, queue.
+func (e *encoder) nats(n *NATS) {
+	e.str(n.URL)
+	e.str(n.URLEnv)
+	e.str(n.Subject)
+	e.str(n.Queue)
+}
+
+func (d *decoder) nats() *NATS {
+	return &NATS{URL: d.str(), URLEnv: d.str(), Subject: d.str(), Queue: d.str()}
 }

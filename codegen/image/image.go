@@ -37,7 +37,7 @@ package image
 // change of the encoding or of the opcode table bumps Version.
 const (
 	Magic   = "hale\x00img"
-	Version = 4 // 3: handlers carry a guard and a shared flag; 4: functions carry statement starts (Func.Stmts) and where each local starts (Local.Start)
+	Version = 5 // 3: handlers carry a guard and a shared flag; 4: functions carry statement starts (Func.Stmts) and where each local starts (Local.Start); 5: nats bindings and exports
 )
 
 // Image is one compiled program.
@@ -55,6 +55,8 @@ type Image struct {
 	Instances []Instance
 	Topics    []Topic
 	Ingress   []Ingress
+	// Exports are the `export T to nats(…)` items, in source order.
+	Exports   []Export
 	Prims     []Prim
 	Consumers []Consumer
 	// SecretNames are the literal names given to std::os::secret anywhere
@@ -330,10 +332,28 @@ type Topic struct {
 	Subscribers []int   // instances, in main order
 }
 
-// Ingress is a `bind stdin to T`.
+// Ingress is a `bind stdin to T` or, with NATS set, a `bind nats(…)
+// subject "S" [queue "G"] to T`.
 type Ingress struct {
 	Topic    int
 	Consumer int
+	NATS     *NATS // nil: stdin
+}
+
+// Export is an `export T to nats(…) subject "S"`: every message of the
+// topic published in the process is also sent to the subject.
+type Export struct {
+	Topic int
+	NATS  NATS
+}
+
+// NATS is where a binding or an export meets NATS: the runtime reads the
+// URL from URL, or from the environment variable URLEnv when it is set.
+type NATS struct {
+	URL     string
+	URLEnv  string
+	Subject string
+	Queue   string // "" for none
 }
 
 // Prim is a host primitive the program calls.

@@ -110,6 +110,11 @@ func (v *validator) run() {
 					v.fail("ingress "+itoa(i), "bad topic or consumer")
 				}
 			}
+			for i, x := range img.Exports {
+				if !v.in(x.Topic, len(img.Topics)) {
+					v.fail("export "+itoa(i), "bad topic")
+				}
+			}
 		},
 		func() {
 			for i := range img.Loci {

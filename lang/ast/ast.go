@@ -158,9 +158,11 @@ type Handler struct {
 // MainDecl is `main { spawn …; bind …; }`.
 type MainDecl struct {
 	Span
-	Spawns []*Spawn     // in source order, those inside spawn loops included
-	Binds  []*Bind      // in source order
-	Loops  []*SpawnLoop // every spawn loop, nested ones included, in source order
+	Spawns []*Spawn // in source order, those inside spawn loops included
+	Binds  []*Bind  // in source order
+	// Exports are the `export T to nats(…)` items, in source order.
+	Exports []*Export
+	Loops   []*SpawnLoop // every spawn loop, nested ones included, in source order
 	// Items holds the top-level spawns, binds and loops in source order;
 	// expanding it (loops unrolled) gives "main order".
 	Items []Node
@@ -172,7 +174,7 @@ type SpawnLoop struct {
 	Span
 	Var    *Ident // Var.Sym is an int SymLocal, read only by spawn arguments
 	Lo, Hi Expr
-	Body   []Node     // *Spawn, *SpawnLoop, or *Bind (which the checker rejects)
+	Body   []Node     // *Spawn, *SpawnLoop, or *Bind or *Export (which the checker rejects)
 	Outer  *SpawnLoop // the enclosing loop, nil at the top of main
 }
 
@@ -227,11 +229,36 @@ func (s *Spawn) InstanceName() string {
 	return s.Locus.Name
 }
 
-// Bind is `bind stdin to Topic;`.
+// Bind is `bind stdin to Topic;` or `bind nats(URL) subject "S" [queue
+// "G"] to Topic;`.
 type Bind struct {
 	Span
 	Topic *Ident     // Topic.Sym is the SymTopic
 	Loop  *SpawnLoop // non-nil when written inside a spawn loop (an error)
+	NATS  *NATS      // nil: stdin
+}
+
+// Export is `export Topic to nats(URL) subject "S";`: every message of
+// Topic published in the process is also sent to the subject.
+type Export struct {
+	Span
+	Topic *Ident     // Topic.Sym is the SymTopic
+	Loop  *SpawnLoop // non-nil when written inside a spawn loop (an error)
+	NATS  *NATS
+}
+
+// NATS is the `nats(URL) subject "S" [queue "G"]` part of a binding or an
+// export. The URL is a literal (URL) or `env "NAME"` (URLEnv), read by the
+// runtime at start-up.
+type NATS struct {
+	URL        string // the literal URL ("" with URLEnv)
+	URLEnv     string // the environment variable naming the URL ("" with a literal)
+	URLPos     Pos    // the URL literal or the env variable name
+	Subject    string
+	SubjectPos Pos
+	Queue      string // "" without `queue`
+	HasQueue   bool
+	QueuePos   Pos
 }
 
 func (*ConstDecl) declNode() {}

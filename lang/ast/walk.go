@@ -94,6 +94,9 @@ func Inspect(n Node, f func(Node) bool) {
 		for _, b := range n.Binds {
 			Inspect(b, f)
 		}
+		for _, x := range n.Exports {
+			Inspect(x, f)
+		}
 		for _, l := range n.Loops {
 			Inspect(l, f)
 		}
@@ -116,6 +119,8 @@ func Inspect(n Node, f func(Node) bool) {
 			Inspect(n.Placement, f)
 		}
 	case *Bind:
+		Inspect(n.Topic, f)
+	case *Export:
 		Inspect(n.Topic, f)
 	case *ListType:
 		inspectType(n.Elem, f)

@@ -724,6 +724,7 @@ func (c *checker) checkMain(entry *ast.File) {
 		c.spawnLoops(m.decl)
 		c.spawns(m.decl)
 		c.binds(m.decl)
+		c.checkNATS(m.decl)
 	}
 	c.res.Main = first
 }
@@ -935,6 +936,9 @@ func (c *checker) binds(m *ast.MainDecl) {
 		}
 		if b.Loop != nil {
 			c.errorf(b.Pos(), "E0523", "bind may not stand inside a spawn loop (bind stdin once, at the top of main)")
+		}
+		if b.NATS != nil {
+			continue // checkNATS
 		}
 		if stdin != nil {
 			c.errorf(b.Pos(), "E0512", "stdin is already bound (at %s)", stdin.Pos())

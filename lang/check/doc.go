@@ -155,7 +155,13 @@
 //	E0520  a spawn loop bound that is not constant (or reads a loop variable)
 //	E0521  a spawn inside a spawn loop without "as name[i]"
 //	E0522  instance name indices that are not the enclosing loop variables, outermost first, each once
-//	E0523  bind inside a spawn loop
+//	E0523  bind or export inside a spawn loop
+//	E0524  bad NATS URL: a literal that is not a nats://, tls://, ws:// or
+//	       wss:// URL with a host, or an empty env variable name
+//	E0525  bad NATS subject or queue group: empty, with spaces, an empty
+//	       token, or (on export) a wildcard
+//	E0526  a topic both bound and exported on the same subject
+//	E0527  the same binding or export written twice
 //
 //	E0601  unknown annotation
 //	E0602  annotation not allowed on this declaration (or outside the

@@ -159,6 +159,9 @@ func (d *dumper) node(n ast.Node) {
 		for _, b := range n.Binds {
 			d.child(b)
 		}
+		for _, x := range n.Exports {
+			d.child(x)
+		}
 		d.close()
 	case *ast.Spawn:
 		d.open("spawn " + n.Locus.Name)
@@ -189,6 +192,11 @@ func (d *dumper) node(n ast.Node) {
 		d.close()
 	case *ast.Bind:
 		d.open("bind " + n.Topic.Name)
+		d.nats(n.NATS)
+		d.close()
+	case *ast.Export:
+		d.open("export " + n.Topic.Name)
+		d.nats(n.NATS)
 		d.close()
 
 	case *ast.NamedType:
@@ -436,5 +444,21 @@ func (d *dumper) fields(fs []*ast.FieldInit) {
 		d.open(f.Name.Name)
 		d.expr(f.Value)
 		d.close()
+	}
+}
+
+// nats writes a binding's or export's NATS endpoint, if any.
+func (d *dumper) nats(n *ast.NATS) {
+	if n == nil {
+		return
+	}
+	if n.URLEnv != "" {
+		d.word("nats(env " + strconv.Quote(n.URLEnv) + ")")
+	} else {
+		d.word("nats(" + strconv.Quote(n.URL) + ")")
+	}
+	d.word("subject " + strconv.Quote(n.Subject))
+	if n.HasQueue {
+		d.word("queue " + strconv.Quote(n.Queue))
 	}
 }

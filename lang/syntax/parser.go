@@ -586,13 +586,34 @@ func (p *parser) parseMainItems(d *ast.MainDecl, loop *ast.SpawnLoop) []ast.Node
 			items = append(items, s)
 		case p.is("bind"):
 			bfrom := p.next().off
-			p.expect("stdin", "after \"bind\"")
-			p.expect("to", "after \"bind stdin\"")
-			b := &ast.Bind{Topic: p.ident("topic name"), Loop: loop}
+			b := &ast.Bind{Loop: loop}
+			if p.isContextual("nats") {
+				b.NATS = p.parseNATS(true)
+				p.expect("to", "after a nats binding's subject")
+			} else {
+				if !p.is("stdin") {
+					p.fail("expected \"stdin\" or \"nats\" after \"bind\", found %s", p.found())
+				}
+				p.next()
+				p.expect("to", "after \"bind stdin\"")
+			}
+			b.Topic = p.ident("topic name")
 			p.expect(";", "after bind")
 			b.Span = p.span(bfrom)
 			d.Binds = append(d.Binds, b)
 			items = append(items, b)
+		case p.isContextual("export") && p.peek(1).kind == kIdent:
+			xfrom := p.next().off
+			x := &ast.Export{Topic: p.ident("topic name after \"export\""), Loop: loop}
+			p.expect("to", "after the exported topic")
+			if !p.isContextual("nats") {
+				p.fail("expected \"nats\" after \"export %s to\", found %s", x.Topic.Name, p.found())
+			}
+			x.NATS = p.parseNATS(false)
+			p.expect(";", "after export")
+			x.Span = p.span(xfrom)
+			d.Exports = append(d.Exports, x)
+			items = append(items, x)
 		case p.is("for"):
 			lfrom := p.next().off
 			l := &ast.SpawnLoop{Var: p.ident("loop variable name after \"for\""), Outer: loop}
@@ -611,10 +632,56 @@ func (p *parser) parseMainItems(d *ast.MainDecl, loop *ast.SpawnLoop) []ast.Node
 		case p.tok().kind == kEOF:
 			p.fail("expected \"}\" to close main, found end of file")
 		default:
-			p.fail("expected \"spawn\", \"bind\" or \"for\" in main, found %s", p.found())
+			p.fail("expected \"spawn\", \"bind\", \"export\" or \"for\" in main, found %s", p.found())
 		}
 	}
 	return items
+}
+
+// parseNATS parses `nats(URL) subject "S"`, then `queue "G"` when
+// queue is allowed (a binding). The URL is a string literal or `env
+// "NAME"`. `nats`, `subject`, `queue` and `env` are names everywhere else.
+func (p *parser) parseNATS(queue bool) *ast.NATS {
+	n := &ast.NATS{}
+	p.next() // nats
+	p.expect("(", "after \"nats\"")
+	if p.isContextual("env") {
+		p.next()
+		t := p.tok()
+		if t.kind != kString {
+			p.fail("expected the name of an environment variable as a string after \"env\", found %s", p.found())
+		}
+		n.URLEnv, n.URLPos = t.sval, p.pos(t.off)
+		p.next()
+	} else {
+		t := p.tok()
+		if t.kind != kString {
+			p.fail("expected a NATS URL string or env \"NAME\" in nats(…), found %s", p.found())
+		}
+		n.URL, n.URLPos = t.sval, p.pos(t.off)
+		p.next()
+	}
+	p.expect(")", "after the NATS URL")
+	if !p.isContextual("subject") {
+		p.fail("expected \"subject\" after nats(…), found %s", p.found())
+	}
+	p.next()
+	t := p.tok()
+	if t.kind != kString {
+		p.fail("expected a subject string after \"subject\", found %s", p.found())
+	}
+	n.Subject, n.SubjectPos = t.sval, p.pos(t.off)
+	p.next()
+	if queue && p.isContextual("queue") {
+		p.next()
+		t := p.tok()
+		if t.kind != kString {
+			p.fail("expected a queue group name string after \"queue\", found %s", p.found())
+		}
+		n.Queue, n.HasQueue, n.QueuePos = t.sval, true, p.pos(t.off)
+		p.next()
+	}
+	return n
 }
 
 func (p *parser) parseSpawn() *ast.Spawn {
