@@ -31,6 +31,9 @@ type HeaderInfo struct {
 	// MemoryLimit is the run's memory limit per consumer, in bytes
 	// (host.Options.MemoryLimit; 0: not recorded).
 	MemoryLimit int64
+	// ProcessID is the run's process id (host.Options.ProcessID), kept
+	// only when the program has nats bindings or exports.
+	ProcessID uint64
 }
 
 // consumerKinds names the image's consumer kinds as the header does.
@@ -57,6 +60,10 @@ func NewHeader(img *image.Image, info HeaderInfo) (*artifact.Header, error) {
 		EnvPolicy:   info.EnvPolicy,
 		Files:       append([]string{}, info.Files...),
 		MemoryLimit: info.MemoryLimit,
+	}
+	h.Bindings = bindingsOf(img)
+	if h.Bindings != nil {
+		h.ProcessID = info.ProcessID
 	}
 	if h.EnvPolicy == "" {
 		h.EnvPolicy = artifact.EnvWithheld
@@ -98,7 +105,24 @@ func NewHeader(img *image.Image, info HeaderInfo) (*artifact.Header, error) {
 func replayHeader(art *artifact.Artifact, img *image.Image, info HeaderInfo) (*artifact.Header, error) {
 	info.EnvPolicy = art.Header.EnvPolicy
 	info.MemoryLimit = art.Header.MemoryLimit
+	info.ProcessID = art.Header.ProcessID
 	return NewHeader(img, info)
+}
+
+// bindingsOf lists img's nats bindings and exports as a header does:
+// never their URLs, which may hold credentials.
+func bindingsOf(img *image.Image) []artifact.Binding {
+	var bs []artifact.Binding
+	for _, in := range img.Ingress {
+		if in.NATS != nil {
+			bs = append(bs, artifact.Binding{Kind: artifact.BindingIngress, Topic: img.Topics[in.Topic].Name,
+				Subject: in.NATS.Subject, Queue: in.NATS.Queue, Consumer: uint32(in.Consumer)})
+		}
+	}
+	for _, x := range img.Exports {
+		bs = append(bs, artifact.Binding{Kind: artifact.BindingEgress, Topic: img.Topics[x.Topic].Name, Subject: x.NATS.Subject})
+	}
+	return bs
 }
 
 // The type table of a header (Header.Types) is laid out as

@@ -180,6 +180,14 @@ func (j *RecordingJournal) PublishAfter(c int, msg host.MessageID, topic int, pa
 
 var _ host.TimerJournal = (*RecordingJournal)(nil)
 
+// Ingress records a message received from NATS, at the wire
+// (host.IngressJournal).
+func (j *RecordingJournal) Ingress(c int, subject, msgID string, payload []byte) {
+	j.rec.Append(uint32(c), artifact.Ingress{Subject: subject, MsgID: msgID, Payload: payload})
+}
+
+var _ host.IngressJournal = (*RecordingJournal)(nil)
+
 // Deliver records a handler about to run. Once recording has failed it
 // returns the failure, which halts the run.
 func (j *RecordingJournal) Deliver(c, n int, d *host.Delivery, _ host.StateReader) error {

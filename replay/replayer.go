@@ -88,6 +88,10 @@ type Options struct {
 	// Recent is the number of handled deliveries per consumer the --at
 	// view shows (0: 5).
 	Recent int
+	// LiveBus, when set with AllowLiveEffects, sends the program's nats
+	// exports for real (a natsbus.Bus); the recorded ingress is still
+	// injected. Without it no broker is contacted.
+	LiveBus host.Bus
 	// Record, when set, receives the replay's own recording, made with
 	// the env policy of the artifact being replayed (docs/replay.md).
 	// The caller creates it with the header of a replay's recording (the
@@ -182,6 +186,9 @@ type Replayer struct {
 	// canceled at start-up, say).
 	noDeliveries bool
 	lines        []string // the recorded ingress lines
+	// natsIn holds, by img.Ingress index, the recorded messages of each
+	// nats binding, injected in their recorded order (natsreplay.go).
+	natsIn map[int][]artifact.Ingress
 
 	mu        sync.Mutex
 	progressC chan struct{} // closed and replaced when a consumer is given a delivery
@@ -356,11 +363,14 @@ func (r *Replayer) load() {
 	for id, name := range names {
 		r.instOf[id] = r.instanceOf(name)
 	}
-	ingress := -1 // the first ingress consumer: its publishes are the lines
-	for id, c := range r.img.Consumers {
-		if c.Kind == image.ConsumerIngress {
-			ingress = id
-			break
+	ingress := -1 // the first stdin binding's consumer: its publishes are the lines
+	natsOf := map[int]int{} // nats binding consumer -> img.Ingress index
+	for i, in := range r.img.Ingress {
+		switch {
+		case in.NATS != nil:
+			natsOf[in.Consumer] = i
+		case ingress < 0:
+			ingress = in.Consumer
 		}
 	}
 	// Entries of consumers the program does not have count for one more
@@ -447,6 +457,15 @@ func (r *Replayer) load() {
 				cs.deliveries = append(cs.deliveries, recordedDelivery{entry: i})
 			case artifact.KindInvocation, artifact.KindOutput, artifact.KindExit:
 				calls = append(calls, i)
+			case artifact.KindIngress:
+				if b, ok := natsOf[g]; ok {
+					if x, ok := a.Entry(i).Body.(artifact.Ingress); ok {
+						if r.natsIn == nil {
+							r.natsIn = map[int][]artifact.Ingress{}
+						}
+						r.natsIn[b] = append(r.natsIn[b], x)
+					}
+				}
 			case artifact.KindTrap:
 				x, _ := a.Entry(i).Body.(artifact.Trap)
 				n := -1
@@ -558,6 +577,10 @@ func (r *Replayer) Install(o *host.Options) {
 	// The recorded limit, so that a trap for running out of memory comes
 	// where it came in the recording (0: the default, as then).
 	o.MemoryLimit = r.art.Header.MemoryLimit
+	// The recorded process id, so that the Nats-Msg-Ids of the replay's
+	// exports are the recorded ones; the recorded ingress is injected.
+	o.ProcessID = r.art.Header.ProcessID
+	o.Bus = r.bus()
 }
 
 // Input returns the recorded ingress lines.

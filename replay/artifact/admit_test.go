@@ -66,8 +66,8 @@ func TestAdmitDamage(t *testing.T) {
 	}{
 		{"bad magic", cat([]byte("HALEREX\x00"), valid[8:]), RefusedBadMagic, ErrNotArtifact,
 			`^refused: not a Hale artifact \(bad magic\)$`},
-		{"newer version", cat([]byte(Magic), []byte{3}, valid[9:]), RefusedVersion, ErrVersion,
-			`^refused: artifact format version 3 is newer than this hale supports \(2\)$`},
+		{"newer version", cat([]byte(Magic), []byte{4}, valid[9:]), RefusedVersion, ErrVersion,
+			`^refused: artifact format version 4 is newer than this hale supports \(3\)$`},
 		{"flipped byte", flipped, RefusedChecksum, ErrChecksum, `^refused: checksum mismatch at offset \d+: `},
 		{"truncated", valid[:len(valid)-40], RefusedTruncated, ErrTruncated, `^refused: truncated artifact: missing trailer; `},
 		{"no trailer", cat(head, frame(2, pub)), RefusedTruncated, ErrTruncated, `^refused: truncated artifact: missing trailer; `},

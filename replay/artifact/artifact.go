@@ -8,8 +8,10 @@ import (
 // FormatVersion is the artifact format version this package writes and the
 // newest one it reads. Version 2 added the kind of a trap (TrapKind of a
 // trapped call and of a trap entry) and a publish's DelayMS; version 1
-// artifacts are still read, with those fields empty and 0.
-const FormatVersion = 2
+// artifacts are still read, with those fields empty and 0. Version 3
+// added the header's ProcessID (and always writes the memory limit, 0
+// when not recorded) and the ingress entry kind (nats bindings).
+const FormatVersion = 3
 
 // MinFormatVersion is the oldest artifact format version this package reads.
 const MinFormatVersion = 1
@@ -46,6 +48,7 @@ const (
 	ChannelStderr  = "stderr"
 	ChannelFSWrite = "fs.write"
 	ChannelNet     = "net"
+	ChannelNATS    = "nats" // a message sent to a nats export (format 3)
 )
 
 // Artifact is a decoded recording.
@@ -84,7 +87,29 @@ type Header struct {
 	// recorded (recordings made before the field existed), the default.
 	// It is not part of the program's identity.
 	MemoryLimit int64
+	// ProcessID is the run's random 64-bit process id, the first part of
+	// the Nats-Msg-Id of every message it sent to NATS; 0 when the
+	// program has no nats binding or export (and in format 1 and 2).
+	ProcessID uint64
+	// Bindings are the program's nats bindings and exports (format 3;
+	// never their URLs, which may hold credentials).
+	Bindings []Binding
 }
+
+// Binding is one nats binding or export of the recorded program.
+type Binding struct {
+	Kind     string // BindingIngress or BindingEgress
+	Topic    string
+	Subject  string
+	Queue    string // "" for none
+	Consumer uint32 // ingress: the binding's consumer; egress: 0
+}
+
+// Binding kinds.
+const (
+	BindingIngress = "bind"
+	BindingEgress  = "export"
+)
 
 // Consumer is one row of the consumer table: a sequential executor (the
 // main bus, a pool, a pinned instance, ...) and the instances it runs.
@@ -135,6 +160,7 @@ const (
 	KindOutput     Kind = 4
 	KindTrap       Kind = 5
 	KindExit       Kind = 6
+	KindIngress    Kind = 7 // format 3
 )
 
 // kindNames lists the known kinds by code; the names are those of trace dump.
@@ -145,6 +171,7 @@ var kindNames = [...]string{
 	KindOutput:     "output",
 	KindTrap:       "trap",
 	KindExit:       "exit",
+	KindIngress:    "ingress",
 }
 
 // String returns the kind's name, or "unknown" for a code this version
@@ -156,7 +183,7 @@ func (k Kind) String() string {
 	return "unknown"
 }
 
-func (k Kind) known() bool { return k >= KindInvocation && k <= KindExit }
+func (k Kind) known() bool { return k >= KindInvocation && k <= KindIngress }
 
 // Outcome says how a recorded call ended.
 type Outcome uint8
@@ -241,6 +268,19 @@ type Exit struct {
 	Position string
 	At       *Coordinate // the delivery being handled; nil outside any handler
 }
+
+// Ingress records a message received from NATS at the wire, before the
+// binding's consumer publishes it: the subject it arrived on, its
+// Nats-Msg-Id header (the sender's origin id, "" if it had none) and the
+// payload bytes (the canonical encoding of the topic's payload).
+type Ingress struct {
+	Subject string
+	MsgID   string
+	Payload []byte
+}
+
+// Kind implements Body.
+func (Ingress) Kind() Kind { return KindIngress }
 
 // Unknown is an entry of a kind this version does not define. Decoders
 // keep its bytes so that re-encoding reproduces the file.

@@ -107,14 +107,14 @@ func TestRoundTrip(t *testing.T) {
 // header has one encoding; an explicit 0 is refused.
 func TestHeaderMemoryLimit(t *testing.T) {
 	h := sample().Header
-	withLimit := appendHeader(nil, &h)
+	withLimit := appendHeader(nil, &h, 2)
 	h.MemoryLimit = 0
-	without := appendHeader(nil, &h)
+	without := appendHeader(nil, &h, 2)
 	if !bytes.Equal(withLimit[:len(without)], without) || !bytes.Equal(withLimit[len(without):], []byte{0x80, 0x80, 0x80, 0x80, 0x01}) {
 		t.Fatalf("with the limit %x, without %x", withLimit, without)
 	}
 	file := func(body []byte) []byte {
-		data := append([]byte(Magic), byte(FormatVersion))
+		data := append([]byte(Magic), byte(2))
 		data = binary.AppendUvarint(data, uint64(len(body)))
 		return seal(append(data, body...), 0, nil, VerdictQuiescent, 0)
 	}
@@ -203,8 +203,8 @@ func TestDecodeErrors(t *testing.T) {
 	}{
 		{"empty", nil, ErrNotArtifact, `^not a Hale artifact`, 0},
 		{"bad magic", cat([]byte("HALEREC\x01"), valid[8:]), ErrNotArtifact, `^not a Hale artifact`, 0},
-		{"newer version", cat([]byte(Magic), []byte{3}, valid[9:]), ErrVersion,
-			`^artifact format version 3 is newer than this hale supports \(2\)$`, 8},
+		{"newer version", cat([]byte(Magic), []byte{4}, valid[9:]), ErrVersion,
+			`^artifact format version 4 is newer than this hale supports \(3\)$`, 8},
 		{"version zero", cat([]byte(Magic), []byte{0}, valid[9:]), ErrVersion, `version 0 is not valid`, 8},
 		{"no trailer", cat(head, frame(2, pub)), ErrTruncated,
 			`^truncated artifact: missing trailer; the data ends at offset \d+, after 1 complete entries$`, int64(len(head) + 11)},
@@ -406,7 +406,7 @@ func TestFormatVersion2Fields(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
-		if got.Version != 2 {
+		if got.Version != FormatVersion {
 			t.Errorf("%s: version %d", name, got.Version)
 		}
 		if x := got.Entry(3).Body.(Publish); x.DelayMS != 1500 {
@@ -442,8 +442,8 @@ func TestFormatVersion2Fields(t *testing.T) {
 	if err := old.Verify(); err != nil {
 		t.Errorf("format 1 without trap kinds: %v", err)
 	}
-	a.Version = 3
+	a.Version = 4
 	if _, err := Encode(a); err == nil {
-		t.Error("Encode wrote format version 3")
+		t.Error("Encode wrote format version 4")
 	}
 }

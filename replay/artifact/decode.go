@@ -127,6 +127,7 @@ func decodeAs(data []byte, keep bool, split int) (*Artifact, *FormatError) {
 		return nil, c.err
 	}
 	a := &Artifact{Version: version}
+	hc.v3 = version >= 3
 	hc.header(&a.Header)
 	if hc.finish(); hc.err != nil {
 		return nil, hc.err
@@ -477,6 +478,9 @@ type cursor struct {
 	// v2: the file has format version 2 or newer (trap kinds, publish
 	// delays).
 	v2 bool
+	// v3: the header of a format version 3 file (process id); set only
+	// on the header's cursor.
+	v3 bool
 }
 
 // record reads a length-prefixed record and returns a cursor over its body.
@@ -716,7 +720,10 @@ func (c *cursor) strings(field string) []string {
 	return ss
 }
 
-func (c *cursor) digest(d *[32]byte, field string) {
+func (c *cursor) digest(d *[32]byte, field string) { c.fixed(d[:], field) }
+
+// fixed reads len(d) bytes into d.
+func (c *cursor) fixed(d []byte, field string) {
 	if c.err != nil {
 		return
 	}
@@ -763,6 +770,27 @@ func (c *cursor) header(h *Header) {
 		h.Consumers = append(h.Consumers, k)
 	}
 	h.Types = c.bytes("type table")
+	if c.v3 {
+		limit := c.uvarint("memory limit")
+		if limit > math.MaxInt64 {
+			c.failAt(c.pos, "memory limit %d is out of range", limit)
+		}
+		h.MemoryLimit = int64(limit)
+		var pid [8]byte
+		c.fixed(pid[:], "process id")
+		h.ProcessID = binary.LittleEndian.Uint64(pid[:])
+		n := c.count("binding count")
+		for i := uint64(0); i < n && c.err == nil; i++ {
+			var x Binding
+			x.Kind = c.string("binding kind")
+			x.Topic = c.string("binding topic")
+			x.Subject = c.string("binding subject")
+			x.Queue = c.string("binding queue")
+			x.Consumer = c.consumer()
+			h.Bindings = append(h.Bindings, x)
+		}
+		return
+	}
 	if c.err == nil && c.pos < c.end { // absent from recordings of older versions
 		at := c.pos
 		limit := c.uvarint("memory limit")
@@ -815,6 +843,8 @@ func (c *cursor) span(kind Kind) span {
 		c.trap()
 	case KindExit:
 		c.exit()
+	case KindIngress:
+		c.ingress()
 	default:
 		c.pos = c.end
 	}
@@ -836,6 +866,8 @@ func (c *cursor) fields(kind Kind) Body {
 		return c.trap()
 	case KindExit:
 		return c.exit()
+	case KindIngress:
+		return c.ingress()
 	}
 	if c.err != nil {
 		return nil
@@ -895,6 +927,13 @@ func (c *cursor) exit() (x Exit) {
 	x.Code = c.varint("exit code")
 	x.Position = c.string("position")
 	x.At = c.coordinate()
+	return x
+}
+
+func (c *cursor) ingress() (x Ingress) {
+	x.Subject = c.string("subject")
+	x.MsgID = c.string("message id")
+	x.Payload = c.bytes("payload")
 	return x
 }
 

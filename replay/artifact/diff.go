@@ -658,6 +658,8 @@ func classify(r, p *Entry, rec, rep side, i int) DivergenceKind {
 			return ChangedOutput
 		case Trap:
 			return ChangedTrap
+		case Ingress:
+			return ChangedPayload
 		}
 		return ChangedExit
 	}
@@ -692,7 +694,7 @@ func extra(b Body) DivergenceKind {
 	switch b.(type) {
 	case Invocation:
 		return InputPastJournal
-	case Publish:
+	case Publish, Ingress:
 		return ExtraPublish
 	case Delivery:
 		return UnexpectedDelivery
@@ -709,7 +711,7 @@ func missing(b Body) DivergenceKind {
 	switch b.(type) {
 	case Invocation:
 		return UnusedInput
-	case Publish:
+	case Publish, Ingress:
 		return MissingPublish
 	case Delivery:
 		return MissingDelivery
@@ -779,6 +781,9 @@ func sameEntry(a, b Body) bool {
 	case Exit:
 		y, ok := b.(Exit)
 		return ok && x.Code == y.Code
+	case Ingress:
+		y, ok := b.(Ingress)
+		return ok && x.Subject == y.Subject && x.MsgID == y.MsgID && bytes.Equal(x.Payload, y.Payload)
 	}
 	return false
 }

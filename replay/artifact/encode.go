@@ -47,7 +47,7 @@ func newWriter(w io.Writer, h *Header, version uint64) (*Writer, error) {
 	wr := &Writer{w: w, sum: blake3.New(), counts: map[uint32]uint64{}, version: version}
 	wr.buf = append(wr.buf, Magic...)
 	wr.buf = binary.AppendUvarint(wr.buf, version)
-	body := appendHeader(nil, h)
+	body := appendHeader(nil, h, version)
 	wr.buf = binary.AppendUvarint(wr.buf, uint64(len(body)))
 	wr.buf = append(wr.buf, body...)
 	if err := wr.Flush(); err != nil {
@@ -178,7 +178,7 @@ func Encode(a *Artifact) ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
-func appendHeader(b []byte, h *Header) []byte {
+func appendHeader(b []byte, h *Header, version uint64) []byte {
 	b = appendString(b, h.HaleVersion)
 	b = binary.AppendVarint(b, h.Created)
 	b = append(b, h.BuildDigest[:]...)
@@ -193,6 +193,19 @@ func appendHeader(b []byte, h *Header) []byte {
 		b = appendStrings(b, c.Instances)
 	}
 	b = appendBytes(b, h.Types)
+	if version >= 3 {
+		b = binary.AppendUvarint(b, uint64(max(h.MemoryLimit, 0)))
+		b = binary.LittleEndian.AppendUint64(b, h.ProcessID)
+		b = binary.AppendUvarint(b, uint64(len(h.Bindings)))
+		for _, x := range h.Bindings {
+			b = appendString(b, x.Kind)
+			b = appendString(b, x.Topic)
+			b = appendString(b, x.Subject)
+			b = appendString(b, x.Queue)
+			b = binary.AppendUvarint(b, uint64(x.Consumer))
+		}
+		return b
+	}
 	if h.MemoryLimit > 0 { // absent when not recorded, so that each header has one encoding
 		b = binary.AppendUvarint(b, uint64(h.MemoryLimit))
 	}
@@ -248,6 +261,13 @@ func appendBody(b []byte, body Body, version uint64) ([]byte, error) {
 		b = binary.AppendVarint(b, x.Code)
 		b = appendString(b, x.Position)
 		return appendCoordinate(b, x.At), nil
+	case Ingress:
+		if version < 3 {
+			return b, fmt.Errorf("artifact format version %d cannot hold an ingress entry", version)
+		}
+		b = appendString(b, x.Subject)
+		b = appendString(b, x.MsgID)
+		return appendBytes(b, x.Payload), nil
 	case Unknown:
 		if x.Code == trailerMarker || x.Code.known() {
 			return b, fmt.Errorf("cannot encode an unknown entry with kind code %d", x.Code)

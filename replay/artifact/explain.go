@@ -118,6 +118,9 @@ func (rd render) describe(d *Divergence, r, p *Entry, n uint64, counts map[Kind]
 		case Exit:
 			y := p.Body.(Exit)
 			s = fmt.Sprintf("the exit %s had code %d in the recording, but code %d in the replay", ctx, x.Code, y.Code)
+		case Ingress:
+			y := p.Body.(Ingress)
+			s = fmt.Sprintf("ingress #%d was %s in the recording, but %s in the replay", counts[KindIngress], ingressText(x), ingressText(y))
 		}
 	} else {
 		// Different kinds, or one stream ended: say what each run had.
@@ -153,8 +156,15 @@ func (rd render) item(b Body, n uint64, counts map[Kind]uint64, withTopic bool) 
 		return "trap " + rd.trap(x)
 	case Exit:
 		return fmt.Sprintf("exit with code %d", x.Code)
+	case Ingress:
+		return fmt.Sprintf("ingress #%d %s", counts[KindIngress], ingressText(x))
 	}
 	return ""
+}
+
+// ingressText describes a received message: subject, origin id, size.
+func ingressText(x Ingress) string {
+	return fmt.Sprintf("(subject %s, msg id %q, %d bytes)", x.Subject, x.MsgID, len(x.Payload))
 }
 
 func (rd render) delivery(x Delivery, withTopic bool) string {

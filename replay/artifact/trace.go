@@ -27,12 +27,28 @@ type Summary struct {
 	Consumers     []ConsumerSummary `json:"consumers"`
 	Entries       uint64            `json:"entries"`
 	ByKind        map[string]uint64 `json:"by_kind"`
+	// ProcessID is the header's process id as 16 hex digits ("" when 0)
+	// and Bindings its nats bindings and exports (format 3).
+	ProcessID string           `json:"process_id,omitempty"`
+	Bindings  []BindingSummary `json:"bindings,omitempty"`
 
 	Files       []string `json:"-"`
 	MemoryLimit int64    `json:"-"` // 0: not recorded
 	Verdict     string   `json:"-"` // "" when incomplete
 	ExitCode    int64    `json:"-"`
 	Problem     string   `json:"-"` // why the artifact is incomplete
+}
+
+// BindingSummary is one nats binding or export, with the number of
+// messages that crossed it: ingress entries of the binding's consumer, or
+// nats output entries on the export's subject.
+type BindingSummary struct {
+	Kind     string  `json:"kind"` // "bind" or "export"
+	Topic    string  `json:"topic"`
+	Subject  string  `json:"subject"`
+	Queue    string  `json:"queue,omitempty"`
+	Consumer *uint32 `json:"consumer,omitempty"` // bind: its consumer
+	Messages uint64  `json:"messages"`
 }
 
 // ConsumerSummary is one consumer and its number of entries.
@@ -62,13 +78,41 @@ func Summarize(a *Artifact, problem error) *Summary {
 		Files:         a.Header.Files,
 		MemoryLimit:   a.Header.MemoryLimit,
 	}
-	for k := KindInvocation; k <= KindExit; k++ {
+	last := KindExit
+	if a.Version >= 3 {
+		last = KindIngress
+	}
+	for k := KindInvocation; k <= last; k++ {
 		s.ByKind[k.String()] = 0
 	}
+	if a.Header.ProcessID != 0 {
+		s.ProcessID = fmt.Sprintf("%016x", a.Header.ProcessID)
+	}
 	counts := map[uint32]uint64{}
+	sent := map[string]uint64{} // nats outputs by subject
 	for _, e := range a.Entries {
 		s.ByKind[e.Body.Kind().String()]++
 		counts[e.Consumer]++
+		if o, ok := e.Body.(Output); ok && o.Channel == ChannelNATS {
+			if subject, _, _, err := NATSArgs(o.Args); err == nil {
+				sent[subject]++
+			}
+		}
+	}
+	for _, b := range a.Header.Bindings {
+		bs := BindingSummary{Kind: b.Kind, Topic: b.Topic, Subject: b.Subject, Queue: b.Queue}
+		if b.Kind == BindingIngress {
+			c := b.Consumer
+			bs.Consumer, bs.Messages = &c, 0
+			for _, e := range a.Entries {
+				if _, ok := e.Body.(Ingress); ok && e.Consumer == c {
+					bs.Messages++
+				}
+			}
+		} else {
+			bs.Messages = sent[b.Subject]
+		}
+		s.Bindings = append(s.Bindings, bs)
 	}
 	listed := map[uint32]bool{}
 	for _, c := range a.Header.Consumers {
@@ -114,6 +158,9 @@ func (s *Summary) WriteText(w io.Writer) error {
 	if s.MemoryLimit > 0 {
 		fmt.Fprintf(tw, "memory limit\t%s per consumer\n", formatBytes(s.MemoryLimit))
 	}
+	if s.ProcessID != "" {
+		fmt.Fprintf(tw, "process id\t%s\n", esc(s.ProcessID))
+	}
 	if s.Complete {
 		fmt.Fprintf(tw, "complete\tyes (verdict %s, exit code %d)\n", esc(s.Verdict), s.ExitCode)
 	} else {
@@ -138,17 +185,36 @@ func (s *Summary) WriteText(w io.Writer) error {
 	for _, c := range s.Consumers {
 		fmt.Fprintf(tw, "  %d\t%s\t%s\t%d\n", c.ID, esc(c.Kind), esc(c.Name), c.Entries)
 	}
+	if len(s.Bindings) == 0 {
+		return tw.Flush()
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "bindings     %d\n", len(s.Bindings))
+	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintf(tw, "  kind\ttopic\tsubject\tqueue\tconsumer\tmessages\n")
+	for _, b := range s.Bindings {
+		q, c := "-", "-"
+		if b.Queue != "" {
+			q = esc(b.Queue)
+		}
+		if b.Consumer != nil {
+			c = strconv.FormatUint(uint64(*b.Consumer), 10)
+		}
+		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t%d\n", esc(b.Kind), esc(b.Topic), esc(b.Subject), q, c, b.Messages)
+	}
 	return tw.Flush()
 }
 
 // kindRank orders kind names as the format numbers them, unknown last.
 func kindRank(name string) int {
-	for k := KindInvocation; k <= KindExit; k++ {
+	for k := KindInvocation; k <= KindIngress; k++ {
 		if k.String() == name {
 			return int(k)
 		}
 	}
-	return int(KindExit) + 1
+	return int(KindIngress) + 1
 }
 
 // ValueDecoder gives a JSON-ready view of canonical value bytes for trace
@@ -249,6 +315,21 @@ func Dump(w io.Writer, a *Artifact, decode ValueDecoder) error {
 				Position   string  `json:"position"`
 				Coordinate *string `json:"coordinate"`
 			}{head, x.Code, x.Position, coordinateString(x.At)}
+		case Ingress:
+			topic := ""
+			for _, b := range a.Header.Bindings {
+				if b.Kind == BindingIngress && b.Consumer == e.Consumer {
+					topic = b.Topic
+				}
+			}
+			rec = struct {
+				dumpHead
+				Subject    string `json:"subject"`
+				MsgID      string `json:"msg_id"`
+				Topic      string `json:"topic,omitempty"`
+				PayloadHex string `json:"payload_hex"`
+				Payload    any    `json:"payload,omitempty"`
+			}{head, x.Subject, x.MsgID, topic, hex.EncodeToString(x.Payload), view("payload", topic, x.Payload)}
 		case Unknown:
 			rec = struct {
 				dumpHead

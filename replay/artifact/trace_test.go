@@ -22,11 +22,11 @@ func TestSummaryJSON(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := `{"format_version":2,"hale_version":"0.1.0","created":"2025-03-01T12:00:00.0000005Z",` +
+	want := `{"format_version":3,"hale_version":"0.1.0","created":"2025-03-01T12:00:00.0000005Z",` +
 		`"build_digest":"` + sampleDigest + `","shape_hash":"` + sampleShape + `","env_policy":"withheld","complete":true,` +
 		`"consumers":[{"id":0,"kind":"main","name":"main","entries":5},{"id":1,"kind":"pool","name":"workers","entries":3},` +
 		`{"id":2,"kind":"pinned","name":"Ledger","entries":4},{"id":3,"kind":"ingress","name":"stdin","entries":1}],` +
-		`"entries":13,"by_kind":{"delivery":3,"exit":1,"invocation":3,"output":2,"publish":2,"trap":1,"unknown":1}}`
+		`"entries":13,"by_kind":{"delivery":3,"exit":1,"ingress":0,"invocation":3,"output":2,"publish":2,"trap":1,"unknown":1}}`
 	if string(got) != want {
 		t.Errorf("got\n%s\nwant\n%s", got, want)
 	}
@@ -64,7 +64,7 @@ func TestSummaryText(t *testing.T) {
 	if err := Summarize(a, err).WriteText(&b); err != nil {
 		t.Fatal(err)
 	}
-	want := `format version  2
+	want := `format version  3
 hale version    0.1.0
 created         2025-03-01T12:00:00.0000005Z
 build digest    ` + sampleDigest + `
@@ -80,6 +80,7 @@ entries         13
   output        2
   trap          1
   exit          1
+  ingress       0
   unknown       1
 consumers       4
   id  kind     name     entries

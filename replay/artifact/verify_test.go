@@ -51,7 +51,7 @@ func TestVerify(t *testing.T) {
 			x := a.Entries[11].Body.(Trap)
 			x.TrapKind = ""
 			a.Entries[11].Body = x
-		}, 11, "trap entry without a trap kind (format version 2)"},
+		}, 11, "trap entry without a trap kind (format version 3)"},
 		{"unknown env policy", func(a *Artifact) { a.Header.EnvPolicy = "partial" },
 			-1, `header: env policy "partial" is neither "withheld" nor "full"`},
 		{"consumer not in table", func(a *Artifact) { a.Entries[5].Consumer = 9 },

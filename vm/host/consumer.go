@@ -19,6 +19,7 @@ type consumer struct {
 	kind   uint8 // image.ConsumerMain …
 	engine Engine
 	topic  int // ingress: the bound topic
+	closed bool // a nats binding's input has ended (under runner.ingressMu)
 
 	// Touched only by the consumer's own goroutine (for ingress: the
 	// input reader's).

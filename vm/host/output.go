@@ -86,6 +86,10 @@ type TrapReport struct {
 	Delivery *Delivery // the delivery being handled; nil at start-up
 	Instance string    // the target (or initialised) instance
 	Topic    string    // the delivered message's topic; "" for a start delivery
+	// Context, when set, says where a trap outside any handler happened
+	// ("nats binding \"jobs\" for topic Job (consumer 3)"): it is
+	// printed as the last line, `  on <Context>`.
+	Context string
 }
 
 // String returns the report as Run prints it (docs/language.md):
@@ -113,6 +117,10 @@ func (t *TrapReport) String() string {
 		}
 		b.WriteString(f.Func)
 		b.WriteByte('\n')
+	}
+	if t.Context != "" {
+		b.WriteString("  on " + t.Context + "\n")
+		return termsafe.Lines(b.String())
 	}
 	if t.Delivery == nil && t.Instance == "" && t.Topic != "" {
 		// A guard trapped on a line read from stdin, before it was

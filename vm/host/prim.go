@@ -104,8 +104,7 @@ func (c *consumer) publishCall(args []byte) error {
 		return errors.New("publish: no guard bits")
 	}
 	// args is a view of the engine's memory: the payload outlives it.
-	c.r.publish(c, int(topic), bytes.Clone(args[nb:]), bytes.Clone(args[:nb]))
-	return nil
+	return c.r.publish(c, int(topic), bytes.Clone(args[nb:]), bytes.Clone(args[:nb]))
 }
 
 // livePrim is the host side of one primitive: args are the canonical

@@ -63,6 +63,12 @@ type Options struct {
 	// realTimerQueue, on the process's monotonic clock.
 	Timers TimerQueueMaker
 
+	// Bus carries the program's nats bindings and exports (bus.go); a
+	// program that has some needs one. ProcessID is the run's process id,
+	// the first part of the Nats-Msg-Id of every message it sends.
+	Bus       Bus
+	ProcessID uint64
+
 	// MemoryLimit bounds the data of each consumer, in bytes, as the
 	// interpreter counts it (vm.Machine.SetMemoryLimit): a handler that
 	// outgrows it traps with "out of memory". 0 is vm.DefaultMemoryLimit.
@@ -184,6 +190,8 @@ type runner struct {
 	consumers []*consumer // by consumer id
 	execs     []*consumer // the consumers that handle deliveries and have instances
 	ingress   []*consumer // ingress bindings, in binding order
+	stdin     []*consumer // the stdin bindings among them
+	nats      *busState   // nats bindings and exports (nil: none)
 	instCons  []*consumer // by instance index: its consumer
 	subs      [][]int     // by topic: subscribing instances in main order
 	router    *Router     // which instances get a message (guards, work groups)
@@ -281,6 +289,9 @@ func newRunner(ctx context.Context, img *image.Image, opts Options) (*runner, er
 	}
 	for i, c := range r.ingress {
 		c.topic = img.Ingress[i].Topic
+		if img.Ingress[i].NATS == nil {
+			r.stdin = append(r.stdin, c)
+		}
 	}
 	r.router = NewRouter(img)
 	r.guarded = vm.HasGuards(img)
@@ -337,7 +348,7 @@ func checkTopology(img *image.Image) error {
 		if in.Topic < 0 || in.Topic >= len(img.Topics) {
 			return bad("ingress topic %d", in.Topic)
 		}
-		if !lineTopic(img, in.Topic) {
+		if in.NATS == nil && !lineTopic(img, in.Topic) {
 			return bad("ingress topic %s does not have one string field", img.Topics[in.Topic].Name)
 		}
 	}
@@ -416,7 +427,11 @@ func (r *runner) closeEngines() {
 // reports the end.
 func (r *runner) run() (Result, error) {
 	defer r.closeEngines()
-	if r.startUp() {
+	if r.connectBus() && r.startUp() {
+		// The bindings subscribe before any handler runs (their
+		// messages queue after the start deliveries), so that a reply
+		// to what a start handler sends is not missed.
+		r.subscribeBus()
 		r.running.Store(true)
 		stopWatch := context.AfterFunc(r.ctx, func() {
 			r.stop(VerdictCanceled, ExitCanceled, nil, nil, r.ctx.Err())
@@ -425,7 +440,7 @@ func (r *runner) run() (Result, error) {
 			r.wg.Add(1)
 			go c.loop()
 		}
-		if len(r.ingress) > 0 {
+		if len(r.stdin) > 0 {
 			input, throttle := r.opts.Input, false
 			if input == nil {
 				input, throttle = LineReader(r.opts.Stdin), true
@@ -444,6 +459,7 @@ func (r *runner) run() (Result, error) {
 	r.ingressMu.Lock()
 	r.stopped.Store(true)
 	r.ingressMu.Unlock()
+	r.endBus()
 
 	return r.finish()
 }
@@ -498,8 +514,11 @@ func (r *runner) startUp() bool {
 			r.instCons[i].enqueue(Delivery{Target: i, Topic: StartTopic})
 		}
 	}
-	if len(r.ingress) > 0 {
+	if len(r.stdin) > 0 {
 		r.outstanding.Add(1) // the open input
+	}
+	if r.nats != nil {
+		r.outstanding.Add(int64(len(r.nats.bindings))) // each open binding
 	}
 	return true
 }
@@ -532,7 +551,7 @@ func (r *runner) readInput(input Input, throttle bool) {
 			return
 		}
 		payload := linePayload(line) // shared, like every message's payload
-		for _, c := range r.ingress {
+		for _, c := range r.stdin {
 			var bits []byte
 			if c.engine != nil {
 				if bits, err = c.engine.Guards(c.topic, payload); err != nil {
@@ -541,7 +560,11 @@ func (r *runner) readInput(input Input, throttle bool) {
 					return
 				}
 			}
-			r.publish(c, c.topic, payload, bits)
+			if err := r.publish(c, c.topic, payload, bits); err != nil {
+				r.ingressMu.Unlock()
+				r.busTrap(-1, err)
+				return
+			}
 		}
 		r.ingressMu.Unlock()
 	}
@@ -557,8 +580,9 @@ func linePayload(line string) []byte {
 
 // publish gives a message its identity, journals it and queues one
 // delivery per instance the Router picks (in main order), given the
-// publish's guard bits. It runs on c's goroutine.
-func (r *runner) publish(c *consumer, topic int, payload []byte, bits []byte) {
+// publish's guard bits; an exported topic's message is also sent to
+// NATS (egress), whose failure is the error. It runs on c's goroutine.
+func (r *runner) publish(c *consumer, topic int, payload []byte, bits []byte) error {
 	msg := MessageID{Producer: c.id, Seq: c.published}
 	c.published++
 	k := c.topicCount(topic)
@@ -569,6 +593,10 @@ func (r *runner) publish(c *consumer, topic int, payload []byte, bits []byte) {
 	for _, inst := range c.targets {
 		r.instCons[inst].enqueue(Delivery{Target: inst, Topic: topic, Message: msg, Payload: payload})
 	}
+	if r.nats != nil {
+		return r.egress(c, topic, msg, payload)
+	}
+	return nil
 }
 
 // shareGuardParams gives every engine the parameters of the instances

@@ -193,7 +193,7 @@ func (s *Stepper) Start() bool {
 // once, after Start, even with no lines when the program binds stdin.
 func (s *Stepper) Input(lines []string) {
 	r := s.r
-	if len(r.ingress) == 0 {
+	if len(r.stdin) == 0 {
 		return
 	}
 	for _, line := range lines {
@@ -201,7 +201,7 @@ func (s *Stepper) Input(lines []string) {
 			break
 		}
 		payload := linePayload(line)
-		for _, c := range r.ingress {
+		for _, c := range r.stdin {
 			// As readInput: a binding whose topic has guards evaluates them.
 			var bits []byte
 			if c.engine != nil {
@@ -211,7 +211,7 @@ func (s *Stepper) Input(lines []string) {
 					break
 				}
 			}
-			r.publish(c, c.topic, payload, bits)
+			_ = r.publish(c, c.topic, payload, bits) // a stepped run has no bus: nothing is sent
 		}
 	}
 	r.release(1) // the open input

@@ -218,8 +218,7 @@ func (c *consumer) publishAfterCall(args []byte) error {
 		return errors.New("publish: no guard bits")
 	}
 	// args is a view of the engine's memory: the payload outlives it.
-	c.r.publishAfter(c, int(topic), bytes.Clone(args[nb:]), args[:nb], delay)
-	return nil
+	return c.r.publishAfter(c, int(topic), bytes.Clone(args[nb:]), args[:nb], delay)
 }
 
 // dueAfter returns now plus delayMS milliseconds, saturating at the
@@ -236,8 +235,9 @@ func dueAfter(now time.Duration, delayMS uint64) time.Duration {
 // targets (guards, whose bits the publisher evaluated, and work groups,
 // whose round-robin counts it now) and journals it, all now, as publish
 // does; then it hands the message to the timer queue, which enqueues its
-// deliveries when it is due. It runs on c's goroutine.
-func (r *runner) publishAfter(c *consumer, topic int, payload []byte, bits []byte, delayMS uint64) {
+// deliveries when it is due. An exported topic's message is sent to NATS
+// now, not when it is due (docs/distributed.md). It runs on c's goroutine.
+func (r *runner) publishAfter(c *consumer, topic int, payload []byte, bits []byte, delayMS uint64) error {
 	msg := MessageID{Producer: c.id, Seq: c.published}
 	c.published++
 	k := c.topicCount(topic)
@@ -252,6 +252,10 @@ func (r *runner) publishAfter(c *consumer, topic int, payload []byte, bits []byt
 	r.outstanding.Add(1) // the pending timer: released when it fires
 	due := dueAfter(r.timers.Now(), delayMS)
 	r.timers.Add(Timer{Due: due, Message: msg, Topic: topic, Payload: payload, DelayMS: delayMS, Targets: targets})
+	if r.nats != nil {
+		return r.egress(c, topic, msg, payload)
+	}
+	return nil
 }
 
 // fireTimer enqueues a due timer's deliveries, one per subscriber in main

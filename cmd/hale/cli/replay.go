@@ -130,6 +130,13 @@ func runReplay(e env, f replayFlags, artifactPath, programPath string) error {
 		Record: f.diff,
 		Output: f.output,
 	}
+	if f.allowLive && host.HasNATS(c.Image) {
+		bus, err := natsBus(e)
+		if err != nil {
+			return err
+		}
+		opts.LiveBus = bus
+	}
 	if f.view != "" && f.output == "" {
 		// The page needs the replay's own recording, which the session
 		// otherwise keeps to itself.

@@ -58,7 +58,16 @@ func newRunCmd(e env) *cobra.Command {
 				Args:        progArgs,
 				MemoryLimit: limit,
 			}
-			rec, err := startRecording(e, args[0], c, limit)
+			var pid uint64
+			if host.HasNATS(c.Image) {
+				bus, err := natsBus(e)
+				if err != nil {
+					return err
+				}
+				opts.Bus, pid = bus, newProcessID()
+				opts.ProcessID = pid
+			}
+			rec, err := startRecording(e, args[0], c, limit, pid)
 			if err != nil {
 				return err
 			}
@@ -102,7 +111,7 @@ func identity(c *hale.Compiled) replay.HeaderInfo {
 
 // startRecording installs the recorder when LOTUS_OBS_RECORD is set and
 // non-empty; otherwise it returns nil and the run has no recorder at all.
-func startRecording(e env, path string, c *hale.Compiled, memLimit int64) (*replay.RecordingJournal, error) {
+func startRecording(e env, path string, c *hale.Compiled, memLimit int64, processID uint64) (*replay.RecordingJournal, error) {
 	settings, err := artifact.FromEnv(e.getenv)
 	if err != nil {
 		return nil, exitf(ExitUsage, "%v", err)
@@ -119,6 +128,7 @@ func startRecording(e env, path string, c *hale.Compiled, memLimit int64) (*repl
 	}
 	info := identity(c)
 	info.MemoryLimit = memLimit
+	info.ProcessID = processID
 	rec, err := replay.StartRecording(settings, c.Image, info)
 	if err != nil {
 		return nil, exitf(ExitRecording, "recording failed: %v", err)
