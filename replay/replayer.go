@@ -363,7 +363,7 @@ func (r *Replayer) load() {
 	for id, name := range names {
 		r.instOf[id] = r.instanceOf(name)
 	}
-	ingress := -1 // the first stdin binding's consumer: its publishes are the lines
+	ingress := -1           // the first stdin binding's consumer: its publishes are the lines
 	natsOf := map[int]int{} // nats binding consumer -> img.Ingress index
 	for i, in := range r.img.Ingress {
 		switch {

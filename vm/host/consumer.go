@@ -18,7 +18,7 @@ type consumer struct {
 	id     int
 	kind   uint8 // image.ConsumerMain …
 	engine Engine
-	topic  int // ingress: the bound topic
+	topic  int  // ingress: the bound topic
 	closed bool // a nats binding's input has ended (under runner.ingressMu)
 
 	// Touched only by the consumer's own goroutine (for ingress: the
