@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 
+	"github.com/hale-lang/hale/vm"
 	"github.com/hale-lang/hale/vm/host"
 )
 
@@ -11,7 +12,9 @@ import (
 // replayer is the run's host.Bus. Each binding's recorded messages (its
 // ingress entries) are injected in their recorded order, on the
 // binding's own goroutine as the broker's were, and then the binding
-// ends, so the replay ends where the recording did. Exports are
+// ends, so the replay ends where the recording did. A binding whose
+// connection was lost in the recording (a trap outside any handler on
+// its consumer) fails with the recorded trap instead of ending. Exports are
 // journaled calls (host.NATSPublish) that the replayer compares and
 // serves without sending, unless AllowLiveEffects with a LiveBus sends
 // them for real.
@@ -51,6 +54,7 @@ func (b *replayBus) Subscribe(sink host.BusSink) error {
 			continue
 		}
 		msgs := b.r.natsIn[i]
+		lost, failed := b.r.cons[in.Consumer].traps[-1]
 		go func() {
 			for _, m := range msgs {
 				ok, err := sink.Receive(i, m.Subject, m.MsgID, m.Payload)
@@ -61,6 +65,10 @@ func (b *replayBus) Subscribe(sink host.BusSink) error {
 				if !ok {
 					return
 				}
+			}
+			if failed {
+				sink.Fail(i, &vm.TrapError{Kind: lost.TrapKind, Message: lost.Message})
+				return
 			}
 			sink.End(i)
 		}()

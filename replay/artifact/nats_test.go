@@ -96,3 +96,53 @@ func TestFormat2CannotHoldIngress(t *testing.T) {
 		t.Errorf("format 2 with an ingress entry: %v", err)
 	}
 }
+
+// TestLink matches one recording's nats outputs with another's ingress
+// entries by Nats-Msg-Id, and lists what was sent but never received and
+// what came from elsewhere.
+func TestLink(t *testing.T) {
+	args := func(subject, id string, payload ...byte) []byte {
+		b := []byte{3, 4, byte(len(subject))}
+		b = append(b, subject...)
+		b = append(b, 4, byte(len(id)))
+		b = append(b, id...)
+		b = append(b, 5, byte(len(payload)))
+		return append(b, payload...)
+	}
+	sender := natsSample()
+	sender.Entries = []Entry{
+		{0, 0, Output{Channel: ChannelNATS, Primitive: NATSPrimitive, Args: args("jobs", "aa:0:0", 1), Outcome: OK}},
+		{0, 1, Output{Channel: ChannelNATS, Primitive: NATSPrimitive, Args: args("jobs", "aa:0:1", 2), Outcome: OK}},
+		{0, 2, Output{Channel: ChannelStdout, Primitive: "print", Args: []byte{}, Outcome: OK, Result: []byte("x\n")}},
+	}
+	receiver := natsSample()
+	receiver.Entries = []Entry{
+		{1, 0, Ingress{Subject: "jobs", MsgID: "aa:0:1", Payload: []byte{2}}},
+		{1, 1, Publish{Topic: "Job", Message: MessageID{1, 0}, Payload: []byte{2}}},
+		{1, 2, Ingress{Subject: "jobs", MsgID: "zz:0:0", Payload: []byte{9}}},
+	}
+	rep := Link([]*Artifact{sender, receiver}, []string{"a.halerec", "b.halerec"})
+	if len(rep.Matched) != 1 || rep.Matched[0] != (LinkMatch{MsgID: "aa:0:1", Subject: "jobs", From: "a.halerec", Sent: 1, To: "b.halerec", Received: 0, Message: "1:0", SamePayload: true}) {
+		t.Errorf("matched %+v", rep.Matched)
+	}
+	if len(rep.Unreceived) != 1 || rep.Unreceived[0] != (LinkEnd{"aa:0:0", "jobs", "a.halerec", 0}) {
+		t.Errorf("unreceived %+v", rep.Unreceived)
+	}
+	if len(rep.Foreign) != 1 || rep.Foreign[0] != (LinkEnd{"zz:0:0", "jobs", "b.halerec", 2}) {
+		t.Errorf("foreign %+v", rep.Foreign)
+	}
+	var text strings.Builder
+	if err := rep.WriteText(&text); err != nil {
+		t.Fatal(err)
+	}
+	want := `matched 1 message
+  a.halerec #1 -> b.halerec #0 (as 1:0)  jobs  aa:0:1
+sent, never received: 1
+  a.halerec #0  jobs  aa:0:0
+received from outside these recordings: 1
+  b.halerec #2  jobs  zz:0:0
+`
+	if text.String() != want {
+		t.Errorf("text\n%s\nwant\n%s", text.String(), want)
+	}
+}

@@ -17,7 +17,7 @@ func init() { commands = append(commands, newTraceCmd) }
 func newTraceCmd(e env) *cobra.Command {
 	trace := &cobra.Command{
 		Use:   "trace",
-		Short: "Inspect a recorded artifact (summary, dump, verify, view)",
+		Short: "Inspect a recorded artifact (summary, dump, verify, view, link)",
 		Long: "Trace looks inside a recording (.halerec) without running anything: summary\n" +
 			"counts what it holds, dump prints every entry as JSON, verify checks it, view\n" +
 			"draws its timeline (HTML or Perfetto JSON).",
@@ -25,7 +25,7 @@ func newTraceCmd(e env) *cobra.Command {
 		// text and exit 0.
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) > 0 {
-				return fmt.Errorf("unknown command %q for \"hale trace\" (summary, dump, verify, view)", args[0])
+				return fmt.Errorf("unknown command %q for \"hale trace\" (summary, dump, verify, view, link)", args[0])
 			}
 			return nil
 		},
@@ -98,7 +98,7 @@ func newTraceCmd(e env) *cobra.Command {
 	}
 	bundle.Flags().StringVarP(&bundleOut, "output", "o", "", "the bundle file to write (required)")
 	bundle.Flags().StringVar(&bundleEngine, "engine", defaultEngine(e), "interpreter engine of the check: wasm or native; default $HALE_ENGINE, else wasm")
-	trace.AddCommand(summary, dump, verify, newTraceViewCmd(e), bundle)
+	trace.AddCommand(summary, dump, verify, newTraceViewCmd(e), bundle, newTraceLinkCmd(e))
 	return trace
 }
 

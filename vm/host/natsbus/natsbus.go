@@ -54,6 +54,9 @@ type Options struct {
 	ConnectTimeout time.Duration
 	// Stderr receives a line for each refused message (nil discards).
 	Stderr io.Writer
+	// LookupEnv, when set, reads the variables that name URLs instead of
+	// the run's own (host.BusSpec.LookupEnv).
+	LookupEnv func(string) (string, bool)
 }
 
 // Bus is a host.Bus over NATS. Use a Bus for one run.
@@ -117,6 +120,9 @@ func (b *Bus) Refused() int64 { return b.refused.Load() }
 // without its password.
 func (b *Bus) Connect(ctx context.Context, spec host.BusSpec) error {
 	b.spec = spec
+	if b.opts.LookupEnv != nil {
+		spec.LookupEnv = b.opts.LookupEnv
+	}
 	img := spec.Image
 	byURL := map[string]*conn{}
 	get := func(n *image.NATS, what string) (*conn, error) {
