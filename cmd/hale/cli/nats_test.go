@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -34,8 +35,30 @@ func TestNATSChild(t *testing.T) {
 // child is a `hale` process of a nats test.
 type child struct {
 	cmd         *exec.Cmd
-	stdout, err bytes.Buffer
+	stdout, err lockedBuffer
 }
+
+// lockedBuffer is a bytes.Buffer that a child's output and the test may
+// use at once.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+// stdoutText is what the child has printed so far.
+func (c *child) stdoutText() string { return c.stdout.String() }
 
 // startChild starts `hale args…` as a child process with env added.
 func startChild(t *testing.T, env []string, args ...string) *child {
@@ -240,5 +263,69 @@ func TestNATSExample(t *testing.T) {
 	code, out, _ = runHale(nil, "trace", "summary", rec("w2"))
 	if code != 0 || !strings.Contains(out, "  bind    Job    jobs     workers  1         ") || !strings.Contains(out, "  export  Done   done") {
 		t.Errorf("trace summary of w2: exit %d\n%s", code, out)
+	}
+}
+
+// TestNATSBrokerLost stops the broker under a recorded worker that has
+// handled some jobs: after the reconnect window the run fails naming the
+// URL (exit 3, trap kind io), the recording says so and keeps every
+// message received before, and it replays alone identically.
+func TestNATSBrokerLost(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts processes")
+	}
+	srv := natstest.Start(t)
+	dir := t.TempDir()
+	rec := filepath.Join(dir, "w.halerec")
+	worker := filepath.Join("..", "..", "..", "examples", "nats", "worker.hl")
+	base := srv.Subscriptions()
+	w := startChild(t, []string{"HALE_NATS_URL=" + srv.URL(), "LOTUS_OBS_RECORD=" + rec, "HALE_NATS_RECONNECT=500ms", "HALE_ENGINE=native"}, "run", worker, "w")
+	srv.WaitSubscriptions(base+1, 30*time.Second)
+	// A producer that sends 5 jobs and waits for the results forever.
+	p := startChild(t, []string{"HALE_NATS_URL=" + srv.URL(), "HALE_ENGINE=native"}, "run", filepath.Join("..", "..", "..", "examples", "nats", "producer.hl"), "5")
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		if strings.Count(w.stdoutText(), " handled job ") == 5 || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	srv.Shutdown()
+	code := w.wait(t)
+	p.cmd.Process.Kill()
+	want := "trap: nats: lost the connection to " + srv.URL() + " and could not reconnect within 500ms\n" +
+		"  on nats binding \"jobs\" for topic Job (consumer 1)\n"
+	if code != ExitTrap || !strings.Contains(w.err.String(), want) {
+		t.Fatalf("worker: exit %d, want %d; stdout:\n%s\nstderr:\n%s\nwant stderr to hold:\n%s", code, ExitTrap, w.stdoutText(), w.err.String(), want)
+	}
+	a := readArtifact(t, rec)
+	if a.Trailer.Verdict != artifact.VerdictTrap || a.Trailer.ExitCode != ExitTrap || countKind(a, artifact.KindIngress) != 5 {
+		t.Errorf("recording: verdict %s, code %d, %d ingress entries", a.Trailer.Verdict, a.Trailer.ExitCode, countKind(a, artifact.KindIngress))
+	}
+	last := a.Entries[len(a.Entries)-1].Body
+	if x, ok := last.(artifact.Trap); !ok || x.TrapKind != "io" || !strings.HasPrefix(x.Message, "nats: lost the connection to "+srv.URL()) {
+		t.Errorf("the recording ends with %+v, want the io trap", last)
+	}
+	code, stdout, stderr := runHale(nil, "replay", rec, worker, "--engine", "native", "--quiet")
+	if code != 0 || !strings.Contains(stderr, "replay OK") {
+		t.Errorf("replay: exit %d\n%s%s", code, stdout, stderr)
+	}
+}
+
+// TestNATSRefusedConnection: no broker at the URL fails at start-up with
+// exit code 3 and a message naming the URL without its password.
+func TestNATSRefusedConnection(t *testing.T) {
+	srv := natstest.Start(t)
+	url := strings.Replace(srv.URL(), "nats://", "nats://ann:"+natsPassword+"@", 1)
+	srv.Shutdown()
+	worker := filepath.Join("..", "..", "..", "examples", "nats", "worker.hl")
+	code, stdout, stderr := runHale(map[string]string{"HALE_NATS_URL": url, "HALE_ENGINE": "native"}, "run", worker)
+	want := "trap: nats: cannot connect to " + strings.Replace(url, natsPassword, "xxxxx", 1) + ": "
+	if code != ExitTrap || !strings.HasPrefix(stderr, want) || strings.Contains(stderr, natsPassword) || stdout != "" {
+		t.Errorf("exit %d, want %d; stderr:\n%s\nwant it to start with %q", code, ExitTrap, stderr, want)
+	}
+	code, _, stderr = runHale(map[string]string{"HALE_NATS_URL": url, "HALE_NATS_RECONNECT": "soon"}, "run", worker)
+	if code != ExitUsage || !strings.Contains(stderr, "HALE_NATS_RECONNECT") {
+		t.Errorf("bad HALE_NATS_RECONNECT: exit %d\n%s", code, stderr)
 	}
 }
