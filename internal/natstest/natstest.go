@@ -83,3 +83,16 @@ func (s *Server) WaitSubscriptions(n int, timeout time.Duration) {
 		time.Sleep(10 * time.Millisecond)
 	}
 }
+
+// WaitSubscriptionsAtMost waits until the server holds at most n
+// subscriptions (the connections of earlier runs are gone).
+func (s *Server) WaitSubscriptionsAtMost(n int, timeout time.Duration) {
+	s.t.Helper()
+	deadline := time.Now().Add(timeout)
+	for s.Subscriptions() > n {
+		if time.Now().After(deadline) {
+			s.t.Fatalf("nats server: %d subscriptions after %s, want at most %d", s.Subscriptions(), timeout, n)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}

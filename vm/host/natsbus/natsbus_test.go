@@ -20,7 +20,7 @@ import (
 )
 
 // compile compiles one program from source.
-func compile(t *testing.T, src string) *image.Image {
+func compile(t testing.TB, src string) *image.Image {
 	t.Helper()
 	dir := t.TempDir()
 	path := filepath.Join(dir, "app.hl")
