@@ -1,4 +1,4 @@
-; hale program image v4, entry app.hl
+; hale program image v5, entry app.hl
 
 files:
   0 app.hl
