@@ -4,15 +4,19 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"reflect"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/nats-io/nats.go"
 
 	"github.com/hale-lang/hale/internal/natstest"
 	"github.com/hale-lang/hale/replay/artifact"
@@ -200,6 +204,34 @@ func TestNATSExample(t *testing.T) {
 	if n := strings.Count(w1.stdout.String()+w2.stdout.String(), " handled job "); n != 12 {
 		t.Errorf("the workers handled %d jobs, want 12:\n%s%s", n, w1.stdout.String(), w2.stdout.String())
 	}
+
+	// --allow-live-effects sends the producer's jobs again, for real,
+	// with the recorded origin ids; its results still come from the
+	// recording.
+	nc, err := nats.Connect(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	jobs, err := nc.SubscribeSync("jobs")
+	if err != nil {
+		t.Fatal(err)
+	}
+	nc.Flush()
+	code, stdout, stderr := runHale(map[string]string{"HALE_NATS_URL": url}, "replay", rec("producer"), producer, "--engine", "native", "--quiet", "--allow-live-effects")
+	if code != 0 {
+		t.Errorf("live replay of the producer: exit %d\n%s%s", code, stdout, stderr)
+	}
+	pid := fmt.Sprintf("%016x", readArtifact(t, rec("producer")).Header.ProcessID)
+	for i := range 12 {
+		m, err := jobs.NextMsg(10 * time.Second)
+		if err != nil {
+			t.Fatalf("live replay: job %d not received: %v", i, err)
+		}
+		if id := m.Header.Get("Nats-Msg-Id"); id != pid+":0:"+strconv.Itoa(i) || !strings.HasPrefix(m.Header.Get("Hale-Topic"), "Job ") {
+			t.Errorf("live replay: job %d has Nats-Msg-Id %q, Hale-Topic %q", i, id, m.Header.Get("Hale-Topic"))
+		}
+	}
+	nc.Close()
 	srv.Shutdown() // replay needs no broker
 
 	ingress := 0
