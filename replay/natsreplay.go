@@ -3,6 +3,7 @@ package replay
 import (
 	"context"
 	"errors"
+	"strings"
 
 	"github.com/hale-lang/hale/vm"
 	"github.com/hale-lang/hale/vm/host"
@@ -34,8 +35,17 @@ func (r *Replayer) bus() host.Bus {
 	return b
 }
 
-// Connect connects the live bus, if any, for the exports.
+// Injected implements host.InjectedBus: the messages come from the
+// recording.
+func (b *replayBus) Injected() bool { return true }
+
+// Connect connects the live bus, if any, for the exports. A recording
+// whose first connection was refused (a start-up trap of kind io on the
+// main consumer before any delivery, the bus's words) is refused again.
 func (b *replayBus) Connect(ctx context.Context, spec host.BusSpec) error {
+	if t, ok := b.r.cons[0].traps[-1]; ok && b.r.noDeliveries && strings.HasPrefix(t.Message, "nats: ") {
+		return &vm.TrapError{Kind: t.TrapKind, Message: t.Message}
+	}
 	if b.live == nil {
 		return nil
 	}

@@ -76,6 +76,14 @@ type BusSink interface {
 	End(b int)
 }
 
+// InjectedBus is an optional interface of a Bus whose messages come from
+// a recording (a replay): they are not throttled, since a replaying
+// consumer may hold many deliveries while it waits for the next
+// message's, as with injected stdin lines.
+type InjectedBus interface {
+	Injected() bool
+}
+
 // IngressJournal is an optional interface of a Journal: Ingress is called
 // on binding consumer c's goroutine for each message received from NATS,
 // before it is published (the recorder writes an ingress entry).
@@ -187,7 +195,7 @@ func (r *runner) Receive(b int, subject, msgID string, payload []byte) (bool, er
 	if _, err := value.Decode(payload, r.nats.types[r.img.Topics[topic].Type]); err != nil {
 		return true, fmt.Errorf("payload does not decode as topic %s: %v", r.topicName(topic), err)
 	}
-	if !r.awaitDrain() {
+	if inj, ok := r.nats.bus.(InjectedBus); !(ok && inj.Injected()) && !r.awaitDrain() {
 		return false, nil
 	}
 	r.ingressMu.Lock()

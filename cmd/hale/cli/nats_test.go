@@ -351,10 +351,22 @@ func TestNATSRefusedConnection(t *testing.T) {
 	url := strings.Replace(srv.URL(), "nats://", "nats://ann:"+natsPassword+"@", 1)
 	srv.Shutdown()
 	worker := filepath.Join("..", "..", "..", "examples", "nats", "worker.hl")
-	code, stdout, stderr := runHale(map[string]string{"HALE_NATS_URL": url, "HALE_ENGINE": "native"}, "run", worker)
+	rec := filepath.Join(t.TempDir(), "refused.halerec")
+	code, stdout, stderr := runHale(map[string]string{"HALE_NATS_URL": url, "HALE_ENGINE": "native", "LOTUS_OBS_RECORD": rec}, "run", worker)
 	want := "trap: nats: cannot connect to " + strings.Replace(url, natsPassword, "xxxxx", 1) + ": "
 	if code != ExitTrap || !strings.HasPrefix(stderr, want) || strings.Contains(stderr, natsPassword) || stdout != "" {
 		t.Errorf("exit %d, want %d; stderr:\n%s\nwant it to start with %q", code, ExitTrap, stderr, want)
+	}
+	// The recording says so, without the password, and replays to the
+	// same refusal.
+	if data, err := os.ReadFile(rec); err != nil || bytes.Contains(data, []byte(natsPassword)) {
+		t.Errorf("recording: %v, or it holds the password", err)
+	}
+	if a := readArtifact(t, rec); a.Trailer.Verdict != artifact.VerdictTrap || a.Trailer.ExitCode != ExitTrap {
+		t.Errorf("recorded verdict %s, code %d", a.Trailer.Verdict, a.Trailer.ExitCode)
+	}
+	if code, _, stderr := runHale(nil, "replay", rec, worker, "--engine", "native"); code != 0 || !strings.Contains(stderr, "replay OK") {
+		t.Errorf("replay of the refused run: exit %d\n%s", code, stderr)
 	}
 	code, _, stderr = runHale(map[string]string{"HALE_NATS_URL": url, "HALE_NATS_RECONNECT": "soon"}, "run", worker)
 	if code != ExitUsage || !strings.Contains(stderr, "HALE_NATS_RECONNECT") {
