@@ -68,11 +68,14 @@ func (s *Server) Shutdown() {
 	}
 }
 
-// Subscriptions returns the number of subscriptions the server holds.
+// Subscriptions returns the number of subscriptions the server holds,
+// its own internal ones included (read it before starting the processes
+// under test, and wait for that many more).
 func (s *Server) Subscriptions() int { return int(s.srv.NumSubscriptions()) }
 
 // WaitSubscriptions waits until the server holds at least n
-// subscriptions (the processes under test have subscribed).
+// subscriptions, its own included (the processes under test have
+// subscribed).
 func (s *Server) WaitSubscriptions(n int, timeout time.Duration) {
 	s.t.Helper()
 	deadline := time.Now().Add(timeout)

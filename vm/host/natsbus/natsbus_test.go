@@ -119,9 +119,10 @@ main {
 func TestProducerAndQueueGroup(t *testing.T) {
 	srv := natstest.Start(t)
 	w := compile(t, worker)
+	base := srv.Subscriptions() // the server's own
 	w1 := start(t, w, srv.URL(), "w1")
 	w2 := start(t, w, srv.URL(), "w2")
-	srv.WaitSubscriptions(2, 10*time.Second)
+	srv.WaitSubscriptions(base+2, 10*time.Second)
 	p := start(t, compile(t, producer), srv.URL())
 	p.wait(t, 20*time.Second)
 	if p.err != nil || p.res.Code != 0 || p.out.String() != "all 10\n" {
@@ -149,8 +150,9 @@ func TestProducerAndQueueGroup(t *testing.T) {
 func TestTypeMismatchRefused(t *testing.T) {
 	srv := natstest.Start(t)
 	img := compile(t, worker)
+	base := srv.Subscriptions() // the server's own
 	w := start(t, img, srv.URL(), "w1")
-	srv.WaitSubscriptions(1, 10*time.Second)
+	srv.WaitSubscriptions(base+1, 10*time.Second)
 
 	// Another build: Job has one field more.
 	other := compile(t, strings.NewReplacer("topic Job { id: int, text: string }", "topic Job { id: int, text: string, urgent: bool }",
