@@ -505,3 +505,53 @@ func TestBundle(t *testing.T) {
 		}
 	}
 }
+
+// TestOutputFollowsTheStop: what the user has seen of the program's
+// output is what it printed up to the current stop, each line once,
+// whatever the stepping history: going back (StepBack, ReverseContinue)
+// replays ahead to find the previous stop but shows nothing of it, and
+// going forward again prints a line only the first time it passes it.
+func TestOutputFollowsTheStop(t *testing.T) {
+	program, rec := recordApp(t, ledgerApp)
+	printLine := lineOf(t, ledgerApp, `print("order "`)
+	for _, e := range engines {
+		t.Run(e.String(), func(t *testing.T) {
+			var out strings.Builder
+			s := launch(t, debug.Config{Program: program, Recording: rec, Engine: e, Output: &out})
+			s.SetLineBreakpoints(program, []int{printLine})
+			check := func(step string, stop debug.Stop, want string) {
+				t.Helper()
+				if got := out.String(); got != want {
+					t.Errorf("after %s (%s): output %q, want %q", step, where(t, s, stop), got, want)
+				}
+			}
+			first, second := "order 1 total 8\n", "order 2 total 25\n"
+			stop := must(t)(s.Start()) // before the print of delivery 0:0
+			check("start", stop, "")
+			th := stop.Thread
+			stop = must(t)(s.StepBack(th)) // replays 0:0 to its end to find the stop before
+			check("step back", stop, "")
+			stop = must(t)(s.Next(th))
+			check("next", stop, "")
+			stop = must(t)(s.Next(th)) // past the print: before delivery 0:1
+			check("next past the print", stop, first)
+			stop = must(t)(s.ReverseContinue()) // replays 0:1, which prints, to its end
+			check("reverse continue", stop, first)
+			stop = must(t)(s.Continue()) // before the print of 0:1
+			check("continue", stop, first)
+			stop = must(t)(s.Next(th))
+			check("next past the second print", stop, first+second)
+			stop = must(t)(s.StepBack(th))
+			stop = must(t)(s.StepBack(th))
+			check("back twice", stop, first+second)
+			stop = must(t)(s.Continue())
+			stop = must(t)(s.Continue())
+			check("forward again", stop, first+second)
+			stop = must(t)(s.Continue())
+			if !stop.Ended {
+				t.Fatalf("not the end: %s", where(t, s, stop))
+			}
+			check("the end", stop, first+second+"order 3 total 51\n")
+		})
+	}
+}

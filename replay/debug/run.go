@@ -101,7 +101,7 @@ func (r *run) exec() (*explore.Outcome, error) {
 		Started: func(st *host.Stepper) { r.st = st },
 		Before:  r.before,
 		Break:   r.brk,
-		Stdout:  s.output(),
+		Stdout:  s.output(r),
 	}
 	ctx := context.Background()
 	switch {

@@ -384,25 +384,29 @@ func (s *Session) stateField(v *view, name string) (value.Value, *value.Type, bo
 	return value.Value{}, nil, false
 }
 
-// output is where the program's prints go: each byte once, though going
-// back replays the run from the start (a replay writes the same bytes
-// again, deterministically; those already written are skipped).
-func (s *Session) output() io.Writer {
+// output is where run r's prints go: each byte once, though going back
+// replays the run from the start (a replay writes the same bytes again,
+// deterministically; those already written are skipped). A run that
+// only looks ahead for the stop to go back to (modeCollect) writes
+// nothing: it passes the current stop, and what it prints there has not
+// been printed yet as far as the user is concerned.
+func (s *Session) output(r *run) io.Writer {
 	if s.cfg.Output == nil {
 		return nil
 	}
-	return &onceWriter{s: s}
+	return &onceWriter{s: s, r: r}
 }
 
 type onceWriter struct {
 	s   *Session
+	r   *run
 	pos int64
 }
 
 func (w *onceWriter) Write(p []byte) (int, error) {
 	n := len(p)
 	end := w.pos + int64(n)
-	if end > w.s.written {
+	if end > w.s.written && w.r.mode.kind != modeCollect {
 		skip := max(w.s.written-w.pos, 0)
 		if _, err := w.s.cfg.Output.Write(p[skip:]); err != nil {
 			return 0, err

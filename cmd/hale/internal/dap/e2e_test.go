@@ -508,7 +508,6 @@ func TestListen(t *testing.T) {
 // up to the stop shown, no more: after stepping back to before a print,
 // that print has not been shown yet.
 func TestOutputAfterStepBack(t *testing.T) {
-	t.Skip("skipped: replay/debug's StepBack shows output ahead of the stop: it replays the current delivery to its end to find the previous stop, and its onceWriter sends that delivery's prints then (remove this skip when the session holds them back)")
 	for _, engine := range engines {
 		t.Run(engine, func(t *testing.T) {
 			_, program, recording := writeApp(t, engine, appSource, true)
