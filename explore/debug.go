@@ -21,6 +21,9 @@ type DebugHooks struct {
 	Before func(c, n int, d *host.Delivery) error
 	// Break serves the machines' breaks (host.Options.Debug).
 	Break func(c int, info []byte) ([]byte, error)
+	// Poll is called at each poll of a long handler run of consumer c
+	// (host.Options.DebugPoll): a non-nil answer is a break spec to arm.
+	Poll func(c int) []byte
 	// Stdout receives what the program prints (nil discards).
 	Stdout io.Writer
 }

@@ -285,6 +285,7 @@ func (s *Scheduler) run(ctx context.Context, seed uint64, ch chooser, in *replay
 	}}
 	if s.hooks != nil {
 		opts.Debug, w.before, opts.Stdout = s.hooks.Break, s.hooks.Before, s.hooks.Stdout
+		opts.DebugPoll = s.hooks.Poll
 		w.echo = s.hooks.Stdout != nil
 	}
 	st, err := host.NewStepper(ctx, s.prog, opts)

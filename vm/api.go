@@ -194,8 +194,9 @@ const (
 
 // PrimPoll is the gateway id (0, which no primitive has) with which a
 // long handler run asks the host, every PollSteps steps, whether the run
-// goes on: the host answers nil to continue, or an error, which ends the
-// run with that error (not a trap). The interpreter cannot be stopped from
+// goes on: the host answers nil to continue, an encoded break spec to
+// continue with those breaks armed (a debugger's pause), or an error,
+// which ends the run with that error (not a trap). The interpreter cannot be stopped from
 // outside (the wasm guest runs until it returns), so this is how a host
 // interrupts a handler that never ends. Polls are not journaled.
 const PrimPoll uint16 = 0

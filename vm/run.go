@@ -339,12 +339,16 @@ func (m *Machine) catch(t *Trap) (ip, regs unsafe.Pointer) {
 
 // poll asks the host whether the run goes on, between two slices of
 // PollSteps steps; an error from the host ends the handler run with that
-// error, which is not a trap. It is kept out of the dispatch loop.
+// error, which is not a trap. An answer is a break spec to arm (a
+// debugger pausing a long run). It is kept out of the dispatch loop.
 //
 //go:noinline
 func (m *Machine) poll(ip unsafe.Pointer) error {
 	m.frames[len(m.frames)-1].ip = ip
-	_, err := m.host.Prim(PrimPoll, nil)
+	spec, err := m.host.Prim(PrimPoll, nil)
+	if err == nil && len(spec) > 0 {
+		err = m.SetBreaks(spec)
+	}
 	return err
 }
 

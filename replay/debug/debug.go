@@ -454,9 +454,10 @@ func (s *Session) isBreakpoint(fn, pc int) bool {
 	return false
 }
 
-// Pause makes the running resume call stop at the next delivery
-// boundary, or at the next statement break when one is armed (a handler
-// looping without a breakpoint is paused when it returns). It may be
+// Pause makes the running resume call stop with reason "pause" at the
+// next delivery boundary or statement break, whichever comes first; a
+// handler looping without breakpoints arms stepping at its next poll
+// (every vm.PollSteps steps) and stops at its next statement. It may be
 // called from another goroutine. No effect when nothing runs.
 func (s *Session) Pause() { s.pausing.Store(true) }
 

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/hale-lang/hale"
 	"github.com/hale-lang/hale/explore"
@@ -552,6 +553,88 @@ func TestOutputFollowsTheStop(t *testing.T) {
 				t.Fatalf("not the end: %s", where(t, s, stop))
 			}
 			check("the end", stop, first+second+"order 3 total 51\n")
+		})
+	}
+}
+
+const spinApp = `topic Go { n: int }
+
+locus Spinner {
+    var spins: int = 0;
+
+    on start {
+        publish Go { n: 1 };
+    }
+
+    on Go(g) {
+        var i = 0;
+        while g.n > 0 {
+            i += 1;
+            spins = i;
+        }
+    }
+}
+
+main {
+    spawn Spinner;
+}
+`
+
+// TestPauseInALoop: a handler looping without breakpoints is paused
+// (the machine's poll arms stepping), inside the loop, with a stack;
+// it can be continued and paused again, and closed without a hang.
+func TestPauseInALoop(t *testing.T) {
+	dir := t.TempDir()
+	program := filepath.Join(dir, "spin.hl")
+	if err := os.WriteFile(program, []byte(spinApp), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	loopFirst, loopLast := lineOf(t, spinApp, "while g.n"), lineOf(t, spinApp, "spins = i")
+	for _, e := range engines {
+		t.Run(e.String(), func(t *testing.T) {
+			s := launch(t, debug.Config{Program: program, Engine: e, StopOnEntry: true})
+			must(t)(s.Start())
+			pauseDuring := func(resume func() (debug.Stop, error)) debug.Stop {
+				t.Helper()
+				done := make(chan struct{})
+				go func() {
+					for {
+						select {
+						case <-done:
+							return
+						case <-time.After(2 * time.Millisecond):
+							s.Pause()
+						}
+					}
+				}()
+				stop, err := resume()
+				close(done)
+				if err != nil {
+					t.Fatal(err)
+				}
+				return stop
+			}
+			for i := 0; i < 2; i++ {
+				stop := pauseDuring(s.Continue)
+				if stop.Ended || stop.Reason != "pause" {
+					t.Fatalf("pause %d: %+v", i, stop)
+				}
+				frames, err := s.Stack(stop.Thread)
+				if err != nil || len(frames) == 0 {
+					t.Fatalf("pause %d: stack %v, %v", i, frames, err)
+				}
+				if f := frames[0]; f.Name != "Spinner.on Go" || f.Line < loopFirst || f.Line > loopLast {
+					t.Errorf("pause %d: stopped at %s:%d, want in the loop (lines %d-%d)", i, f.Name, f.Line, loopFirst, loopLast)
+				}
+				// A step from the pause goes on inside the loop.
+				next := must(t)(s.Next(stop.Thread))
+				if next.Reason != "step" {
+					t.Errorf("next after pause %d: %+v", i, next)
+				}
+			}
+			if err := s.Close(); err != nil {
+				t.Fatal(err)
+			}
 		})
 	}
 }

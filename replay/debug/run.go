@@ -101,6 +101,7 @@ func (r *run) exec() (*explore.Outcome, error) {
 		Started: func(st *host.Stepper) { r.st = st },
 		Before:  r.before,
 		Break:   r.brk,
+		Poll:    r.poll,
 		Stdout:  s.output(r),
 	}
 	ctx := context.Background()
@@ -206,6 +207,19 @@ func (r *run) stepsIn(c int) bool {
 		return m.steps && c == m.thread && r.delivery == m.in
 	}
 	return r.s.pausing.Load()
+}
+
+// poll is the hook of a long handler run's poll: when a pause is asked,
+// it arms stepping so the next statement stops (a handler looping
+// without breakpoints would otherwise run on until it returns).
+func (r *run) poll(c int) []byte {
+	m := &r.mode
+	if r.quitting || !r.s.pausing.Load() || m.kind == modeGoto || m.kind == modeCollect {
+		return nil
+	}
+	r.spec(c) // brings r.stepping up to date
+	r.armed[c] = string(r.stepping)
+	return r.stepping
 }
 
 // brk is the hook of a machine's break.

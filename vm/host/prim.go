@@ -51,6 +51,9 @@ func (c *consumer) Prim(id uint16, args []byte) ([]byte, error) {
 				return nil, c.interrupt(err)
 			}
 		}
+		if d := c.r.opts.DebugPoll; d != nil {
+			return d(c.id), nil
+		}
 		return nil, nil
 	case vm.PrimBreak:
 		// A debugger's break: not a primitive, never journaled.

@@ -81,6 +81,11 @@ type Options struct {
 	// breaks to arm next (an encoded vm.BreakSpec, nil to keep them) or
 	// an error, which ends the handler run as an interruption does.
 	Debug func(consumer int, info []byte) ([]byte, error)
+	// DebugPoll, when set, is called at each poll of a long handler run
+	// (vm.PrimPoll) on the consumer's goroutine: a non-nil answer is a
+	// break spec the machine arms at once (a debugger pausing a handler
+	// that runs without breaks).
+	DebugPoll func(consumer int) []byte
 
 	// engine, when set (tests), makes the engines instead of Engine.
 	engine func(host vm.Host) (Engine, error)
