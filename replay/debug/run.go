@@ -330,8 +330,15 @@ func (s *Session) await() (Stop, error) {
 		stop := Stop{Ended: true}
 		if o := ev.outcome; o != nil {
 			stop.Verdict, stop.ExitCode = o.Verdict, o.Code
-			if o.Failure != nil {
-				stop.Description = o.Failure.Kind + ": " + o.Failure.Message
+			if f := o.Failure; f != nil {
+				stop.Description = f.Kind + ": " + f.Message
+				if f.Kind == vm.KindBudget {
+					// The scheduler halts a handler at its step cap; `hale
+					// test` reports that as a failure, so the session ends
+					// as a trap would, never as a clean halt with exit 0.
+					stop.Verdict, stop.ExitCode = host.VerdictTrap, host.ExitTrap
+					stop.Description += " in " + f.Position + ", delivery " + f.Coordinate
+				}
 			}
 		}
 		s.last = stop

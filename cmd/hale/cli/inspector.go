@@ -89,6 +89,9 @@ func (ins *inspector) show(stop debug.Stop) {
 	esc := termsafe.String
 	if stop.Ended {
 		fmt.Fprintf(out, "the run ended: %s, exit %d\n", esc(stop.Verdict), stop.ExitCode)
+		if stop.Description != "" {
+			fmt.Fprintf(out, "  %s\n", esc(stop.Description))
+		}
 		return
 	}
 	d, _ := ins.s.Delivery()

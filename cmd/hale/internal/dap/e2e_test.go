@@ -635,3 +635,65 @@ func cpuTime() time.Duration {
 	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
+
+// spinSource loops for ever in a handler without a breakpoint.
+const spinSource = "topic Go { n: int }\n\nlocus Spinner {\n    var spins: int = 0;\n    on start {\n        publish Go { n: 1 };\n    }\n    on Go(g) {\n        var i = 0;\n        while g.n > 0 {\n            i += 1;\n            spins = i;\n        }\n    }\n}\n\nmain {\n    spawn Spinner;\n}\n"
+
+// TestStepCapSession: a handler reaching the scheduler's step cap ends
+// the session as a trap (exit 3) and says why on stderr, never exit 0.
+func TestStepCapSession(t *testing.T) {
+	for _, engine := range engines {
+		t.Run(engine, func(t *testing.T) {
+			_, program, _ := writeApp(t, engine, spinSource, false)
+			c := realServer(t)
+			c.initialize()
+			c.launch(map[string]any{"program": program, "engine": engine})
+			c.call("configurationDone", nil)
+			if code := c.exited(); code != trapExitCode {
+				t.Errorf("exit code %d, want %d", code, trapExitCode)
+			}
+			c.drainOutput()
+			var stderr strings.Builder
+			for _, o := range c.output {
+				if o.Category == "stderr" {
+					stderr.WriteString(o.Output)
+				}
+			}
+			if !strings.Contains(stderr.String(), "budget: handler passed 10000000 steps") {
+				t.Errorf("stderr %q, want the step cap named", stderr.String())
+			}
+			c.disconnect()
+		})
+	}
+}
+
+// TestPauseInALoopSession: pause stops a handler looping without
+// breakpoints, inside the loop, with a stack; disconnect then ends the
+// session without a hang.
+func TestPauseInALoopSession(t *testing.T) {
+	for _, engine := range engines {
+		t.Run(engine, func(t *testing.T) {
+			_, program, _ := writeApp(t, engine, spinSource, false)
+			c := realServer(t)
+			c.initialize()
+			c.launch(map[string]any{"program": program, "engine": engine, "stopOnEntry": true})
+			c.call("configurationDone", nil)
+			entry := c.stopped("entry")
+			// A pause that arrives before the loop runs stops before it
+			// (a delivery boundary, the handler's first line): go on.
+			var f godap.StackFrame
+			for i := 0; i < 5 && (f.Name != "Spinner.on Go" || f.Line < 10); i++ {
+				c.call("continue", map[string]any{"threadId": entry.ThreadId})
+				time.Sleep(20 * time.Millisecond)
+				c.call("pause", map[string]any{"threadId": entry.ThreadId})
+				f = c.top(c.stopped("pause").ThreadId)
+			}
+			if f.Name != "Spinner.on Go" || f.Line < 10 || f.Line > 12 {
+				t.Errorf("paused at %s:%d, want in the loop of Spinner.on Go", f.Name, f.Line)
+			}
+			stop := godap.StoppedEventBody{ThreadId: entry.ThreadId}
+			c.call("continue", map[string]any{"threadId": stop.ThreadId})
+			c.disconnect()
+		})
+	}
+}

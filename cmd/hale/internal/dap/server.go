@@ -754,6 +754,11 @@ func (s *server) report(stop Stop) {
 		s.mu.Lock()
 		s.ended = true
 		s.mu.Unlock()
+		if stop.Description != "" {
+			// How a failed run ended (a trap, the step cap), as `hale run`
+			// says it on stderr.
+			s.sendOutput("stderr", stop.Description+"\n")
+		}
 		s.send(&godap.ExitedEvent{Event: event("exited"), Body: godap.ExitedEventBody{ExitCode: stop.ExitCode}})
 		s.send(&godap.TerminatedEvent{Event: event("terminated")})
 		return
