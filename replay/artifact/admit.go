@@ -180,8 +180,13 @@ func AdmitIndexed(a *Artifact, err error, want Identity, unverified bool) (*Arti
 			"); its source or the hale toolchain changed since it was recorded"
 	}
 	return nil, nil, &RefusalError{Kind: RefusedIdentity, Err: ErrIdentity,
-		Reason: reason + ". Replay it anyway with --unverified"}
+		Reason: reason + UnverifiedAdvice}
 }
+
+// UnverifiedAdvice ends the reason of a refusal of kind RefusedIdentity:
+// the command line's way round it. A client that is not the command line
+// (a debug adapter) strips it and gives its own.
+const UnverifiedAdvice = ". Replay it anyway with --unverified"
 
 // differs shows a recorded and a current digest: "recorded 3f2a…, now 91bc…".
 func differs(recorded, now [32]byte) string {

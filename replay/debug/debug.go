@@ -43,8 +43,9 @@ import (
 // Bundle embeds its sources). At most one of Recording (.halerec) and
 // Bundle (.replay); neither = a deterministic run under the scheduler
 // with Seed, Fixtures (dir), Inputs (file of stdin lines) as for `hale
-// test`. Args are not passed yet: std::os::args answers as under `hale
-// test` (from the fixtures).
+// test`. Args, when given, are std::os::args of a deterministic run (in
+// place of the fixtures' `args`); a recording or a bundle answers with
+// the recorded arguments, so Args with one is refused.
 type Config struct {
 	Program, Recording, Bundle string
 	Seed                       uint64
@@ -67,6 +68,20 @@ var (
 	// ErrCompile: the program does not compile.
 	ErrCompile = errors.New("the program does not compile")
 )
+
+// IdentityError: the recording is of another build of the program (its
+// build digest or shape hash differs). Config.Unverified admits it; the
+// message says what differs, and each client adds how it sets that
+// (`--unverified`, the launch argument `unverified`). It is an ErrUsage.
+type IdentityError struct {
+	Recording string
+	Reason    string // what differs, without advice
+	err       error
+}
+
+func (e *IdentityError) Error() string        { return e.Recording + ": refused: " + e.Reason }
+func (e *IdentityError) Is(target error) bool { return target == ErrUsage }
+func (e *IdentityError) Unwrap() error        { return e.err }
 
 type usageError struct{ msg string }
 
@@ -240,12 +255,19 @@ func Launch(ctx context.Context, cfg Config) (*Session, error) {
 		want := artifact.Identity{BuildDigest: s.comp.BuildDigest(), ShapeHash: s.comp.ShapeHash}
 		ia, ierr := artifact.Index(data)
 		art, _, err := artifact.AdmitIndexed(ia, ierr, want, cfg.Unverified)
+		var refusal *artifact.RefusalError
+		if errors.As(err, &refusal) && refusal.Kind == artifact.RefusedIdentity {
+			return nil, &IdentityError{Recording: cfg.Recording, Reason: strings.TrimSuffix(refusal.Reason, artifact.UnverifiedAdvice), err: err}
+		}
 		if err != nil {
 			return nil, usagef("%s: %v", cfg.Recording, err)
 		}
 		if s.rec, err = explore.ReadRecording(art, s.img); err != nil {
 			return nil, usagef("%s: %v", cfg.Recording, err)
 		}
+	}
+	if (cfg.Recording != "" || cfg.Bundle != "") && len(cfg.Args) > 0 {
+		return nil, usagef("arguments are for a run without a recording or a bundle (a replay has the recorded ones)")
 	}
 	if cfg.Recording == "" && cfg.Bundle == "" {
 		fx := &explore.Fixtures{}
@@ -264,11 +286,14 @@ func Launch(ctx context.Context, cfg Config) (*Session, error) {
 				fx.Stdin = strings.Split(text, "\n")
 			}
 		}
+		if len(cfg.Args) > 0 {
+			fx.Args = cfg.Args
+		}
 		s.fx = fx
 	}
 	if cfg.StopAt != "" {
 		if _, _, ok := parseCoord(cfg.StopAt); !ok {
-			return nil, usagef("--at %q is not a coordinate C:N", cfg.StopAt)
+			return nil, usagef("stop position %q is not a coordinate C:N (consumer C's delivery N)", cfg.StopAt)
 		}
 	}
 	ecfg := explore.Config{Engine: cfg.Engine, Fixtures: s.fx}

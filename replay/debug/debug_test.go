@@ -451,6 +451,24 @@ func TestLaunchErrors(t *testing.T) {
 	if _, err := debug.Launch(context.Background(), debug.Config{Program: program, Recording: program}); !errors.Is(err, debug.ErrUsage) {
 		t.Errorf("foreign recording: %v", err)
 	}
+	// The session's messages give no command-line advice: each client
+	// phrases its own.
+	_, rec := recordApp(t, strings.Replace(ledgerApp, "0..3", "0..4", 1))
+	_, err = debug.Launch(context.Background(), debug.Config{Program: program, Recording: rec})
+	var refused *debug.IdentityError
+	if !errors.As(err, &refused) || !errors.Is(err, debug.ErrUsage) || strings.Contains(err.Error(), "--unverified") || !strings.Contains(err.Error(), "build digest") {
+		t.Errorf("recording of another build: %v", err)
+	}
+	s, err := debug.Launch(context.Background(), debug.Config{Program: program, Recording: rec, Unverified: true})
+	if err != nil {
+		t.Errorf("unverified: %v", err)
+	} else {
+		s.Close()
+	}
+	_, err = debug.Launch(context.Background(), debug.Config{Program: program, StopAt: "x"})
+	if !errors.Is(err, debug.ErrUsage) || strings.Contains(err.Error(), "--at") || !strings.Contains(err.Error(), `"x" is not a coordinate`) {
+		t.Errorf("a bad stop position: %v", err)
+	}
 }
 
 // A bundle made from a failing recording runs under its schedule from its
@@ -665,5 +683,33 @@ func TestStepCapEndsAsATrap(t *testing.T) {
 				t.Errorf("end at the step cap: %+v", stop)
 			}
 		})
+	}
+}
+
+// TestArgs: Config.Args are std::os::args of a deterministic run; with a
+// recording (whose arguments are the recorded ones) they are refused.
+func TestArgs(t *testing.T) {
+	src := "locus Echo {\n    on start {\n        let a = std::os::args();\n        print(str(len(a)) + \" \" + a[0] + \" \" + a[1]);\n    }\n}\n\nmain {\n    spawn Echo;\n}\n"
+	program, rec := recordApp(t, ledgerApp)
+	dir := t.TempDir()
+	echo := filepath.Join(dir, "echo.hl")
+	if err := os.WriteFile(echo, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range engines {
+		t.Run(e.String(), func(t *testing.T) {
+			var out strings.Builder
+			s := launch(t, debug.Config{Program: echo, Engine: e, Args: []string{"alpha", "beta"}, Output: &out})
+			if stop := must(t)(s.Start()); !stop.Ended || stop.ExitCode != 0 {
+				t.Errorf("end %+v", stop)
+			}
+			if got := out.String(); got != "2 alpha beta\n" {
+				t.Errorf("output %q, want the arguments given", got)
+			}
+		})
+	}
+	_, err := debug.Launch(context.Background(), debug.Config{Program: program, Recording: rec, Args: []string{"x"}})
+	if !errors.Is(err, debug.ErrUsage) || !strings.Contains(err.Error(), "recorded") {
+		t.Errorf("args with a recording: %v", err)
 	}
 }

@@ -60,6 +60,10 @@ func runInspector(e env, f replayFlags, kind host.EngineKind, artifactPath, prog
 		cfg.Output = e.stdout
 	}
 	s, err := debug.Launch(context.Background(), cfg)
+	var refused *debug.IdentityError
+	if errors.As(err, &refused) {
+		return exitf(ExitUsage, "%v; replay it anyway with --unverified", err)
+	}
 	if err != nil {
 		return exitf(ExitUsage, "%v", err)
 	}

@@ -3,6 +3,8 @@ package dap
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
 
 	"github.com/hale-lang/hale/replay/debug"
 )
@@ -51,6 +53,10 @@ type (
 // `hale dap`.
 func LaunchSession(ctx context.Context, cfg Config) (Debugger, error) {
 	s, err := debug.Launch(ctx, cfg)
+	var refused *debug.IdentityError
+	if errors.As(err, &refused) {
+		return nil, fmt.Errorf("%w; set \"unverified\": true in the launch configuration to debug it anyway", err)
+	}
 	if err != nil {
 		return nil, err
 	}

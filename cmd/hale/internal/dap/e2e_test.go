@@ -560,11 +560,22 @@ func TestLaunchRefusals(t *testing.T) {
 			t.Errorf("launch %v: %q, want it to name %q", tc.args, msg, tc.want)
 		}
 	}
+	// Refused for another build: the advice is the launch argument's,
+	// not the command line's.
+	msg := c.callErr("launch", map[string]any{"program": other, "recording": recording})
+	if strings.Contains(msg, "--unverified") || !strings.Contains(msg, `"unverified": true`) {
+		t.Errorf("refusal of another build: %q, want the launch argument unverified, not the flag", msg)
+	}
 	c.launch(map[string]any{"program": program})
 	c.call("configurationDone", nil)
 	if code := c.exited(); code != 0 {
 		t.Errorf("exit code %d", code)
 	}
+	c.disconnect()
+	// unverified: true debugs it anyway.
+	c = realServer(t)
+	c.initialize()
+	c.launch(map[string]any{"program": other, "recording": recording, "unverified": true})
 	c.disconnect()
 }
 

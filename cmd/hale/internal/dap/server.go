@@ -235,6 +235,9 @@ type LaunchArgs struct {
 	StopAt      string   `json:"stopAt"`
 	Engine      string   `json:"engine"`
 	Cwd         string   `json:"cwd"`
+	// Unverified admits a recording of another build of the program
+	// (`hale replay --unverified`).
+	Unverified bool `json:"unverified"`
 	// NoDebug is VS Code's "Run Without Debugging": the run does not stop.
 	NoDebug bool `json:"noDebug"`
 }
@@ -272,8 +275,8 @@ func (a LaunchArgs) config(defaultEngine host.EngineKind, dir string) (Config, e
 		return cfg, errors.New("launch: no program (an .hl file) given")
 	}
 	replayed := cfg.Recording != "" || cfg.Bundle != ""
-	if replayed && (a.Seed != nil || cfg.Fixtures != "" || cfg.Inputs != "") {
-		return cfg, errors.New("launch: seed, fixtures and inputs are for a run without a recording or a bundle (a replay takes them from the artifact)")
+	if replayed && (a.Seed != nil || cfg.Fixtures != "" || cfg.Inputs != "" || len(a.Args) > 0) {
+		return cfg, errors.New("launch: seed, fixtures, inputs and args are for a run without a recording or a bundle (a replay takes them from the artifact)")
 	}
 	for _, f := range []struct{ attr, path string }{
 		{"program", cfg.Program}, {"recording", cfg.Recording}, {"bundle", cfg.Bundle}, {"inputs", cfg.Inputs},
@@ -301,6 +304,7 @@ func (a LaunchArgs) config(defaultEngine host.EngineKind, dir string) (Config, e
 		return cfg, fmt.Errorf("launch: stopAt %q is not a coordinate C:N (consumer C's delivery N, as hale trace dump shows them)", a.StopAt)
 	}
 	cfg.Args = a.Args
+	cfg.Unverified = a.Unverified
 	cfg.StopOnEntry = a.StopOnEntry && !a.NoDebug
 	if !a.NoDebug {
 		cfg.StopAt = a.StopAt
