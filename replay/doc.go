@@ -14,8 +14,9 @@
 // must show both sides of a divergence), compares the two artifacts and
 // returns the Report. Replayer is the runtime's Journal, Order and Input
 // during a replay: it serves recorded results, holds early deliveries and
-// injects recorded stdin (replayer.go explains how); at a coordinate it
-// stops and hands an Inspection to the caller.
+// injects recorded stdin (replayer.go explains how); at a coordinate
+// (`--at`) it stops and captures the AtView there. The interactive
+// inspector is a client of package replay/debug.
 //
 // This package knows the program only through its image (codegen/image):
 // names, topology and value types (vm.Types), and the standard library's

@@ -82,9 +82,6 @@ type Options struct {
 	// At, when set, stops the replay just before the handler of that
 	// delivery runs (`--at`), capturing the view At returns afterwards.
 	At *artifact.Coordinate
-	// Inspect, when set, is called at At instead of stopping there (an
-	// interactive inspector); its answer says how to go on.
-	Inspect func(*Inspection) InspectAction
 	// Recent is the number of handled deliveries per consumer the --at
 	// view shows (0: 5).
 	Recent int
@@ -199,12 +196,9 @@ type Replayer struct {
 	code      int
 	ended     bool
 
-	// stop is where the next --at or inspector stop is (under mu).
-	stop      stopPoint
-	at        *AtView
-	inspectMu sync.Mutex
-	breaks    map[int]bool // handler functions with a breakpoint (under mu)
-	paused    int          // inspections in progress (under mu): holds do not time out meanwhile
+	// stop is where the --at stop is (under mu).
+	stop stopPoint
+	at   *AtView
 }
 
 // replayConsumer is one consumer's recorded tables and replay state.
@@ -1082,7 +1076,7 @@ func (r *Replayer) Deliver(c, n int, d *host.Delivery, state host.StateReader) e
 			r.finding(artifact.ReorderedDelivery, cs, "consumer %d: delivery #%d %s is delivery #%d in the recording", c, n, r.deliveryText(key, r.topicName(d.Topic)), i)
 		}
 	}
-	if r.opts.At != nil || r.opts.Inspect != nil {
+	if r.opts.At != nil {
 		if err := r.maybeStop(cs, n, d, state); err != nil {
 			return err
 		}
@@ -1269,7 +1263,7 @@ func (r *Replayer) Next(c int, pending []host.Delivery) (int, time.Duration) {
 			}
 		}
 		now := time.Now()
-		if cs.holdSince.IsZero() || r.paused > 0 {
+		if cs.holdSince.IsZero() {
 			cs.holdSince = now
 		}
 		if wait := r.hold - now.Sub(cs.holdSince); wait > 0 {

@@ -573,32 +573,6 @@ func TestReplayerAt(t *testing.T) {
 	if got != want {
 		t.Errorf("view\n got %s\nwant %s", got, want)
 	}
-
-	// An inspector instead: it reads the state, steps to the consumer's
-	// next delivery, then continues.
-	var stops []string
-	r = NewReplayer(a, rjProgram(), Options{At: &artifact.Coordinate{Consumer: 1, N: 0}, Inspect: func(in *Inspection) InspectAction {
-		st, err := in.State("")
-		if err != nil {
-			t.Error(err)
-		}
-		stops = append(stops, in.Coordinate().String()+" "+string(st))
-		if _, err := in.State("Main"); err == nil {
-			t.Error("the state of an instance of another consumer was shown")
-		}
-		if len(stops) == 1 {
-			return InspectNext
-		}
-		return InspectContinue
-	}})
-	for n := range 2 {
-		if err := r.Deliver(1, n, &host.Delivery{Target: 1, Topic: 0, Message: host.MessageID{Producer: 0, Seq: uint64(n)}, Payload: rjJob(int64(n))}, state); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if strings.Join(stops, ";") != `1:0 {"done":1};1:1 {"done":1}` {
-		t.Errorf("stops %q", stops)
-	}
 }
 
 func TestReplayerExitWaits(t *testing.T) {
@@ -890,64 +864,5 @@ func TestReplayerSkipsUnprintedOutput(t *testing.T) {
 	if s := r.Stats(); s.OutputMismatches != 1 || s.JournalMisses != 0 || s.Findings[0].Kind != artifact.ChangedOutput ||
 		s.Findings[0].Sentence != `consumer 0: in delivery #0, the recording printed print("log") here, the replay did not` {
 		t.Errorf("stats %+v", s)
-	}
-}
-
-// TestInspectQueuedStop: a consumer that reached a delivery during a
-// `step` stop, and so queued a stop of its own, is let through when the
-// person answers `next` (stay on the stopped consumer) or `quit`: the
-// queued stop is decided again under what the person decided.
-func TestInspectQueuedStop(t *testing.T) {
-	a := rjArtifact(artifact.VerdictQuiescent, 0,
-		rjE(0, rjStart("Main")),
-		rjE(0, artifact.Publish{Topic: "Job", Message: artifact.MessageID{Producer: 0, Seq: 0}, Payload: rjJob(0)}),
-		rjE(0, artifact.Publish{Topic: "Job", Message: artifact.MessageID{Producer: 0, Seq: 1}, Payload: rjJob(1)}),
-		rjE(1, rjDeliver("W", 0, 0)),
-		rjE(1, rjDeliver("W", 0, 1)),
-		rjE(2, rjDeliver("L", 0, 0)),
-		rjE(2, rjDeliver("L", 0, 1)),
-	)
-	state := rjState{1: rjArgs(value.Int(1)), 2: rjArgs(value.Int(1))}
-	job := func(target, n int) *host.Delivery {
-		return &host.Delivery{Target: target, Topic: 0, Message: host.MessageID{Producer: 0, Seq: uint64(n)}, Payload: rjJob(int64(n))}
-	}
-	for _, answer := range []InspectAction{InspectNext, InspectHalt} {
-		var r *Replayer
-		var stops []string
-		queued := make(chan error, 1)
-		r = NewReplayer(a, rjProgram(), Options{At: &artifact.Coordinate{Consumer: 1, N: 0}, Inspect: func(in *Inspection) InspectAction {
-			stops = append(stops, in.Coordinate().String())
-			if len(stops) == 1 {
-				return InspectStep
-			}
-			if len(stops) == 2 {
-				// L reaches its delivery while W's `step` stop is shown.
-				go func() { queued <- r.Deliver(2, 0, job(2, 0), state) }()
-				for {
-					r.mu.Lock()
-					waiting := r.paused == 2
-					r.mu.Unlock()
-					if waiting {
-						break
-					}
-					time.Sleep(time.Millisecond)
-				}
-				return answer
-			}
-			return InspectContinue
-		}})
-		if err := r.Deliver(1, 0, job(1, 0), state); err != nil {
-			t.Fatal(err)
-		}
-		err := r.Deliver(1, 1, job(1, 1), state)
-		if answer == InspectHalt && !errors.Is(err, ErrStopped) {
-			t.Fatalf("quit: Deliver at 1:1: %v", err)
-		}
-		if err := <-queued; err != nil {
-			t.Fatalf("answer %d: L's delivery: %v", answer, err)
-		}
-		if got := strings.Join(stops, " "); got != "1:0 1:1" {
-			t.Errorf("answer %d: stops %s, want 1:0 1:1 (L's queued stop is not one)", answer, got)
-		}
 	}
 }

@@ -17,7 +17,7 @@ import (
 // SessionOptions configure a replay session (Run).
 type SessionOptions struct {
 	// Options are the replayer's: hold timeout, supplied env values,
-	// quiet, live effects, and the --at coordinate and inspector.
+	// quiet, live effects, and the --at coordinate.
 	Options
 	// Info is the identity and files of the program being replayed,
 	// stamped into the replay's own recording.
@@ -38,14 +38,11 @@ type SessionOptions struct {
 // Session is how a replay session ended.
 type Session struct {
 	// Report compares the recording with the replay; nil when the
-	// session stopped at Options.At (View) or the inspector quit
-	// (Halted).
+	// session stopped at Options.At (View).
 	Report *artifact.Report
 	// View is the state at Options.At when the replay stopped there
 	// without an inspector.
 	View *AtView
-	// Halted reports that the inspector ended the replay (`quit`).
-	Halted bool
 }
 
 // ErrOutput wraps the failure to create SessionOptions.Output: a place the
@@ -76,9 +73,9 @@ func Run(ctx context.Context, art *artifact.Artifact, img *image.Image, opts Ses
 		return nil, err
 	}
 	defer first.cleanup()
-	r, res, replayPath := first.r, first.res, first.path
+	r, replayPath := first.r, first.path
 	var seen *Finding // what the pass the user saw found first
-	if !record && opts.At == nil && opts.Inspect == nil {
+	if !record && opts.At == nil {
 		if stats := r.Stats(); !stats.Clean() {
 			seen = &stats.Findings[0]
 			quiet := opts
@@ -91,13 +88,10 @@ func Run(ctx context.Context, art *artifact.Artifact, img *image.Image, opts Ses
 			r, replayPath = again.r, again.path
 		}
 	}
-	if opts.At != nil && opts.Inspect == nil {
+	if opts.At != nil {
 		if view := r.At(); view != nil {
 			return &Session{View: view}, nil
 		}
-	}
-	if opts.Inspect != nil && res.Verdict == host.VerdictHalted {
-		return &Session{Halted: true}, nil
 	}
 
 	stats := r.Stats()

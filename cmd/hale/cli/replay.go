@@ -162,8 +162,6 @@ func runReplay(e env, f replayFlags, artifactPath, programPath string) error {
 		return exitf(ExitFailure, "%v", err)
 	case s.View != nil:
 		return writeJSON(e.stdout, s.View)
-	case s.Halted:
-		return nil // `quit` in the inspector
 	}
 	if f.view != "" {
 		if err := writeDiffView(f.view, artifactPath, art, opts.Output, s.Report); err != nil {
