@@ -68,7 +68,12 @@ func NewRecordingJournal(rec *artifact.Recorder, img *image.Image, envPolicy str
 	return j
 }
 
-var _ host.Journal = (*RecordingJournal)(nil)
+var _ host.IndependentJournal = (*RecordingJournal)(nil)
+
+// Independent reports true: the recorder waits only for its artifact's
+// writer, never for another consumer, so a recorded run may share guests
+// among consumers as an unrecorded one does (host.IndependentJournal).
+func (j *RecordingJournal) Independent() bool { return true }
 
 // Invoke performs the call live and records it. Once recording has
 // failed it traps instead, uncatchably, without performing the call.

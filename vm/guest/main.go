@@ -8,8 +8,8 @@
 // described in package vm/guest/abi. It is built by `go generate
 // ./vm/host`, which writes vm/host/guest.wasm.
 //
-// The guest keeps one machine (the instances its consumer hosts), one
-// input buffer that the host writes images and payloads into, and the
+// The guest keeps one or more machines (each the instances one consumer
+// hosts; exports address the selected one), one input buffer that the host writes images and payloads into, and the
 // bytes of the last result or failure. Every export recovers from a Go
 // panic and reports it as an error, so a bug in the interpreter surfaces
 // as a message rather than a dead module.
@@ -29,10 +29,11 @@ import (
 func main() {}
 
 var (
-	machine *vm.Machine
-	in      []byte // the input buffer: images and payloads
-	out     []byte // output or failure bytes of the last export call
-	gate    gateway
+	machine  *vm.Machine   // the selected machine
+	machines []*vm.Machine // every machine, by number
+	in       []byte        // the input buffer: images and payloads
+	out      []byte        // output or failure bytes of the last export call
+	gate     gateway
 )
 
 //go:wasmimport hale prim
@@ -139,6 +140,7 @@ func load(n, flags uint32, memLimit int64) (r int32) {
 	if err != nil {
 		return fail(err)
 	}
+	machine, machines = nil, nil
 	m, err := vm.New(img, &gate)
 	if err != nil {
 		return fail(err)
@@ -147,7 +149,36 @@ func load(n, flags uint32, memLimit int64) (r int32) {
 		m.EnableTier(gate.tier)
 	}
 	m.SetMemoryLimit(memLimit)
-	machine = m
+	machine, machines = m, []*vm.Machine{m}
+	return done()
+}
+
+// addMachine makes one more machine for the loaded image, a sibling of
+// machine 0 (vm.Machine.Sibling: it shares the prepared image), and
+// returns its number; it leaves the selection as it was.
+//
+//go:wasmexport machine
+func addMachine(memLimit int64) (r int32) {
+	defer recoverInto(&r)
+	if len(machines) == 0 {
+		return fail(errNoImage)
+	}
+	m := machines[0].Sibling(&gate)
+	m.SetMemoryLimit(memLimit)
+	machines = append(machines, m)
+	out = out[:0]
+	return int32(len(machines) - 1)
+}
+
+// selectMachine makes machine number m the one the other exports address.
+//
+//go:wasmexport select
+func selectMachine(m uint32) (r int32) {
+	defer recoverInto(&r)
+	if int(m) >= len(machines) {
+		return fail(errors.New("guest: no such machine"))
+	}
+	machine = machines[m]
 	return done()
 }
 

@@ -50,13 +50,13 @@ func TestGuestMemory(t *testing.T) {
 // A guest that runs out of memory is a trap of the program, not a crash
 // of the engine.
 func TestOutOfMemoryIsATrap(t *testing.T) {
-	e := &wasmEngine{stderr: &cappedBuffer{max: 1 << 10}}
+	e := &wasmGuest{stderr: &cappedBuffer{max: 1 << 10}}
 	e.stderr.Write([]byte("runtime: out of memory: cannot allocate 3825205248-byte block\nfatal error: out of memory\n"))
 	var tr *vm.Trap
 	if err := e.crashed(errors.New("wasm error: unreachable")); !errors.As(err, &tr) || tr.Message != msgOutOfMemory {
 		t.Errorf("got %v, want the trap %q", err, msgOutOfMemory)
 	}
-	other := &wasmEngine{stderr: &cappedBuffer{max: 1 << 10}}
+	other := &wasmGuest{stderr: &cappedBuffer{max: 1 << 10}}
 	other.stderr.Write([]byte("fatal error: all goroutines are asleep\n"))
 	if err := other.crashed(errors.New("wasm error: unreachable")); errors.As(err, &tr) {
 		t.Errorf("another crash became a trap: %v", err)

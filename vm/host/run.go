@@ -396,9 +396,13 @@ func (r *runner) startEngines(img *image.Image) error {
 		}
 		r.wasm = prog
 	}
+	group, shared := r.guestGroups(engines)
 	errs := make([]error, len(engines))
 	var wg sync.WaitGroup
 	for i, c := range engines {
+		if group[i] >= 0 {
+			continue
+		}
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -409,10 +413,51 @@ func (r *runner) startEngines(img *image.Image) error {
 			c.engine, errs[i] = newEngine(r.ctx, r.opts.Engine, img, prog, c, r.memoryLimit())
 		}()
 	}
+	// Each shared guest is started, and its consumers' machines made, on
+	// a goroutine of its own.
+	sharedErrs := make([]error, shared)
+	for k := range shared {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sharedErrs[k] = r.startSharedGuest(prog, engines, group, k)
+		}()
+	}
 	wg.Wait()
+	errs = append(errs, sharedErrs...)
 	if err := errors.Join(errs...); err != nil {
 		r.closeEngines()
 		return err
+	}
+	return nil
+}
+
+// startSharedGuest starts shared guest k and gives every consumer of
+// engines in group k an engine in it.
+func (r *runner) startSharedGuest(prog *wasmProgram, engines []*consumer, group []int, k int) error {
+	w, err := defaultWasm()
+	if err != nil {
+		return err
+	}
+	var g *wasmGuest
+	for i, c := range engines {
+		if group[i] != k {
+			continue
+		}
+		if g == nil {
+			if g, err = w.newGuest(r.ctx, prog, r.memoryLimit()); err != nil {
+				return err
+			}
+		}
+		e, err := g.attach(c, r.memoryLimit())
+		if err != nil {
+			if g.users == 0 {
+				g.tier.close(g.ctx)
+				g.mod.Close(g.ctx)
+			}
+			return err
+		}
+		c.engine = e
 	}
 	return nil
 }

@@ -94,7 +94,7 @@ main { spawn M; }
 // grow the memory, a wasm trap inside runtime.growMemory, is reported as
 // the out of memory trap rather than as a crashed engine.
 func TestGuestOutOfMemoryCrashIsATrap(t *testing.T) {
-	e := &wasmEngine{stderr: &cappedBuffer{max: 100}}
+	e := &wasmGuest{stderr: &cappedBuffer{max: 100}}
 	crash := errors.New("wasm error: out of bounds memory access\nwasm stack trace:\n\t.runtime.growMemory(i32) i32\n\t.runtime.sbrk(i32) i32")
 	var tr *vm.Trap
 	if err := e.crashed(crash); !errors.As(err, &tr) || tr.Message != msgOutOfMemory {

@@ -628,7 +628,7 @@ main { spawn Main; }
 	if !errors.As(err, &trap) || trap.Message != "division by zero" {
 		t.Fatalf("Deliver: %v, want the division by zero trap", err)
 	}
-	if ti := e.tier; ti == nil || ti.done != 2 || ti.fellBack != 1 {
+	if ti := e.g.tier; ti == nil || ti.done != 2 || ti.fellBack != 1 {
 		t.Fatalf("tier calls: %+v; want 2 answered (fib, quot(7, 2)) and 1 handed back (quot(1, 0))", ti)
 	}
 	if len(printed) != 1 || !strings.HasSuffix(printed[0], "6768") {
@@ -729,7 +729,7 @@ main { spawn Main; }
 		t.Fatal(err)
 	}
 	// tiny(3) takes 12 steps: after 32 calls it is interpreted, for good.
-	if ti := e.tier; ti == nil || ti.done != 32 || ti.fellBack != 0 {
+	if ti := e.g.tier; ti == nil || ti.done != 32 || ti.fellBack != 0 {
 		t.Fatalf("tier calls: %+v; want 32 answered", ti)
 	}
 	if len(printed) != 1 || !strings.HasSuffix(printed[0], "495300") {
@@ -738,7 +738,7 @@ main { spawn Main; }
 	if e, _, err = startOnWasm(t, fmt.Sprintf(src, "for i in 0..100 { t += tiny(40); }")); err != nil {
 		t.Fatal(err)
 	}
-	if ti := e.tier; ti == nil || ti.done != 100 {
+	if ti := e.g.tier; ti == nil || ti.done != 100 {
 		t.Fatalf("tier calls: %+v; want all 100 answered", ti)
 	}
 }

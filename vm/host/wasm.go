@@ -143,36 +143,37 @@ func guestModuleConfig(stderr io.Writer) wazero.ModuleConfig {
 		WithStderr(stderr)
 }
 
-// engineKey is the context key under which a wasm engine finds itself
-// when its guest calls hale.prim.
+// engineKey is the context key under which hale.prim finds the guest
+// that calls it.
 type engineKey struct{}
 
-// wasmEngine is one guest module instance.
-type wasmEngine struct {
+// wasmGuest is one guest module instance. It hosts the machines of one or
+// more wasm engines (consumers), each its own vm.Machine in the guest,
+// sharing the guest's Go runtime, decoded image and second tier. The
+// guest runs one call at a time: an engine holds mu for each call, and
+// hale.prim serves the guest's primitive calls with the host of the
+// engine whose call runs (cur). See docs/design.md on sharing guests.
+type wasmGuest struct {
+	mu     sync.Mutex
 	mod    api.Module
 	mem    api.Memory
-	ctx    context.Context // carries the engine (engineKey) into primImport
-	host   vm.Host
-	stderr *cappedBuffer // the guest runtime's own stderr, for crash reports
+	ctx    context.Context // carries the guest (engineKey) into primImport
+	stderr *cappedBuffer   // the guest runtime's own stderr, for crash reports
 
 	alloc, load, init, deliver, state, result api.Function
 	params, setParams, guards, breaks         api.Function
+	addMachine, selectMachine                 api.Function
 	stack                                     [3]uint64
 
 	tier *tierInstance // nil: no second tier
-	// owned is the program the engine was made for when nobody else
-	// releases it (NewEngine).
-	owned *wasmProgram
-	// prog and memLimit are what the guest was loaded with (reload).
-	prog     *wasmProgram
-	memLimit int64
+	prog *wasmProgram  // what the guest was loaded with
 
 	inPtr, inCap uint32 // the guest's input buffer
-	out          []byte // output of the last call (State)
+	out          []byte // output of the last call (State, Params, Guards)
 
-	// closed is set by Close. The guest's memory may be unmapped then
-	// (see guestMemory), so nothing may touch it afterwards: write and
-	// call check this first.
+	// closed is set when the last engine closes. The guest's memory may
+	// be unmapped then (see guestMemory), so nothing may touch it
+	// afterwards: write and call check this first.
 	closed bool
 
 	// pending is a result larger than the guest's result buffer, kept
@@ -180,209 +181,357 @@ type wasmEngine struct {
 	pending     []byte
 	pendingKind uint32
 	hasPending  bool
+
+	cur      *wasmEngine // the engine whose call runs
+	selected uint32      // the machine the guest's exports address
+	machines int         // machines loaded
+	users    int         // engines not closed
 }
 
+// wasmEngine is one consumer's machine in a guest, which it may share
+// with other engines.
+type wasmEngine struct {
+	g       *wasmGuest
+	machine uint32 // its number in the guest
+	host    vm.Host
+	// owned is the program the engine was made for when nobody else
+	// releases it (NewEngine).
+	owned    *wasmProgram
+	memLimit int64
+	closed   bool
+}
+
+// newEngine instantiates a guest for one engine: machine 0, with host
+// serving its primitive calls.
 func (w *wasmRuntime) newEngine(ctx context.Context, prog *wasmProgram, host vm.Host, memLimit int64) (Engine, error) {
+	g, err := w.newGuest(ctx, prog, memLimit)
+	if err != nil {
+		return nil, err
+	}
+	g.users = 1
+	return &wasmEngine{g: g, host: host, memLimit: memLimit}, nil
+}
+
+// newGuest instantiates the guest and loads prog into it, as machine 0
+// with memory limit memLimit.
+func (w *wasmRuntime) newGuest(ctx context.Context, prog *wasmProgram, memLimit int64) (*wasmGuest, error) {
 	img := prog.image
-	e := &wasmEngine{host: host, stderr: &cappedBuffer{max: 8 << 10}}
+	g := &wasmGuest{stderr: &cappedBuffer{max: 8 << 10}, prog: prog}
 	// Calls carry their own context: the guest is never interrupted from
 	// outside (the interpreter counts its steps), and a context value is
-	// how primImport finds the engine.
-	e.ctx = context.WithValue(context.Background(), engineKey{}, e)
-	mod, err := w.rt.InstantiateModule(experimental.WithMemoryAllocator(ctx, guestMemory), w.compiled, guestModuleConfig(e.stderr))
+	// how primImport finds the guest.
+	g.ctx = context.WithValue(context.Background(), engineKey{}, g)
+	mod, err := w.rt.InstantiateModule(experimental.WithMemoryAllocator(ctx, guestMemory), w.compiled, guestModuleConfig(g.stderr))
 	if err != nil {
 		return nil, fmt.Errorf("wasm engine: instantiating the guest: %w", err)
 	}
-	e.mod, e.mem = mod, mod.Memory()
+	g.mod, g.mem = mod, mod.Memory()
 	for _, f := range []struct {
 		fn   *api.Function
 		name string
 	}{
-		{&e.alloc, abi.ExportAlloc}, {&e.load, abi.ExportLoad}, {&e.init, abi.ExportInit},
-		{&e.deliver, abi.ExportDeliver}, {&e.state, abi.ExportState}, {&e.result, abi.ExportResult},
-		{&e.params, abi.ExportParams}, {&e.setParams, abi.ExportSetParams}, {&e.guards, abi.ExportGuards},
-		{&e.breaks, abi.ExportBreaks},
+		{&g.alloc, abi.ExportAlloc}, {&g.load, abi.ExportLoad}, {&g.init, abi.ExportInit},
+		{&g.deliver, abi.ExportDeliver}, {&g.state, abi.ExportState}, {&g.result, abi.ExportResult},
+		{&g.params, abi.ExportParams}, {&g.setParams, abi.ExportSetParams}, {&g.guards, abi.ExportGuards},
+		{&g.breaks, abi.ExportBreaks}, {&g.addMachine, abi.ExportMachine}, {&g.selectMachine, abi.ExportSelect},
 	} {
 		if *f.fn = mod.ExportedFunction(f.name); *f.fn == nil {
-			mod.Close(e.ctx)
+			mod.Close(g.ctx)
 			return nil, fmt.Errorf("wasm engine: the guest does not export %s", f.name)
 		}
 	}
-	if e.mem == nil {
-		mod.Close(e.ctx)
+	if g.mem == nil {
+		mod.Close(g.ctx)
 		return nil, errors.New("wasm engine: the guest has no memory")
 	}
-	if err := e.write(img); err != nil {
-		mod.Close(e.ctx)
+	if err := g.write(img); err != nil {
+		mod.Close(g.ctx)
 		return nil, err
 	}
-	e.prog, e.memLimit = prog, memLimit
-	e.stack[0], e.stack[1], e.stack[2] = uint64(len(img)), 0, uint64(memLimit)
+	g.stack[0], g.stack[1], g.stack[2] = uint64(len(img)), 0, uint64(memLimit)
 	if prog.tier != nil {
-		poll := func() error { _, err := host.Prim(vm.PrimPoll, nil); return err }
-		if e.tier, err = w.newTierInstance(ctx, prog, mod, poll); err != nil {
-			mod.Close(e.ctx)
+		// Compiled code polls the host of the engine whose call runs.
+		poll := func() error { _, err := g.cur.host.Prim(vm.PrimPoll, nil); return err }
+		if g.tier, err = w.newTierInstance(ctx, prog, mod, poll); err != nil {
+			mod.Close(g.ctx)
 			return nil, err
 		}
-		e.stack[1] = uint64(abi.LoadTier)
+		g.stack[1] = uint64(abi.LoadTier)
 	}
-	if err := e.call(e.load); err != nil {
-		e.tier.close(e.ctx)
-		mod.Close(e.ctx)
+	if err := g.call(g.load); err != nil {
+		g.tier.close(g.ctx)
+		mod.Close(g.ctx)
 		return nil, err
 	}
-	return e, nil
+	g.machines = 1
+	return g, nil
+}
+
+// attach adds an engine to the guest: a machine of its own, with memory
+// limit memLimit, whose primitive calls host serves. The first engine
+// of a fresh guest gets machine 0, which newGuest loaded with the same
+// limit; attach makes one for each of the others.
+func (g *wasmGuest) attach(host vm.Host, memLimit int64) (*wasmEngine, error) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.closed {
+		return nil, errEngineClosed
+	}
+	if g.users == 0 && g.machines == 1 {
+		// A fresh guest: machine 0, loaded by newGuest, is free.
+		g.users = 1
+		return &wasmEngine{g: g, host: host, memLimit: memLimit}, nil
+	}
+	g.stack[0] = uint64(memLimit)
+	if err := g.addMachine.CallWithStack(g.ctx, g.stack[:]); err != nil {
+		return nil, g.crashed(err)
+	}
+	if r := int32(uint32(g.stack[0])); r < 0 {
+		return nil, g.failure(-r)
+	}
+	id := uint32(g.stack[0])
+	g.machines++
+	g.users++
+	return &wasmEngine{g: g, machine: id, host: host, memLimit: memLimit}, nil
+}
+
+// begin takes the guest for one call of e: it waits for the guest, makes
+// e's host the one hale.prim serves and selects e's machine. end gives
+// the guest back.
+func (e *wasmEngine) begin() error {
+	g := e.g
+	g.mu.Lock()
+	if e.closed || g.closed {
+		g.mu.Unlock()
+		return errEngineClosed
+	}
+	g.cur = e
+	if g.selected != e.machine {
+		g.stack[0] = uint64(e.machine)
+		if err := g.call(g.selectMachine); err != nil {
+			g.cur = nil
+			g.mu.Unlock()
+			return err
+		}
+		g.selected = e.machine
+	}
+	return nil
+}
+
+func (e *wasmEngine) end() {
+	e.g.cur = nil
+	e.g.mu.Unlock()
 }
 
 // reload loads the program into the guest again: a fresh interpreter,
 // every instance uninitialised, as a new guest would be, without the cost
-// of instantiating one (a Stepper reuses guests across runs).
+// of instantiating one (a Stepper reuses guests across runs). Only an
+// engine alone in its guest reloads.
 func (e *wasmEngine) reload() error {
-	img := e.prog.image
-	if err := e.write(img); err != nil {
+	if err := e.begin(); err != nil {
 		return err
 	}
-	e.stack[0], e.stack[1], e.stack[2] = uint64(len(img)), 0, uint64(e.memLimit)
-	if e.tier != nil {
-		e.stack[1] = uint64(abi.LoadTier)
+	defer e.end()
+	g := e.g
+	if g.users != 1 || e.machine != 0 {
+		return errors.New("wasm engine: reload of a shared guest")
 	}
-	e.out, e.pending, e.hasPending = nil, nil, false
-	return e.call(e.load)
+	img := g.prog.image
+	if err := g.write(img); err != nil {
+		return err
+	}
+	g.stack[0], g.stack[1], g.stack[2] = uint64(len(img)), 0, uint64(e.memLimit)
+	if g.tier != nil {
+		g.stack[1] = uint64(abi.LoadTier)
+	}
+	g.out, g.pending, g.hasPending = nil, nil, false
+	g.machines, g.selected = 1, 0
+	return g.call(g.load)
 }
 
 func (e *wasmEngine) Init(inst int) error {
-	e.stack[0] = uint64(uint32(inst))
-	return e.call(e.init)
+	if err := e.begin(); err != nil {
+		return err
+	}
+	defer e.end()
+	e.g.stack[0] = uint64(uint32(inst))
+	return e.g.call(e.g.init)
 }
 
 func (e *wasmEngine) Deliver(inst, handler int, payload []byte) error {
-	if err := e.write(payload); err != nil {
+	if err := e.begin(); err != nil {
 		return err
 	}
-	e.stack[0], e.stack[1], e.stack[2] = uint64(uint32(inst)), uint64(uint32(int32(handler))), uint64(len(payload))
-	return e.call(e.deliver)
+	defer e.end()
+	g := e.g
+	if err := g.write(payload); err != nil {
+		return err
+	}
+	g.stack[0], g.stack[1], g.stack[2] = uint64(uint32(inst)), uint64(uint32(int32(handler))), uint64(len(payload))
+	return g.call(g.deliver)
 }
 
 func (e *wasmEngine) State(inst int) ([]byte, error) {
-	e.stack[0] = uint64(uint32(inst))
-	if err := e.call(e.state); err != nil {
-		return nil, err
-	}
-	return e.out, nil
+	return e.instanceBytes(inst, e.g.state)
 }
 
 func (e *wasmEngine) Params(inst int) ([]byte, error) {
-	e.stack[0] = uint64(uint32(inst))
-	if err := e.call(e.params); err != nil {
+	return e.instanceBytes(inst, e.g.params)
+}
+
+// instanceBytes calls fn (state, params) for inst and returns its output.
+func (e *wasmEngine) instanceBytes(inst int, fn api.Function) ([]byte, error) {
+	if err := e.begin(); err != nil {
 		return nil, err
 	}
-	return e.out, nil
+	defer e.end()
+	e.g.stack[0] = uint64(uint32(inst))
+	if err := e.g.call(fn); err != nil {
+		return nil, err
+	}
+	return e.g.out, nil // a fresh copy: valid after the guest moves on
 }
 
 func (e *wasmEngine) SetGuardParams(table [][]byte) error {
-	b := abi.EncodeParamTable(table)
-	if err := e.write(b); err != nil {
+	if err := e.begin(); err != nil {
 		return err
 	}
-	e.stack[0] = uint64(len(b))
-	return e.call(e.setParams)
+	defer e.end()
+	g := e.g
+	b := abi.EncodeParamTable(table)
+	if err := g.write(b); err != nil {
+		return err
+	}
+	g.stack[0] = uint64(len(b))
+	return g.call(g.setParams)
 }
 
 // SetBreaks arms a debugger's breaks in the guest (vm.Machine.SetBreaks).
 func (e *wasmEngine) SetBreaks(spec []byte) error {
-	if err := e.write(spec); err != nil {
+	if err := e.begin(); err != nil {
 		return err
 	}
-	e.stack[0] = uint64(len(spec))
-	return e.call(e.breaks)
+	defer e.end()
+	g := e.g
+	if err := g.write(spec); err != nil {
+		return err
+	}
+	g.stack[0] = uint64(len(spec))
+	return g.call(g.breaks)
 }
 
 func (e *wasmEngine) Guards(topic int, payload []byte) ([]byte, error) {
-	if err := e.write(payload); err != nil {
+	if err := e.begin(); err != nil {
 		return nil, err
 	}
-	e.stack[0], e.stack[1] = uint64(uint32(topic)), uint64(len(payload))
-	if err := e.call(e.guards); err != nil {
+	defer e.end()
+	g := e.g
+	if err := g.write(payload); err != nil {
 		return nil, err
 	}
-	if len(e.out) == 0 {
+	g.stack[0], g.stack[1] = uint64(uint32(topic)), uint64(len(payload))
+	if err := g.call(g.guards); err != nil {
+		return nil, err
+	}
+	if len(g.out) == 0 {
 		return nil, errors.New("wasm engine: guards: no result")
 	}
-	return e.out[1:], nil
+	return g.out[1:], nil
 }
 
+// Close releases the engine; the last engine of a guest closes the guest.
 func (e *wasmEngine) Close() error {
+	g := e.g
+	g.mu.Lock()
+	defer g.mu.Unlock()
 	if e.closed {
 		return nil
 	}
 	e.closed = true
-	e.tier.close(e.ctx)
-	e.owned.close(e.ctx)
-	return e.mod.Close(e.ctx)
+	e.owned.close(g.ctx)
+	if g.users--; g.users > 0 || g.closed {
+		return nil
+	}
+	g.closed = true
+	g.tier.close(g.ctx)
+	return g.mod.Close(g.ctx)
 }
 
 var errEngineClosed = errors.New("wasm engine: the engine is closed")
 
 // write copies b into the guest's input buffer, growing it first if
 // needed.
-func (e *wasmEngine) write(b []byte) error {
-	if e.closed {
+func (g *wasmGuest) write(b []byte) error {
+	if g.closed {
 		return errEngineClosed
 	}
-	if uint64(len(b)) > uint64(e.inCap) {
+	if uint64(len(b)) > uint64(g.inCap) {
 		if len(b) > 1<<31 {
 			return errors.New("wasm engine: input too large")
 		}
-		e.stack[0] = uint64(len(b))
-		if err := e.alloc.CallWithStack(e.ctx, e.stack[:]); err != nil {
-			return e.crashed(err)
+		g.stack[0] = uint64(len(b))
+		if err := g.alloc.CallWithStack(g.ctx, g.stack[:]); err != nil {
+			return g.crashed(err)
 		}
-		e.inPtr, e.inCap = uint32(e.stack[0]), uint32(len(b))
+		g.inPtr, g.inCap = uint32(g.stack[0]), uint32(len(b))
 	}
-	if len(b) > 0 && !e.mem.Write(e.inPtr, b) {
+	if len(b) > 0 && !g.mem.Write(g.inPtr, b) {
 		return errors.New("wasm engine: input buffer out of range")
 	}
 	return nil
 }
 
-// call runs an export whose parameters are in e.stack and interprets its
+// call runs an export whose parameters are in g.stack and interprets its
 // int32 result: 0 success, n > 0 success with n bytes of output (left in
-// e.out), n < 0 a failure of -n encoded bytes.
-func (e *wasmEngine) call(fn api.Function) error {
-	if e.closed {
+// g.out), n < 0 a failure of -n encoded bytes.
+func (g *wasmGuest) call(fn api.Function) error {
+	if g.closed {
 		return errEngineClosed
 	}
-	e.out = nil
-	if err := fn.CallWithStack(e.ctx, e.stack[:]); err != nil {
-		return e.crashed(err)
+	g.out = nil
+	if err := fn.CallWithStack(g.ctx, g.stack[:]); err != nil {
+		return g.crashed(err)
 	}
-	r := int32(uint32(e.stack[0]))
+	r := int32(uint32(g.stack[0]))
 	if r == 0 {
 		return nil
 	}
-	n := r
 	if r < 0 {
-		n = -r
+		return g.failure(-r)
 	}
-	if err := e.result.CallWithStack(e.ctx, e.stack[:]); err != nil {
-		return e.crashed(err)
+	b, err := g.output(r)
+	if err != nil {
+		return err
 	}
-	view, ok := e.mem.Read(uint32(e.stack[0]), uint32(n))
+	g.out = b
+	return nil
+}
+
+// output copies the n bytes of the last call's output.
+func (g *wasmGuest) output(n int32) ([]byte, error) {
+	if err := g.result.CallWithStack(g.ctx, g.stack[:]); err != nil {
+		return nil, g.crashed(err)
+	}
+	view, ok := g.mem.Read(uint32(g.stack[0]), uint32(n))
 	if !ok {
-		return errors.New("wasm engine: result out of range")
+		return nil, errors.New("wasm engine: result out of range")
 	}
-	b := append([]byte(nil), view...) // the view goes stale when the guest grows its memory
-	if r > 0 {
-		e.out = b
-		return nil
+	return append([]byte(nil), view...), nil // the view goes stale when the guest grows its memory
+}
+
+// failure decodes the n bytes of the last call's failure.
+func (g *wasmGuest) failure(n int32) error {
+	b, err := g.output(n)
+	if err != nil {
+		return err
 	}
 	return abi.DecodeFailure(b)
 }
 
 // crashed describes a guest that stopped (a Go runtime fatal error, an
 // exit, a wasm trap): the module cannot be used again.
-func (e *wasmEngine) crashed(err error) error {
-	tail := e.stderr.String()
+func (g *wasmGuest) crashed(err error) error {
+	tail := g.stderr.String()
 	// The Go runtime either reports that it ran out, or fails to grow
 	// the memory past the 4 GiB a WebAssembly instance addresses.
 	if strings.Contains(tail, "fatal error: out of memory") || strings.Contains(err.Error(), ".runtime.growMemory(") {
@@ -403,11 +552,12 @@ func (e *wasmEngine) crashed(err error) error {
 const msgOutOfMemory = "out of memory: the consumer's interpreter used up its 4 GiB"
 
 // primImport is hale.prim: it serves one vm.Host.Prim call of the guest
-// whose engine is in ctx (see package vm/guest/abi for the protocol).
+// in ctx, with the host of the engine whose call runs (see package
+// vm/guest/abi for the protocol).
 func primImport(ctx context.Context, mod api.Module, stack []uint64) {
 	id, argsPtr, argsLen, resPtr, resCap := uint32(stack[0]), uint32(stack[1]), uint32(stack[2]), uint32(stack[3]), uint32(stack[4])
-	e, _ := ctx.Value(engineKey{}).(*wasmEngine)
-	if e == nil {
+	g, _ := ctx.Value(engineKey{}).(*wasmGuest)
+	if g == nil || g.cur == nil {
 		stack[0] = abi.Status(abi.Bad, 0)
 		return
 	}
@@ -415,14 +565,14 @@ func primImport(ctx context.Context, mod api.Module, stack []uint64) {
 	var kind uint32
 	var res []byte
 	if id == abi.FetchID {
-		if !e.hasPending {
+		if !g.hasPending {
 			res, kind = []byte("fetch with no pending result"), abi.Bad
 		} else {
-			res, kind = e.pending, e.pendingKind
-			e.pending, e.hasPending = nil, false
+			res, kind = g.pending, g.pendingKind
+			g.pending, g.hasPending = nil, false
 		}
-	} else if args, ok := mem.Read(argsPtr, argsLen); ok && id == abi.TierID && e.tier != nil {
-		out, err := e.tier.call(args)
+	} else if args, ok := mem.Read(argsPtr, argsLen); ok && id == abi.TierID && g.tier != nil {
+		out, err := g.tier.call(args)
 		if err != nil {
 			res, kind = abi.AppendTrapMessage(nil, err), abi.Trap
 		} else {
@@ -433,7 +583,7 @@ func primImport(ctx context.Context, mod api.Module, stack []uint64) {
 	} else {
 		// args is a view of guest memory, valid during this call: the
 		// host copies what it keeps.
-		out, err := e.host.Prim(uint16(id), args)
+		out, err := g.cur.host.Prim(uint16(id), args)
 		switch {
 		case errors.Is(err, vm.ErrInterrupted):
 			res, kind = []byte(err.Error()), abi.Interrupted
@@ -447,7 +597,7 @@ func primImport(ctx context.Context, mod api.Module, stack []uint64) {
 	}
 	if uint64(len(res)) > uint64(resCap) {
 		if id != abi.FetchID {
-			e.pending, e.pendingKind, e.hasPending = res, kind, true
+			g.pending, g.pendingKind, g.hasPending = res, kind, true
 		}
 		stack[0] = abi.Status(kind, len(res))
 		return

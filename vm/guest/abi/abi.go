@@ -25,6 +25,15 @@
 //	breaks(n u32) -> i32            arm the debugger's breaks of the encoded vm.BreakSpec in the
 //	                                input buffer's first n bytes (none: disarm)
 //	result() -> u32                 address of the last call's output or failure bytes
+//	machine(limit i64) -> i32       one more machine for the loaded image (same flags), with
+//	                                that memory limit; r >= 0 is its number (load's is 0)
+//	select(m u32) -> i32            the calls that follow (init, deliver, state, params,
+//	                                setparams, guards) address machine m
+//
+// One guest may host several machines (consumers) that share its Go
+// runtime and decoded image: each machine keeps its own instances, memory
+// account, registers and guard parameters. load discards every machine
+// and selects the new machine 0.
 //
 // The input buffer stays where it is until the next alloc, so the host
 // keeps its address and capacity and calls alloc only to grow it.
@@ -85,6 +94,9 @@ const (
 	// ExportBreaks arms a debugger's breaks (vm.Machine.SetBreaks): the
 	// input buffer's first n bytes are an encoded vm.BreakSpec.
 	ExportBreaks = "breaks"
+	// Several machines in one guest (see the package comment).
+	ExportMachine = "machine"
+	ExportSelect  = "select"
 )
 
 // EncodeParamTable encodes the parameter table Machine.SetGuardParams
