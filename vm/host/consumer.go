@@ -32,8 +32,13 @@ type consumer struct {
 	counts  []uint64
 	targets []int
 
-	mu      sync.Mutex
-	queue   []Delivery // pending deliveries are queue[head:]
+	mu sync.Mutex
+	// The pending deliveries: in fifo when they are taken in arrival
+	// order (inOrder: no Order, no Stepper), else queue[head:], where
+	// the Order or the Stepper picks among them.
+	inOrder bool
+	fifo    fifo
+	queue   []Delivery
 	head    int
 	waiting bool          // the goroutine waits for wake
 	retired bool          // the Order retired the consumer
@@ -48,7 +53,11 @@ func (c *consumer) enqueue(d Delivery) {
 		return
 	}
 	c.r.outstanding.Add(1)
-	c.queue = append(c.queue, d)
+	if c.inOrder {
+		c.fifo.push(d)
+	} else {
+		c.queue = append(c.queue, d)
+	}
 	w := c.waiting
 	c.waiting = false
 	c.mu.Unlock()
@@ -162,6 +171,15 @@ func (c *consumer) take() (Delivery, bool) {
 			c.mu.Unlock()
 			return Delivery{}, false
 		}
+		if c.inOrder {
+			if c.fifo.len() == 0 {
+				c.wait(0, 0)
+				continue
+			}
+			d := c.fifo.pop()
+			c.mu.Unlock()
+			return d, true
+		}
 		pending := c.queue[c.head:]
 		if len(pending) == 0 {
 			c.wait(0, 0)
@@ -206,7 +224,7 @@ func (c *consumer) wait(have int, timeout time.Duration) {
 		defer t.Stop()
 		timer = t.C
 	}
-	for len(c.queue)-c.head <= have && !c.r.stopped.Load() {
+	for c.pending() <= have && !c.r.stopped.Load() {
 		c.waiting = true
 		c.mu.Unlock()
 		c.r.out.flush()
@@ -220,6 +238,14 @@ func (c *consumer) wait(have int, timeout time.Duration) {
 		c.mu.Lock()
 	}
 	c.waiting = false
+}
+
+// pending returns the number of pending deliveries (c.mu held).
+func (c *consumer) pending() int {
+	if c.inOrder {
+		return c.fifo.len()
+	}
+	return len(c.queue) - c.head
 }
 
 // remove takes pending delivery i (0 is the oldest) out of the queue.
@@ -252,7 +278,8 @@ func (c *consumer) remove(i int) Delivery {
 
 // retire drops the pending deliveries and refuses later ones (c.mu held).
 func (c *consumer) retire() {
-	dropped := len(c.queue) - c.head
+	dropped := c.pending()
+	c.fifo.clear()
 	clear(c.queue)
 	c.queue, c.head, c.retired = nil, 0, true
 	if dropped > 0 {

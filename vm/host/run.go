@@ -92,6 +92,8 @@ type Options struct {
 	// prepared, when set (a Stepper's Program), is the program already
 	// prepared for the wasm engines; the run does not release it.
 	prepared *wasmProgram
+	// stepping is set by a Stepper, which picks each delivery itself.
+	stepping bool
 }
 
 // Clock is a source of time.
@@ -275,7 +277,7 @@ func newRunner(ctx context.Context, img *image.Image, opts Options) (*runner, er
 
 	r.consumers = make([]*consumer, len(img.Consumers))
 	for id, ic := range img.Consumers {
-		c := &consumer{r: r, id: id, kind: ic.Kind, wake: make(chan struct{}, 1)}
+		c := &consumer{r: r, id: id, kind: ic.Kind, wake: make(chan struct{}, 1), inOrder: opts.Order == nil && !opts.stepping}
 		r.consumers[id] = c
 		switch {
 		case ic.Kind == image.ConsumerIngress:

@@ -159,6 +159,7 @@ type Stepper struct {
 func NewStepper(ctx context.Context, p *Program, opts Options) (*Stepper, error) {
 	opts.Engine = p.kind
 	opts.Order = nil
+	opts.stepping = true
 	opts.prepared = p.wasm
 	if p.kind == EngineWasm {
 		memLimit := opts.MemoryLimit
