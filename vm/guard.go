@@ -161,16 +161,24 @@ func (m *Machine) evalGuards(topic int, payload []byte, budget int64) ([]byte, i
 	if m.guardPayloads == nil {
 		m.guardPayloads = make([]*value.Struct, len(m.img.Topics))
 	}
+	// A payload of scalar fields only is decoded once for all the
+	// payloadLocal guards: they read its fields and nothing can change
+	// them (a list field could be changed through a call).
+	shareLocal, decoded := scalarFields(pt), false
+	var local value.Value
 	for i, g := range subs {
 		var pv value.Value
 		var err error
 		if m.funcs[g.Guard].payloadLocal {
 			// No reference to the payload outlives the guard: decode it
 			// into the topic's reused struct (its fields are still fresh).
-			pv, err = value.DecodeStructInto(payload, pt, m.guardPayloads[topic])
-			if err == nil {
-				m.guardPayloads[topic] = pv.AsStruct()
+			if !shareLocal || !decoded {
+				if local, err = value.DecodeStructInto(payload, pt, m.guardPayloads[topic]); err == nil {
+					m.guardPayloads[topic] = local.AsStruct()
+					decoded = true
+				}
 			}
+			pv = local
 		} else {
 			pv, err = value.Decode(payload, pt)
 		}
@@ -200,6 +208,19 @@ func (m *Machine) evalGuards(topic int, payload []byte, budget int64) ([]byte, i
 		}
 	}
 	return bits, used, nil
+}
+
+// scalarFields reports whether every field of struct type t is an int,
+// float, bool, string or bytes: values no code can change.
+func scalarFields(t *value.Type) bool {
+	for _, f := range t.Fields {
+		switch f.Type.Kind {
+		case value.KindInt, value.KindFloat, value.KindBool, value.KindString, value.KindBytes:
+		default:
+			return false
+		}
+	}
+	return true
 }
 
 // guardParamValues returns the values of inst's parameters for one guard

@@ -716,3 +716,26 @@ main { spawn W(3); spawn B; }
 		t.Errorf("got:\n%s\nwant:\n%s", got, want)
 	}
 }
+
+// TestGuardsSeeTheirOwnPayload: a publish decodes a payload of scalar
+// fields once for all its guards, which only read it; a payload with a
+// list field is decoded for each guard, so that a guard that changes the
+// list (through a call) does not change what the next guard sees.
+func TestGuardsSeeTheirOwnPayload(t *testing.T) {
+	src := `topic Job { n: int, tag: string, xs: [int] }
+fn grow(xs: [int]) -> int { push(xs, 0); return len(xs); }
+locus W(id: int) {
+    on Job(j) if grow(j.xs) == 2 && j.n > id { print(str(id) + " gets " + j.tag + " " + str(len(j.xs))); }
+}
+topic Tick { n: int, tag: string }
+locus V(id: int) {
+    on Tick(t) if t.n > id && t.tag == "go" { print(str(id) + " ticks " + str(t.n)); }
+}
+locus B { on start { publish Job { n: 2, tag: "x", xs: [7] }; publish Tick { n: 2, tag: "go" }; } }
+main { spawn W(0) as w0; spawn W(1) as w1; spawn W(2) as w2; spawn V(0) as v0; spawn V(1) as v1; spawn V(2) as v2; spawn B; }
+`
+	want := "0 gets x 1\n1 gets x 1\n0 ticks 2\n1 ticks 2\n"
+	if got := runSrc(t, src); got != want {
+		t.Errorf("got:\n%s\nwant:\n%s", got, want)
+	}
+}
