@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	mrand "math/rand/v2"
+	"runtime"
 	"sync"
 	"time"
 
@@ -228,6 +229,9 @@ func (c *consumer) wait(have int, timeout time.Duration) {
 		c.waiting = true
 		c.mu.Unlock()
 		c.r.out.flush()
+		if timer == nil {
+			c.spin()
+		}
 		select {
 		case <-c.wake:
 		case <-timer:
@@ -238,6 +242,24 @@ func (c *consumer) wait(have int, timeout time.Duration) {
 		c.mu.Lock()
 	}
 	c.waiting = false
+}
+
+// spinYields is how many times a consumer that runs out of deliveries
+// yields its thread before it parks: a reply that comes within a few
+// microseconds (a ping-pong between two consumers) then finds it
+// running, which costs less CPU time than parking the goroutine and
+// waking it up again.
+const spinYields = 32
+
+// spin yields until a delivery arrives (enqueue signals c.wake, since
+// c.waiting is set) or spinYields yields have passed.
+func (c *consumer) spin() {
+	for range spinYields {
+		if len(c.wake) > 0 {
+			return
+		}
+		runtime.Gosched()
+	}
 }
 
 // pending returns the number of pending deliveries (c.mu held).
