@@ -13,14 +13,42 @@ type nativeEngine struct {
 	m *vm.Machine
 }
 
-func newNative(img *image.Image, host vm.Host, memLimit int64) (_ Engine, err error) {
+func newNative(img *image.Image, host vm.Host, memLimit int64) (Engine, error) {
+	m, err := newNativeMachine(img, host, memLimit)
+	if err != nil {
+		return nil, err
+	}
+	return &nativeEngine{m: m}, nil
+}
+
+// newNativeMachine makes a machine for img with the memory limit (host
+// may be nil for a template of siblings, which never runs).
+func newNativeMachine(img *image.Image, host vm.Host, memLimit int64) (_ *vm.Machine, err error) {
 	defer recoverError(&err)
+	if host == nil {
+		host = noHost{}
+	}
 	m, err := vm.New(img, host)
 	if err != nil {
 		return nil, err
 	}
 	m.SetMemoryLimit(memLimit)
-	return &nativeEngine{m: m}, nil
+	return m, nil
+}
+
+// newNativeSibling makes a native engine whose machine is a sibling of
+// template (vm.Machine.Sibling) serving host.
+func newNativeSibling(template *vm.Machine, host vm.Host, memLimit int64) Engine {
+	m := template.Sibling(host)
+	m.SetMemoryLimit(memLimit)
+	return &nativeEngine{m: m}
+}
+
+// noHost is the host of a template machine, which never runs.
+type noHost struct{}
+
+func (noHost) Prim(uint16, []byte) ([]byte, error) {
+	return nil, errors.New("interpreter: a template machine ran")
 }
 
 func (e *nativeEngine) Init(inst int) (err error) {

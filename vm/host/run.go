@@ -399,6 +399,16 @@ func (r *runner) startEngines(img *image.Image) error {
 		r.wasm = prog
 	}
 	group, shared := r.guestGroups(engines)
+	var template *vm.Machine
+	if r.opts.Engine == EngineNative && r.opts.engine == nil && len(engines) > 1 {
+		// Native machines are siblings of one (vm.Machine.Sibling), so
+		// that the image is prepared once rather than per consumer.
+		m, err := newNativeMachine(img, nil, r.memoryLimit())
+		if err != nil {
+			return err
+		}
+		template = m
+	}
 	errs := make([]error, len(engines))
 	var wg sync.WaitGroup
 	for i, c := range engines {
@@ -410,6 +420,10 @@ func (r *runner) startEngines(img *image.Image) error {
 			defer wg.Done()
 			if r.opts.engine != nil {
 				c.engine, errs[i] = r.opts.engine(c)
+				return
+			}
+			if template != nil {
+				c.engine = newNativeSibling(template, c, r.memoryLimit())
 				return
 			}
 			c.engine, errs[i] = newEngine(r.ctx, r.opts.Engine, img, prog, c, r.memoryLimit())
