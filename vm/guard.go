@@ -197,6 +197,13 @@ func (m *Machine) evalGuards(topic int, payload []byte, budget int64) ([]byte, i
 		m.stack[base] = pv
 		copy(m.stack[base+1:], pvs)
 		m.charge(int64(len(payload)) + value.ShallowSize(pv))
+		if fe := m.fieldEq(g.Guard); fe.ok && budget-used >= fieldEqSteps && m.dbg == nil {
+			used += fieldEqSteps
+			if m.runFieldEq(fe, base) {
+				bits[i/8] |= 1 << (i % 8)
+			}
+			continue
+		}
 		m.steps = 0
 		err = m.execAt(g.Guard, nil, budget-used, floor, base)
 		used += m.steps

@@ -80,6 +80,7 @@ type Machine struct {
 	// the payloads of payloadLocal guards.
 	guardArgs     [][]value.Value
 	guardPayloads []*value.Struct
+	fieldEqs      []fieldEqGuard // by function, made on first use (guardfast.go)
 
 	dbg *debugger // armed breaks (debug.go); nil without a debugger
 }
