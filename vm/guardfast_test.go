@@ -82,3 +82,38 @@ func TestFieldEqGuardsAreInterpreted(t *testing.T) {
 		t.Errorf("%d of 120 budgets trapped: the range misses the boundary", traps)
 	}
 }
+
+// A break armed in a guard of the fast path's shape stops there: with a
+// debugger the guards run through the loop, where breaks are patched in.
+func TestFieldEqGuardStopsAtBreak(t *testing.T) {
+	img := compile(t, fmt.Sprintf(guardRingSrc, 1000))
+	guard := fnIndex(img, "N.on Token guard")
+	if guard < 0 || !vm.FieldEqShape(&img.Funcs[guard]) || len(img.Funcs[guard].Stmts) == 0 {
+		t.Fatalf("guard %d: no fast-shaped guard with a statement", guard)
+	}
+	h := &breakHost{img: img}
+	spec := vm.EncodeBreakSpec(vm.BreakSpec{At: []vm.BreakPC{{Fn: guard, PC: int(img.Funcs[guard].Stmts[0].PC)}}})
+	m, err := vm.New(img, h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := len(img.Instances) - 1 // P, the publisher
+	for i := range img.Instances {
+		if err := m.Init(i); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := shareParams(m, img); err != nil {
+		t.Fatal(err)
+	}
+	if err := m.SetBreaks(spec); err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Deliver(p, vm.HandlerStart, nil); err != nil {
+		t.Fatal(err)
+	}
+	// Three publishes, each running the guard of n0 and of n1.
+	if len(h.stops) != 6 {
+		t.Errorf("stops %v, want 6 in the guard", h.stops)
+	}
+}

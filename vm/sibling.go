@@ -3,6 +3,8 @@ package vm
 import (
 	"math"
 
+	"github.com/hale-lang/hale/codegen/image"
+
 	"github.com/hale-lang/hale/vm/value"
 )
 
@@ -51,4 +53,18 @@ func (m *Machine) Sibling(host Host) *Machine {
 	}
 	s.SetMemoryLimit(m.mem.limit)
 	return s
+}
+
+// ownCode returns a copy of funcs whose code is copied too (spare
+// instruction included, see relativeJumps), for a machine that patches
+// its code (SetBreaks) while siblings share it.
+func ownCode(funcs []funcCode) []funcCode {
+	own := make([]funcCode, len(funcs))
+	for i, f := range funcs {
+		code := make([]image.Instr, len(f.code), cap(f.code))
+		copy(code[:cap(code)], f.code[:cap(f.code)])
+		f.code = code
+		own[i] = f
+	}
+	return own
 }

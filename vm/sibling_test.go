@@ -113,3 +113,48 @@ func TestSiblingRunsApart(t *testing.T) {
 		t.Errorf("the machine's limit changed to %d", ma.MemoryLimit())
 	}
 }
+
+// Breaks armed on one machine stop only that machine, though its
+// siblings share its code (SetBreaks patches a copy), whichever of them
+// arms them.
+func TestSiblingBreaksAreOwn(t *testing.T) {
+	img := compile(t, debugProg)
+	fee := fnIndex(img, "fee")
+	spec := vm.EncodeBreakSpec(vm.BreakSpec{At: []vm.BreakPC{{Fn: fee, PC: stmtPC(t, img, fee, 3)}}})
+	run := func(m *vm.Machine, h *breakHost, arm bool) {
+		t.Helper()
+		if err := m.Init(0); err != nil {
+			t.Fatal(err)
+		}
+		if arm {
+			if err := m.SetBreaks(spec); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := m.Deliver(0, vm.HandlerStart, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, armFirst := range []bool{true, false} {
+		ha, hb := &breakHost{img: img}, &breakHost{img: img}
+		a, err := vm.New(img, ha)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b := a.Sibling(hb)
+		if armFirst {
+			run(a, ha, true)
+			run(b, hb, false)
+		} else {
+			run(b, hb, true)
+			run(a, ha, false)
+		}
+		armed, other := ha, hb
+		if !armFirst {
+			armed, other = hb, ha
+		}
+		if len(armed.stops) != 3 || len(other.stops) != 0 {
+			t.Errorf("armed first %v: %d stops on the armed machine (want 3), %d on its sibling (want 0)", armFirst, len(armed.stops), len(other.stops))
+		}
+	}
+}

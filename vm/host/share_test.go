@@ -198,6 +198,7 @@ func TestGuestSharingPolicy(t *testing.T) {
 		{"independent journal", shared, Options{Journal: independentJournal{newLogJournal(shared)}}, true},
 		{"journal", shared, Options{Journal: newLogJournal(shared)}, false},
 		{"order", shared, Options{Order: arrivalOrder{}}, false},
+		{"debugger", shared, Options{Debug: func(int, []byte) ([]byte, error) { return nil, nil }}, false},
 		{"native", shared, Options{Engine: EngineNative}, false},
 		{"sleeps", sleepy, Options{}, false},
 		{"async_io", asyncIO, Options{}, false},
