@@ -46,6 +46,9 @@ func (m *Machine) Sibling(host Host) *Machine {
 			s.funcs[i] = funcCode{code: f.code, frameSize: f.frameSize, fn: f.fn, tier: m.tierPlan.Entry[i], payloadLocal: f.payloadLocal}
 		}
 	}
+	if m.tierLog != nil {
+		s.tierLog = make([]uint64, 2*tierLogFirst) // as EnableTier makes it
+	}
 	s.payloads = make([]*value.Struct, len(m.img.Topics))
 	s.insts = make([]instance, len(m.insts))
 	for i := range m.insts {

@@ -253,3 +253,21 @@ main { spawn Direct; spawn Deep; spawn Start; spawn Net; spawn Calm; }
 		}
 	}
 }
+
+// The second tier serves every machine of a shared guest: compiled
+// functions over lists (which read and write the guest's memory) give
+// each consumer its own results, as natively.
+func TestSharedGuestsWithTheTier(t *testing.T) {
+	src := strings.Replace(manyPinnedSrc(sharedCells(), 30, `total += bump(xs, id);`), "locus Boss {", `fn bump(xs: [int], by: int) -> int {
+    var s: int = 0;
+    var i: int = 0;
+    while i < len(xs) { xs[i] = xs[i] + by; s += xs[i]; i += 1; }
+    return s % 1000;
+}
+locus Boss {`, 1)
+	img := compileAll(t, src)
+	out := runBoth(t, img, Options{})
+	if out.res.Code != 0 || !strings.Contains(out.stdout, "round 3 sum ") {
+		t.Errorf("exit %d:\n%s%s", out.res.Code, out.stdout, out.stderr)
+	}
+}

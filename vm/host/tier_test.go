@@ -405,7 +405,7 @@ func TestTierPlansListsStructs(t *testing.T) {
 	// the tier after that), total, scale, bump, 2 earlies. Handed back:
 	// a scale, 2 bumps and iterset, which trap, and both calls of many,
 	// which filled the undo log (it doubled each time).
-	if ti := e.tier; ti == nil || ti.done != 37 || ti.fellBack != 6 {
+	if ti := e.g.tier; ti == nil || ti.done != 37 || ti.fellBack != 6 {
 		t.Fatalf("tier calls: %d answered, %d handed back; want 37 and 6", ti.done, ti.fellBack)
 	}
 }
@@ -427,7 +427,7 @@ func TestTierPlansEnums(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if ti := e.tier; ti == nil || ti.done < 12 || ti.fellBack == 0 {
+	if ti := e.g.tier; ti == nil || ti.done < 12 || ti.fellBack == 0 {
 		t.Fatalf("tier calls: %d answered, %d handed back; want at least 12 and 1", ti.done, ti.fellBack)
 	}
 }
@@ -777,8 +777,8 @@ func TestTierImports(t *testing.T) {
 		t.Fatal(err)
 	}
 	// A byte written in the guest's memory is seen in the tier's.
-	gm, tm := e.mod.Memory(), e.tier.mod.Memory()
-	if tm == nil || e.tier.guest == nil {
+	gm, tm := e.g.mod.Memory(), e.g.tier.mod.Memory()
+	if tm == nil || e.g.tier.guest == nil {
 		t.Fatal("the tier has no memory")
 	}
 	last := gm.Size() - 1
