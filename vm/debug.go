@@ -118,7 +118,6 @@ func (m *Machine) setBreaks(s BreakSpec) {
 		}
 		d = &debugger{patched: map[BreakPC]image.Instr{}, inst: -1}
 		m.dbg = d
-		m.funcs = ownCode(m.funcs) // siblings share the code it patches
 	}
 	for at, in := range d.patched {
 		m.funcs[at.Fn].code[at.PC] = in

@@ -3,8 +3,6 @@ package vm
 import (
 	"math"
 
-	"github.com/hale-lang/hale/codegen/image"
-
 	"github.com/hale-lang/hale/vm/value"
 )
 
@@ -21,7 +19,9 @@ import (
 // A host that runs many consumers makes their machines this way: an image
 // grows with its instances (a spawn function each), so making one machine
 // per consumer with New costs the square of the instance count. m and its
-// siblings may run on different goroutines.
+// siblings may run on different goroutines. A machine that shares its
+// code with siblings must not arm breaks (SetBreaks patches the code):
+// hosts that debug make no siblings.
 func (m *Machine) Sibling(host Host) *Machine {
 	s := &Machine{
 		img:        m.img,
@@ -56,18 +56,4 @@ func (m *Machine) Sibling(host Host) *Machine {
 	}
 	s.SetMemoryLimit(m.mem.limit)
 	return s
-}
-
-// ownCode returns a copy of funcs whose code is copied too (spare
-// instruction included, see relativeJumps), for a machine that patches
-// its code (SetBreaks) while siblings share it.
-func ownCode(funcs []funcCode) []funcCode {
-	own := make([]funcCode, len(funcs))
-	for i, f := range funcs {
-		code := make([]image.Instr, len(f.code), cap(f.code))
-		copy(code[:cap(code)], f.code[:cap(f.code)])
-		f.code = code
-		own[i] = f
-	}
-	return own
 }

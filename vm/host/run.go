@@ -400,9 +400,10 @@ func (r *runner) startEngines(img *image.Image) error {
 	}
 	group, shared := r.guestGroups(engines)
 	var template *vm.Machine
-	if r.opts.Engine == EngineNative && r.opts.engine == nil && len(engines) > 1 {
+	if r.opts.Engine == EngineNative && r.opts.engine == nil && len(engines) > 1 && r.opts.Debug == nil && !r.opts.stepping {
 		// Native machines are siblings of one (vm.Machine.Sibling), so
-		// that the image is prepared once rather than per consumer.
+		// that the image is prepared once rather than per consumer; not
+		// under a debugger or a Stepper, which patch breaks into code.
 		m, err := newNativeMachine(img, nil, r.memoryLimit())
 		if err != nil {
 			return err
