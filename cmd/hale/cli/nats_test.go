@@ -353,14 +353,14 @@ func TestNATSRefusedConnection(t *testing.T) {
 	worker := filepath.Join("..", "..", "..", "examples", "nats", "worker.hl")
 	rec := filepath.Join(t.TempDir(), "refused.halerec")
 	code, stdout, stderr := runHale(map[string]string{"HALE_NATS_URL": url, "HALE_ENGINE": "native", "LOTUS_OBS_RECORD": rec}, "run", worker)
-	want := "trap: nats: cannot connect to " + strings.Replace(url, natsPassword, "xxxxx", 1) + ": "
-	if code != ExitTrap || !strings.HasPrefix(stderr, want) || strings.Contains(stderr, natsPassword) || stdout != "" {
+	want := "trap: nats: cannot connect to " + strings.Replace(url, "ann:"+natsPassword, "xxxxx", 1) + ": "
+	if code != ExitTrap || !strings.HasPrefix(stderr, want) || strings.Contains(stderr, natsPassword) || strings.Contains(stderr, "ann:") || stdout != "" {
 		t.Errorf("exit %d, want %d; stderr:\n%s\nwant it to start with %q", code, ExitTrap, stderr, want)
 	}
 	// The recording says so, without the password, and replays to the
 	// same refusal.
-	if data, err := os.ReadFile(rec); err != nil || bytes.Contains(data, []byte(natsPassword)) {
-		t.Errorf("recording: %v, or it holds the password", err)
+	if data, err := os.ReadFile(rec); err != nil || bytes.Contains(data, []byte(natsPassword)) || bytes.Contains(data, []byte("ann:")) {
+		t.Errorf("recording: %v, or it holds the user name or the password", err)
 	}
 	if a := readArtifact(t, rec); a.Trailer.Verdict != artifact.VerdictTrap || a.Trailer.ExitCode != ExitTrap {
 		t.Errorf("recorded verdict %s, code %d", a.Trailer.Verdict, a.Trailer.ExitCode)

@@ -345,30 +345,38 @@ func ResolveURL(n *image.NATS, lookupEnv func(string) (string, bool)) (string, e
 	return "", fmt.Errorf("the environment variable %s, which names the NATS URL, is not set", n.URLEnv)
 }
 
-// Redact returns a URL (or a comma-separated list of URLs) with every
-// password replaced by "xxxxx".
+// Redact returns a URL (or a comma-separated list of URLs) with its whole
+// user information replaced by "xxxxx": a password, a user name, and a
+// token (nats://TOKEN@host, NATS's token form, where the secret is in the
+// user-name place) never reach an error message, stderr or a recording.
 func Redact(s string) string {
 	parts := strings.Split(s, ",")
 	for i, p := range parts {
 		if u, err := url.Parse(strings.TrimSpace(p)); err == nil && u.User != nil {
-			if _, has := u.User.Password(); has {
-				parts[i] = u.Redacted()
-			}
+			u.User = url.User("xxxxx")
+			parts[i] = u.String()
 		}
 	}
 	return strings.Join(parts, ",")
 }
 
-// redactErr hides the password of raw in an error message.
+// redactErr hides the user information of raw (shown is Redact(raw)) in
+// an error message: every copy of the URL, and each user name, password
+// or token on its own, as a client library may quote them.
 func redactErr(err error, raw, shown string) string {
 	msg := err.Error()
-	if raw != shown {
-		msg = strings.ReplaceAll(msg, raw, shown)
-		for _, p := range strings.Split(raw, ",") {
-			if u, perr := url.Parse(strings.TrimSpace(p)); perr == nil && u.User != nil {
-				if pw, has := u.User.Password(); has && pw != "" {
-					msg = strings.ReplaceAll(msg, pw, "xxxxx")
-				}
+	if raw == shown {
+		return msg
+	}
+	msg = strings.ReplaceAll(msg, raw, shown)
+	for _, p := range strings.Split(raw, ",") {
+		if u, perr := url.Parse(strings.TrimSpace(p)); perr == nil && u.User != nil {
+			if pw, has := u.User.Password(); has && pw != "" {
+				msg = strings.ReplaceAll(msg, pw, "xxxxx")
+			}
+			if name := u.User.Username(); name != "" {
+				msg = strings.ReplaceAll(msg, name+"@", "xxxxx@")
+				msg = strings.ReplaceAll(msg, name+":", "xxxxx:")
 			}
 		}
 	}

@@ -204,8 +204,8 @@ func TestRefusedConnection(t *testing.T) {
 	if p.res.Verdict != host.VerdictTrap || p.res.Code != host.ExitTrap || p.err != nil {
 		t.Fatalf("result %+v (%v), want a trap", p.res, p.err)
 	}
-	want := "trap: nats: cannot connect to " + strings.Replace(url, "hunter2", "xxxxx", 1)
-	if got := p.errs.String(); !strings.HasPrefix(got, want) || strings.Contains(got, "hunter2") {
+	want := "trap: nats: cannot connect to " + strings.Replace(url, "ann:hunter2", "xxxxx", 1)
+	if got := p.errs.String(); !strings.HasPrefix(got, want) || strings.Contains(got, "hunter2") || strings.Contains(got, "ann:") {
 		t.Errorf("stderr:\n%s\nwant it to start with %q", got, want)
 	}
 }
