@@ -11,6 +11,8 @@ import (
 	"strings"
 
 	"github.com/zeebo/blake3"
+
+	"github.com/hale-lang/hale/lang/check"
 )
 
 // The shape graph is the program's structural identity (docs/replay.md): what
@@ -869,7 +871,7 @@ func (s *Shape) WriteDot(w io.Writer) error {
 func shapeNATS(kind, topic string, n *NATS) ShapeNATS {
 	url := "env " + n.URLEnv
 	if n.URLEnv == "" {
-		url = RedactURL(n.URL)
+		url = check.RedactURL(n.URL)
 	}
 	return ShapeNATS{Kind: kind, Topic: topic, Subject: n.Subject, Queue: n.Queue, URL: url}
 }

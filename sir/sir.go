@@ -30,11 +30,11 @@
 package sir
 
 import (
-	"net/url"
 	"strconv"
 	"strings"
 
 	"github.com/hale-lang/hale/lang/ast"
+	"github.com/hale-lang/hale/lang/check"
 )
 
 // ---- Program ----
@@ -1030,25 +1030,11 @@ func (n *NATS) String() string {
 	if n.URLEnv != "" {
 		b.WriteString("nats(env " + strconv.Quote(n.URLEnv) + ")")
 	} else {
-		b.WriteString("nats(" + strconv.Quote(RedactURL(n.URL)) + ")")
+		b.WriteString("nats(" + strconv.Quote(check.RedactURL(n.URL)) + ")")
 	}
 	b.WriteString(" subject " + strconv.Quote(n.Subject))
 	if n.Queue != "" {
 		b.WriteString(" queue " + strconv.Quote(n.Queue))
 	}
 	return b.String()
-}
-
-// RedactURL replaces the password of each URL in a comma-separated list
-// with "xxxxx" (the user name is kept).
-func RedactURL(s string) string {
-	parts := strings.Split(s, ",")
-	for i, p := range parts {
-		if u, err := url.Parse(strings.TrimSpace(p)); err == nil && u.User != nil {
-			if _, has := u.User.Password(); has {
-				parts[i] = u.Redacted()
-			}
-		}
-	}
-	return strings.Join(parts, ",")
 }

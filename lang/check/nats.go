@@ -83,7 +83,7 @@ func (c *checker) natsEndpoint(n *ast.NATS, export bool) {
 			c.errorf(n.URLPos, "E0524", "bad environment variable name %q for the NATS URL", n.URLEnv)
 		}
 	} else if msg := badNATSURL(n.URL); msg != "" {
-		c.errorf(n.URLPos, "E0524", "bad NATS URL %q: %s", redactURL(n.URL), msg)
+		c.errorf(n.URLPos, "E0524", "bad NATS URL %q: %s", RedactURL(n.URL), msg)
 	}
 	if msg := badSubject(n.Subject, export); msg != "" {
 		c.errorf(n.SubjectPos, "E0525", "bad NATS subject %q: %s", n.Subject, msg)
@@ -119,13 +119,19 @@ func badNATSURL(s string) string {
 	return ""
 }
 
-// redactURL hides a password in a URL shown in a diagnostic.
-func redactURL(s string) string {
-	u, err := url.Parse(s)
-	if err != nil || u.User == nil {
-		return s
+// RedactURL replaces the password of each URL in a comma-separated list
+// with "xxxxx" (the user name is kept), for diagnostics and `hale shape`,
+// which show the program's own literal.
+func RedactURL(s string) string {
+	parts := strings.Split(s, ",")
+	for i, p := range parts {
+		if u, err := url.Parse(strings.TrimSpace(p)); err == nil && u.User != nil {
+			if _, has := u.User.Password(); has {
+				parts[i] = u.Redacted()
+			}
+		}
 	}
-	return u.Redacted()
+	return strings.Join(parts, ",")
 }
 
 // badSubject says what is wrong with a subject ("" if nothing): NATS

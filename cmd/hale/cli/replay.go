@@ -106,15 +106,11 @@ func runReplay(e env, f replayFlags, artifactPath, programPath string) error {
 		return err
 	}
 	if f.at != "" && !f.asJSON && !f.diff && (f.inspect || isTerminal(e.stdout) && isTerminal(e.stdin)) {
-		target, err := artifact.ParseCoordinate(f.at)
+		at, err := resolveAt(art, f.at)
 		if err != nil {
-			return exitf(ExitUsage, "--at: %v", err)
+			return err
 		}
-		ref, err := art.Resolve(target)
-		if err != nil {
-			return exitf(ExitUsage, "--at: %v", err)
-		}
-		return runInspector(e, f, kind, artifactPath, programPath, ref.At)
+		return runInspector(e, f, kind, artifactPath, programPath, at)
 	}
 	opts := replay.SessionOptions{
 		Options: replay.Options{
@@ -239,20 +235,29 @@ func admit(e env, f replayFlags, artifactPath, programPath string) (*hale.Compil
 	return c, art, nil
 }
 
+// resolveAt is the recorded delivery that --at names (a usage error when
+// it names none).
+func resolveAt(art *artifact.Artifact, at string) (artifact.Coordinate, error) {
+	target, err := artifact.ParseCoordinate(at)
+	if err != nil {
+		return artifact.Coordinate{}, exitf(ExitUsage, "--at: %v", err)
+	}
+	ref, err := art.Resolve(target)
+	if err != nil {
+		return artifact.Coordinate{}, exitf(ExitUsage, "--at: %v", err)
+	}
+	return ref.At, nil
+}
+
 // stopAt resolves --at into opts, with the interactive inspector on a
 // terminal, and routes what the program prints again: with --json
 // nowhere, and with the --at view (one JSON object on stdout) to stderr.
 func stopAt(e env, f replayFlags, art *artifact.Artifact, opts *replay.SessionOptions) error {
 	if f.at != "" {
-		target, err := artifact.ParseCoordinate(f.at)
+		at, err := resolveAt(art, f.at)
 		if err != nil {
-			return exitf(ExitUsage, "--at: %v", err)
+			return err
 		}
-		ref, err := art.Resolve(target)
-		if err != nil {
-			return exitf(ExitUsage, "--at: %v", err)
-		}
-		at := ref.At
 		opts.At = &at
 	}
 	switch {
