@@ -695,7 +695,9 @@ func TestPauseInALoopSession(t *testing.T) {
 			var f godap.StackFrame
 			for i := 0; i < 5 && (f.Name != "Spinner.on Go" || f.Line < 10); i++ {
 				c.call("continue", map[string]any{"threadId": entry.ThreadId})
-				time.Sleep(20 * time.Millisecond)
+				// Natively the loop reaches the step cap in a few tens of
+				// milliseconds: pause soon after the run starts.
+				time.Sleep(2 * time.Millisecond)
 				c.call("pause", map[string]any{"threadId": entry.ThreadId})
 				f = c.top(c.stopped("pause").ThreadId)
 			}
