@@ -100,6 +100,13 @@ type benchVariant struct {
 // wall medians by name.
 func benchSideBySide(b *testing.B, vs []benchVariant) map[string]time.Duration {
 	b.Helper()
+	wall, _ := benchSideBySideCPU(b, vs)
+	return wall
+}
+
+// benchSideBySideCPU is benchSideBySide returning the CPU medians too.
+func benchSideBySideCPU(b *testing.B, vs []benchVariant) (wall, cpu map[string]time.Duration) {
+	b.Helper()
 	walls := map[string][]time.Duration{}
 	cpus := map[string][]time.Duration{}
 	i := 0
@@ -127,13 +134,14 @@ func benchSideBySide(b *testing.B, vs []benchVariant) map[string]time.Duration {
 			cpus[v.name] = append(cpus[v.name], cpu)
 		}
 	}
-	m := map[string]time.Duration{}
+	wall, cpu = map[string]time.Duration{}, map[string]time.Duration{}
 	for _, v := range vs {
-		m[v.name] = benchMedian(walls[v.name])
-		b.ReportMetric(benchMS(m[v.name]), v.name+"-ms")
-		b.ReportMetric(benchMS(benchMedian(cpus[v.name])), v.name+"-cpums")
+		wall[v.name] = benchMedian(walls[v.name])
+		cpu[v.name] = benchMedian(cpus[v.name])
+		b.ReportMetric(benchMS(wall[v.name]), v.name+"-ms")
+		b.ReportMetric(benchMS(cpu[v.name]), v.name+"-cpums")
 	}
-	return m
+	return wall, cpu
 }
 
 // benchDependent reports whether the variants must run in the given order.
@@ -441,4 +449,37 @@ func admitData(data []byte, want artifact.Identity) (*artifact.Artifact, error) 
 	a, err := artifact.Index(data)
 	a, _, err = artifact.AdmitIndexed(a, err, want, false)
 	return a, err
+}
+
+// benchSavina are the Savina ports of cmd/hale/cli's benchmarks
+// (testdata/bench).
+var benchSavina = []string{"pingpong", "counting", "threadring", "forkjoin"}
+
+// BenchmarkSavinaRecordingInProcess runs each Savina port unrecorded
+// (plain) and recorded (rec) inside the test process, side by side, as
+// BenchmarkRecordingOverhead does, so that -cpuprofile shows what the
+// recorder costs (cmd/hale/cli's BenchmarkSavinaRecording runs the CLI in
+// child processes, which a profile of the test does not see):
+//
+//	go test ./replay -run XXX -bench SavinaRecordingInProcess -benchtime 3x
+//	go test ./replay -run XXX -bench 'SavinaRecordingInProcess/counting/native' -benchtime 5x -cpuprofile cpu.out
+func BenchmarkSavinaRecordingInProcess(b *testing.B) {
+	for _, name := range benchSavina {
+		src, err := os.ReadFile(filepath.Join("..", "cmd", "hale", "cli", "testdata", "bench", name+".hl"))
+		if err != nil {
+			b.Fatal(err)
+		}
+		p := compileProgram(b, string(src))
+		for _, kind := range benchEngines {
+			b.Run(name+"/"+kind.String(), func(b *testing.B) {
+				path := filepath.Join(b.TempDir(), "run.halerec")
+				m, cpu := benchSideBySideCPU(b, []benchVariant{
+					{"plain", func() error { return benchPlainRun(p, kind) }},
+					{"rec", func() error { return benchRecordedRun(p, kind, path) }},
+				})
+				b.ReportMetric(float64(m["rec"])/float64(m["plain"]), "rec/plain")
+				b.ReportMetric(float64(cpu["rec"])/float64(cpu["plain"]), "rec/plain-cpu")
+			})
+		}
+	}
 }
