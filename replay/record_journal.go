@@ -82,7 +82,7 @@ func (j *RecordingJournal) Invoke(c int, p stdlib.Primitive, args []byte, live f
 		return nil, recordingFailed(j.rec.Err())
 	}
 	res, err := live()
-	if aerr := j.rec.Append(uint32(c), j.callEntry(c, p, args, res, err)); aerr != nil {
+	if aerr := j.recordCall(c, p, args, res, err); aerr != nil {
 		return nil, recordingFailed(aerr)
 	}
 	return res, err
@@ -94,12 +94,14 @@ func recordingFailed(err error) error {
 	return vm.Uncatchable(fmt.Errorf("recording failed: %w", err))
 }
 
-// callEntry is the entry of one primitive call that returned res or err.
-func (j *RecordingJournal) callEntry(c int, p stdlib.Primitive, args, res []byte, err error) artifact.Body {
+// recordCall appends the entry of one primitive call that returned res
+// or err. Invocations and outputs, the entries of every call, go through
+// the recorder's typed appends, which do not box the entry.
+func (j *RecordingJournal) recordCall(c int, p stdlib.Primitive, args, res []byte, err error) error {
 	switch {
 	case p.Effect == stdlib.Exit:
 		code, pos := exitArgs(args)
-		return artifact.Exit{Code: code, Position: pos, At: j.coordinate(c)}
+		return j.rec.Append(uint32(c), artifact.Exit{Code: code, Position: pos, At: j.coordinate(c)})
 	case p.Journal == stdlib.Output:
 		out := artifact.Output{Channel: ioChannel(p), Primitive: p.Name, Args: args, Outcome: artifact.OK}
 		if err != nil {
@@ -109,13 +111,13 @@ func (j *RecordingJournal) callEntry(c int, p stdlib.Primitive, args, res []byte
 		} else {
 			out.Result = []byte(text + "\n")
 		}
-		return out
+		return j.rec.AppendOutput(uint32(c), &out)
 	case p.Journal == stdlib.Virtual:
 		out := artifact.Output{Channel: string(p.Effect), Primitive: p.Name, Args: withheldArgs(p, args), Outcome: artifact.OK, Result: res}
 		if err != nil {
 			out.Outcome, out.Result, out.TrapKind, out.Message = artifact.Trapped, nil, trapKindOf(err), err.Error()
 		}
-		return out
+		return j.rec.AppendOutput(uint32(c), &out)
 	}
 	inv := artifact.Invocation{Primitive: p.Name, Args: args, Outcome: artifact.OK, Result: res}
 	switch {
@@ -127,7 +129,7 @@ func (j *RecordingJournal) callEntry(c int, p stdlib.Primitive, args, res []byte
 	case p.Effect == stdlib.Env && (!j.full || j.secretEnv(args)):
 		inv.Outcome, inv.Result, inv.Length = artifact.Withheld, nil, envLength(res)
 	}
-	return inv
+	return j.rec.AppendInvocation(uint32(c), &inv)
 }
 
 // secretPrim is the primitive that names an environment variable as a
@@ -180,7 +182,8 @@ func (j *RecordingJournal) Publish(c int, msg host.MessageID, topic int, payload
 // 0 for an immediate message): the delay is recorded, though a replay
 // skips it (host.TimerJournal).
 func (j *RecordingJournal) PublishAfter(c int, msg host.MessageID, topic int, payload []byte, _ []int, delayMS uint64) {
-	j.rec.Append(uint32(c), artifact.Publish{Topic: j.topicName(topic), Message: messageID(msg), Payload: payload, DelayMS: delayMS})
+	e := artifact.Publish{Topic: j.topicName(topic), Message: messageID(msg), Payload: payload, DelayMS: delayMS}
+	j.rec.AppendPublish(uint32(c), &e)
 }
 
 var _ host.TimerJournal = (*RecordingJournal)(nil)
@@ -199,7 +202,8 @@ func (j *RecordingJournal) Deliver(c, n int, d *host.Delivery, _ host.StateReade
 	if c >= 0 && c < len(j.at) {
 		j.at[c] = n
 	}
-	if err := j.rec.Append(uint32(c), j.deliveryEntry(d)); err != nil {
+	e := j.deliveryEntry(d)
+	if err := j.rec.AppendDelivery(uint32(c), &e); err != nil {
 		return fmt.Errorf("recording failed: %w", err)
 	}
 	return nil

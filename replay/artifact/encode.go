@@ -74,18 +74,51 @@ func (w *Writer) writeFrame(kind Kind, consumer uint32, seq uint64, rest []byte)
 	if err := w.usable(); err != nil {
 		return err
 	}
-	n := uvarintLen(uint64(consumer)) + uvarintLen(seq) + len(rest)
-	w.buf = binary.AppendUvarint(w.buf, uint64(kind))
-	w.buf = binary.AppendUvarint(w.buf, uint64(n))
-	w.buf = binary.AppendUvarint(w.buf, uint64(consumer))
-	w.buf = binary.AppendUvarint(w.buf, seq)
-	w.buf = append(w.buf, rest...)
+	w.buf = appendFrame(w.buf, kind, consumer, seq, rest)
 	w.total++
 	w.counts[consumer]++
 	if len(w.buf) >= flushSize {
 		return w.Flush()
 	}
 	return nil
+}
+
+// appendFrame appends an entry's frame: its kind, its length, consumer
+// and seq, then rest, the kind-specific part already encoded.
+func appendFrame(b []byte, kind Kind, consumer uint32, seq uint64, rest []byte) []byte {
+	n := uvarintLen(uint64(consumer)) + uvarintLen(seq) + len(rest)
+	b = binary.AppendUvarint(b, uint64(kind))
+	b = binary.AppendUvarint(b, uint64(n))
+	b = binary.AppendUvarint(b, uint64(consumer))
+	b = binary.AppendUvarint(b, seq)
+	return append(b, rest...)
+}
+
+// writeFrames writes n entries already framed in p (appendFrame), after
+// what the Writer holds, straight from p: the caller keeps the entries'
+// counts per consumer and gives them to setCounts before Finish.
+func (w *Writer) writeFrames(p []byte, n uint64) error {
+	if err := w.usable(); err != nil {
+		return err
+	}
+	if len(w.buf) > 0 {
+		if err := w.Flush(); err != nil {
+			return err
+		}
+	}
+	w.total += n
+	w.sum.Write(p)
+	if _, err := w.w.Write(p); err != nil {
+		w.err = err
+		return err
+	}
+	return nil
+}
+
+// setCounts adds entries of consumer written by writeFrames to the
+// trailer's counts.
+func (w *Writer) setCounts(consumer uint32, entries uint64) {
+	w.counts[consumer] += entries
 }
 
 // Flush writes the buffered bytes.
@@ -217,40 +250,17 @@ func appendHeader(b []byte, h *Header, version uint64) []byte {
 // trap kinds (they are left out) and no publish delay (one that is not 0
 // is an error).
 func appendBody(b []byte, body Body, version uint64) ([]byte, error) {
-	v2 := version >= 2
 	switch x := body.(type) {
 	case Invocation:
-		b = appendString(b, x.Primitive)
-		b = appendBytes(b, x.Args)
-		return appendOutcome(b, x.Outcome, x.Result, x.Length, x.TrapKind, x.Message, v2)
+		return appendInvocation(b, &x, version)
 	case Publish:
-		b = appendString(b, x.Topic)
-		b = binary.AppendUvarint(b, uint64(x.Message.Producer))
-		b = binary.AppendUvarint(b, x.Message.Seq)
-		b = appendBytes(b, x.Payload)
-		switch {
-		case v2:
-			b = binary.AppendUvarint(b, x.DelayMS)
-		case x.DelayMS != 0:
-			return b, fmt.Errorf("artifact format version %d cannot hold a publish delay", version)
-		}
-		return b, nil
+		return appendPublish(b, &x, version)
 	case Delivery:
-		b = appendString(b, x.Target)
-		if x.Start {
-			return append(b, 1), nil
-		}
-		b = append(b, 0)
-		b = binary.AppendUvarint(b, uint64(x.Message.Producer))
-		b = binary.AppendUvarint(b, x.Message.Seq)
-		return appendString(b, x.Topic), nil
+		return appendDelivery(b, &x), nil
 	case Output:
-		b = appendString(b, x.Channel)
-		b = appendString(b, x.Primitive)
-		b = appendBytes(b, x.Args)
-		return appendOutcome(b, x.Outcome, x.Result, x.Length, x.TrapKind, x.Message, v2)
+		return appendOutput(b, &x, version)
 	case Trap:
-		if v2 {
+		if version >= 2 {
 			b = appendString(b, x.TrapKind)
 		}
 		b = appendString(b, x.Message)
@@ -277,6 +287,47 @@ func appendBody(b []byte, body Body, version uint64) ([]byte, error) {
 		return b, errors.New("entry has no body")
 	}
 	return b, fmt.Errorf("unsupported entry body %T", body)
+}
+
+// appendInvocation, appendPublish, appendDelivery and appendOutput are
+// appendBody for the entries of every message and call, from a pointer,
+// so that the Recorder's typed appends need not box the entry.
+func appendInvocation(b []byte, x *Invocation, version uint64) ([]byte, error) {
+	b = appendString(b, x.Primitive)
+	b = appendBytes(b, x.Args)
+	return appendOutcome(b, x.Outcome, x.Result, x.Length, x.TrapKind, x.Message, version >= 2)
+}
+
+func appendPublish(b []byte, x *Publish, version uint64) ([]byte, error) {
+	b = appendString(b, x.Topic)
+	b = binary.AppendUvarint(b, uint64(x.Message.Producer))
+	b = binary.AppendUvarint(b, x.Message.Seq)
+	b = appendBytes(b, x.Payload)
+	switch {
+	case version >= 2:
+		b = binary.AppendUvarint(b, x.DelayMS)
+	case x.DelayMS != 0:
+		return b, fmt.Errorf("artifact format version %d cannot hold a publish delay", version)
+	}
+	return b, nil
+}
+
+func appendDelivery(b []byte, x *Delivery) []byte {
+	b = appendString(b, x.Target)
+	if x.Start {
+		return append(b, 1)
+	}
+	b = append(b, 0)
+	b = binary.AppendUvarint(b, uint64(x.Message.Producer))
+	b = binary.AppendUvarint(b, x.Message.Seq)
+	return appendString(b, x.Topic)
+}
+
+func appendOutput(b []byte, x *Output, version uint64) ([]byte, error) {
+	b = appendString(b, x.Channel)
+	b = appendString(b, x.Primitive)
+	b = appendBytes(b, x.Args)
+	return appendOutcome(b, x.Outcome, x.Result, x.Length, x.TrapKind, x.Message, version >= 2)
 }
 
 // appendOutcome appends a call's outcome; with v2 a trap's kind comes

@@ -61,8 +61,8 @@ func WithheldHeader(name string) bool {
 var ErrClosed = errors.New("recorder closed")
 
 // DefaultBuffer is the number of entries a consumer may have waiting for
-// the writer before Append blocks.
-const DefaultBuffer = 1024
+// the writer before Append blocks: four of the writer's batches.
+const DefaultBuffer = 4096
 
 // File is where a Recorder writes; *os.File satisfies it.
 type File interface {
@@ -84,12 +84,13 @@ type Options struct {
 }
 
 // Recorder writes an artifact while the program runs. Each consumer
-// appends its entries from its own goroutine, where they are encoded;
-// one writer goroutine frames them and writes them in the order Append
-// accepted them.
+// appends its entries from its own goroutine; Append encodes and frames
+// each entry straight into one shared buffer, under the recorder's lock,
+// and one writer goroutine takes the whole buffer at once, hashes it and
+// writes it with one system call.
 //
-// Order. Every accepted entry goes into one FIFO, so the file order is
-// the order in which Append calls returned. An entry appended before
+// Order. Every accepted entry goes into that buffer in turn, so the file
+// order is the order in which Append calls returned. An entry appended before
 // something that causes another consumer's Append therefore precedes that
 // entry in the file: the runtime appends a publish before it hands the
 // message to any queue, so every delivery follows its publish, and bare
@@ -106,10 +107,11 @@ type Options struct {
 // file. The runtime must then end the run with exit code 4; it may stop
 // as soon as Append returns an error or carry on until Close.
 //
-// Durability. Entries reach the file in batches: when writerBatch have
-// gathered, and in any case every flushInterval while some wait, so a
-// process killed mid-run leaves every entry appended more than about
-// flushInterval before in its temporary file, where `hale trace` reads it.
+// Durability. Entries reach the file in batches: when writerBatch of them
+// (or writerBatchBytes) have gathered, and in any case every
+// flushInterval while some wait, so a process killed mid-run leaves every
+// entry appended more than about flushInterval before in its temporary
+// file, where `hale trace` reads it.
 //
 // All methods may be called on a nil *Recorder, which records nothing, but
 // call sites should test for nil before building the entry, so that not
@@ -120,13 +122,21 @@ type Recorder struct {
 	w     *Writer
 	limit int
 
-	mu       sync.Mutex
-	space    sync.Cond // a consumer's waiting entries decreased, or the recorder failed
-	ready    sync.Cond // the queue or the inflight count changed, or closing began
-	queue    []queued
-	spare    []queued
-	lanes    map[uint32]*lane
-	inflight int // Append calls past the closing check and not yet returned
+	mu    sync.Mutex
+	space sync.Cond // a consumer's waiting entries decreased, or the recorder failed
+	ready sync.Cond // the queue or the inflight count changed, or closing began
+	// queue holds the framed entries (appendFrame) waiting for the
+	// writer, queued of them; spare is the writer's last batch, reused.
+	queue   []byte
+	queued  int
+	spare   []byte
+	scratch []byte  // an entry's kind-specific part, encoded under the lock
+	waiting []*lane // the lanes with entries in the queue
+	lanes   []*lane // by consumer id below denseLanes
+	far     map[uint32]*lane
+	// inflight counts the Append calls past the closing check and not
+	// yet returned.
+	inflight int
 	closing  bool
 	err      error
 	failed   atomic.Bool // err != nil, read without the lock
@@ -138,16 +148,12 @@ type Recorder struct {
 // lane is one consumer's state in the recorder.
 type lane struct {
 	waiting int    // entries in the queue
-	next    uint64 // seq of the consumer's next entry
+	next    uint64 // seq of the consumer's next entry: its entries so far
 }
 
-// queued is an entry whose kind-specific part is already encoded.
-type queued struct {
-	kind     Kind
-	consumer uint32
-	seq      uint64
-	rest     []byte
-}
+// denseLanes bounds the consumer ids whose lanes are kept in a slice
+// (the runtime numbers its consumers from 0); larger ones are in a map.
+const denseLanes = 1 << 16
 
 // Create starts recording to path. The artifact is written to a temporary
 // file in the same folder (".NAME.tmp-*") and renamed to path by Close. The
@@ -195,8 +201,15 @@ func New(w io.Writer, h *Header, opts Options) (*Recorder, error) {
 	return newRecorder(wr, opts), nil
 }
 
-// writerBatch is how many queued entries wake the writer.
-const writerBatch = 256
+// writerBatch is how many queued entries wake the writer, and
+// writerBatchBytes how many bytes of them, whichever comes first: the
+// writer then takes them all and writes them with one system call. A
+// consumer may have DefaultBuffer (four batches) waiting, so that one
+// busy consumer rarely waits for the writer.
+const (
+	writerBatch      = 1024
+	writerBatchBytes = 64 << 10
+)
 
 // flushInterval bounds how long an accepted entry waits in memory when
 // fewer than a batch are queued: the writer is woken at least this often
@@ -207,7 +220,7 @@ const writerBatch = 256
 const flushInterval = 50 * time.Millisecond
 
 func newRecorder(w *Writer, opts Options) *Recorder {
-	r := &Recorder{w: w, limit: opts.Buffer, lanes: map[uint32]*lane{}, done: make(chan struct{})}
+	r := &Recorder{w: w, limit: opts.Buffer, far: map[uint32]*lane{}, done: make(chan struct{})}
 	if r.limit <= 0 {
 		r.limit = DefaultBuffer
 	}
@@ -241,42 +254,97 @@ func (r *Recorder) tick() {
 // sequence number. The body is encoded (its byte slices copied) before
 // Append returns, so the caller may reuse them. Append blocks while the
 // consumer has Options.Buffer entries waiting for the writer.
+//
+// AppendPublish, AppendDelivery, AppendInvocation and AppendOutput do
+// the same for the entries of every message and call, without boxing the
+// entry into a Body.
 func (r *Recorder) Append(consumer uint32, body Body) error {
 	if r == nil {
 		return nil
 	}
-	rest, encErr := appendBody(make([]byte, 0, bodySizeHint(body)), body, FormatVersion)
-
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if encErr != nil {
-		r.failLocked(fmt.Errorf("encoding an entry of consumer %d: %w", consumer, encErr))
+	l, err := r.admit(consumer)
+	if err != nil {
+		return err
 	}
+	rest, err := appendBody(r.scratch[:0], body, FormatVersion)
+	var kind Kind
+	if err == nil {
+		kind = body.Kind()
+	}
+	return r.accept(l, consumer, kind, rest, err)
+}
+
+// AppendPublish is Append of a Publish entry.
+func (r *Recorder) AppendPublish(consumer uint32, e *Publish) error {
+	if r == nil {
+		return nil
+	}
+	l, err := r.admit(consumer)
+	if err != nil {
+		return err
+	}
+	rest, err := appendPublish(r.scratch[:0], e, FormatVersion)
+	return r.accept(l, consumer, KindPublish, rest, err)
+}
+
+// AppendDelivery is Append of a Delivery entry.
+func (r *Recorder) AppendDelivery(consumer uint32, e *Delivery) error {
+	if r == nil {
+		return nil
+	}
+	l, err := r.admit(consumer)
+	if err != nil {
+		return err
+	}
+	return r.accept(l, consumer, KindDelivery, appendDelivery(r.scratch[:0], e), nil)
+}
+
+// AppendInvocation is Append of an Invocation entry.
+func (r *Recorder) AppendInvocation(consumer uint32, e *Invocation) error {
+	if r == nil {
+		return nil
+	}
+	l, err := r.admit(consumer)
+	if err != nil {
+		return err
+	}
+	rest, err := appendInvocation(r.scratch[:0], e, FormatVersion)
+	return r.accept(l, consumer, KindInvocation, rest, err)
+}
+
+// AppendOutput is Append of an Output entry.
+func (r *Recorder) AppendOutput(consumer uint32, e *Output) error {
+	if r == nil {
+		return nil
+	}
+	l, err := r.admit(consumer)
+	if err != nil {
+		return err
+	}
+	rest, err := appendOutput(r.scratch[:0], e, FormatVersion)
+	return r.accept(l, consumer, KindOutput, rest, err)
+}
+
+// admit takes the lock for an entry of consumer and waits until the
+// consumer may queue one more. On success it returns the consumer's lane
+// with the lock held and the call counted in flight; accept must follow,
+// which releases both. On failure (the recorder failed or is closing) it
+// returns the error with the lock released.
+func (r *Recorder) admit(consumer uint32) (*lane, error) {
+	r.mu.Lock()
 	if r.err != nil {
-		return r.err
+		err := r.err
+		r.mu.Unlock()
+		return nil, err
 	}
 	if r.closing {
-		return ErrClosed
+		r.mu.Unlock()
+		return nil, ErrClosed
 	}
-	l := r.lanes[consumer]
-	if l == nil {
-		l = &lane{}
-		r.lanes[consumer] = l
-	}
+	l := r.lane(consumer)
 	// An Append that has passed the closing check is finished by Close,
 	// not refused, even if it has to wait for space.
 	r.inflight++
-	defer func() {
-		r.inflight--
-		// The writer is woken once a batch has gathered (or for the last
-		// Append of a closing recorder): waking it for every entry would
-		// only make producer and writer take turns. Entries below a
-		// batch wait in memory, bounded by the per-consumer limit, until
-		// the next tick (flushInterval).
-		if len(r.queue) == writerBatch || r.closing {
-			r.ready.Signal()
-		}
-	}()
 	if l.waiting >= r.limit {
 		r.stalls++
 		r.ready.Signal() // whatever the batch size, the writer must make room
@@ -284,13 +352,74 @@ func (r *Recorder) Append(consumer uint32, body Body) error {
 			r.space.Wait()
 		}
 		if r.err != nil {
-			return r.err
+			err := r.err
+			r.leave()
+			return nil, err
 		}
 	}
-	r.queue = append(r.queue, queued{kind: body.Kind(), consumer: consumer, seq: l.next, rest: rest})
+	return l, nil
+}
+
+// accept queues the entry whose kind-specific part is rest (encoded in
+// r.scratch under the lock), or fails the recorder with encErr, and
+// releases what admit took.
+func (r *Recorder) accept(l *lane, consumer uint32, kind Kind, rest []byte, encErr error) error {
+	r.scratch = rest[:0]
+	if encErr != nil {
+		r.failLocked(fmt.Errorf("encoding an entry of consumer %d: %w", consumer, encErr))
+		err := r.err
+		r.leave()
+		return err
+	}
+	before := len(r.queue)
+	r.queue = appendFrame(r.queue, kind, consumer, l.next, rest)
+	r.queued++
+	if before < writerBatchBytes && len(r.queue) >= writerBatchBytes && r.queued != writerBatch {
+		r.ready.Signal() // a batch's worth of bytes (leave signals a batch's worth of entries)
+	}
 	l.next++
+	if l.waiting == 0 {
+		r.waiting = append(r.waiting, l)
+	}
 	l.waiting++
+	r.leave()
 	return nil
+}
+
+// leave ends an Append call admitted in flight and releases the lock.
+// The writer is woken once a batch has gathered (or for the last Append
+// of a closing recorder): waking it for every entry would only make
+// producer and writer take turns. Entries below a batch wait in memory,
+// bounded by the per-consumer limit, until the next tick
+// (flushInterval).
+func (r *Recorder) leave() {
+	r.inflight--
+	if r.queued == writerBatch || r.closing {
+		r.ready.Signal()
+	}
+	r.mu.Unlock()
+}
+
+// lane returns consumer's lane, made on first use.
+func (r *Recorder) lane(consumer uint32) *lane {
+	if consumer < denseLanes {
+		if int(consumer) < len(r.lanes) {
+			if l := r.lanes[consumer]; l != nil {
+				return l
+			}
+		} else {
+			r.lanes = append(r.lanes, make([]*lane, int(consumer)+1-len(r.lanes))...)
+		}
+		l := &lane{}
+		r.lanes[consumer] = l
+		return l
+	}
+	l := r.far[consumer]
+	if l == nil {
+		l = &lane{}
+		r.far[consumer] = l
+	}
+	return l
 }
 
 // run is the writer goroutine: it takes everything queued at once and
@@ -299,34 +428,28 @@ func (r *Recorder) run() {
 	defer close(r.done)
 	r.mu.Lock()
 	for {
-		for len(r.queue) == 0 && !(r.closing && r.inflight == 0) {
+		for r.queued == 0 && !(r.closing && r.inflight == 0) {
 			r.ready.Wait()
 		}
-		if len(r.queue) == 0 {
+		if r.queued == 0 {
 			r.mu.Unlock()
 			return
 		}
-		batch := r.queue
-		r.queue = r.spare[:0]
-		for _, q := range batch {
-			r.lanes[q.consumer].waiting--
+		batch, n := r.queue, r.queued
+		r.queue, r.queued = r.spare[:0], 0
+		for _, l := range r.waiting {
+			l.waiting = 0
 		}
+		clear(r.waiting)
+		r.waiting = r.waiting[:0]
 		r.space.Broadcast()
 		failed := r.err != nil
 		r.mu.Unlock()
 
 		var err error
 		if !failed {
-			for _, q := range batch {
-				if err = r.w.writeFrame(q.kind, q.consumer, q.seq, q.rest); err != nil {
-					break
-				}
-			}
-			if err == nil {
-				err = r.w.Flush()
-			}
+			err = r.w.writeFrames(batch, uint64(n))
 		}
-		clear(batch) // drop the encoded bodies before the slice is reused
 
 		r.mu.Lock()
 		r.spare = batch[:0]
@@ -402,6 +525,20 @@ func (r *Recorder) Close(verdict string, exitCode int64) error {
 	}
 	err := r.Err()
 	if err == nil {
+		// Every accepted entry is written: each consumer's count is the
+		// seq its next entry would have had.
+		r.mu.Lock()
+		for id, l := range r.lanes {
+			if l != nil && l.next > 0 {
+				r.w.setCounts(uint32(id), l.next)
+			}
+		}
+		for id, l := range r.far {
+			if l.next > 0 {
+				r.w.setCounts(id, l.next)
+			}
+		}
+		r.mu.Unlock()
 		if err = r.w.Finish(verdict, exitCode); err != nil {
 			err = r.wrap(err)
 		}
