@@ -84,10 +84,11 @@ type Options struct {
 }
 
 // Recorder writes an artifact while the program runs. Each consumer
-// appends its entries from its own goroutine; Append encodes and frames
-// each entry straight into one shared buffer, under the recorder's lock,
-// and one writer goroutine takes the whole buffer at once, hashes it and
-// writes it with one system call.
+// appends its entries from its own goroutine, where they are encoded
+// (into a buffer on its stack); Append then frames each entry straight
+// into one shared buffer, under the recorder's lock, and one writer
+// goroutine takes the whole buffer at once, hashes it and writes it with
+// one system call.
 //
 // Order. Every accepted entry goes into that buffer in turn, so the file
 // order is the order in which Append calls returned. An entry appended before
@@ -130,7 +131,6 @@ type Recorder struct {
 	queue   []byte
 	queued  int
 	spare   []byte
-	scratch []byte  // an entry's kind-specific part, encoded under the lock
 	waiting []*lane // the lanes with entries in the queue
 	lanes   []*lane // by consumer id below denseLanes
 	far     map[uint32]*lane
@@ -262,29 +262,28 @@ func (r *Recorder) Append(consumer uint32, body Body) error {
 	if r == nil {
 		return nil
 	}
-	l, err := r.admit(consumer)
-	if err != nil {
-		return err
-	}
-	rest, err := appendBody(r.scratch[:0], body, FormatVersion)
+	var buf [entryBuffer]byte
+	rest, err := appendBody(buf[:0], body, FormatVersion)
 	var kind Kind
 	if err == nil {
 		kind = body.Kind()
 	}
-	return r.accept(l, consumer, kind, rest, err)
+	return r.queueEntry(consumer, kind, rest, err)
 }
+
+// entryBuffer is the size of the buffer on the stack that an entry's
+// kind-specific part is encoded into before it is queued: a larger entry
+// is encoded on the heap.
+const entryBuffer = 192
 
 // AppendPublish is Append of a Publish entry.
 func (r *Recorder) AppendPublish(consumer uint32, e *Publish) error {
 	if r == nil {
 		return nil
 	}
-	l, err := r.admit(consumer)
-	if err != nil {
-		return err
-	}
-	rest, err := appendPublish(r.scratch[:0], e, FormatVersion)
-	return r.accept(l, consumer, KindPublish, rest, err)
+	var buf [entryBuffer]byte
+	rest, err := appendPublish(buf[:0], e, FormatVersion)
+	return r.queueEntry(consumer, KindPublish, rest, err)
 }
 
 // AppendDelivery is Append of a Delivery entry.
@@ -292,11 +291,8 @@ func (r *Recorder) AppendDelivery(consumer uint32, e *Delivery) error {
 	if r == nil {
 		return nil
 	}
-	l, err := r.admit(consumer)
-	if err != nil {
-		return err
-	}
-	return r.accept(l, consumer, KindDelivery, appendDelivery(r.scratch[:0], e), nil)
+	var buf [entryBuffer]byte
+	return r.queueEntry(consumer, KindDelivery, appendDelivery(buf[:0], e), nil)
 }
 
 // AppendInvocation is Append of an Invocation entry.
@@ -304,12 +300,9 @@ func (r *Recorder) AppendInvocation(consumer uint32, e *Invocation) error {
 	if r == nil {
 		return nil
 	}
-	l, err := r.admit(consumer)
-	if err != nil {
-		return err
-	}
-	rest, err := appendInvocation(r.scratch[:0], e, FormatVersion)
-	return r.accept(l, consumer, KindInvocation, rest, err)
+	var buf [entryBuffer]byte
+	rest, err := appendInvocation(buf[:0], e, FormatVersion)
+	return r.queueEntry(consumer, KindInvocation, rest, err)
 }
 
 // AppendOutput is Append of an Output entry.
@@ -317,29 +310,27 @@ func (r *Recorder) AppendOutput(consumer uint32, e *Output) error {
 	if r == nil {
 		return nil
 	}
-	l, err := r.admit(consumer)
-	if err != nil {
-		return err
-	}
-	rest, err := appendOutput(r.scratch[:0], e, FormatVersion)
-	return r.accept(l, consumer, KindOutput, rest, err)
+	var buf [entryBuffer]byte
+	rest, err := appendOutput(buf[:0], e, FormatVersion)
+	return r.queueEntry(consumer, KindOutput, rest, err)
 }
 
-// admit takes the lock for an entry of consumer and waits until the
-// consumer may queue one more. On success it returns the consumer's lane
-// with the lock held and the call counted in flight; accept must follow,
-// which releases both. On failure (the recorder failed or is closing) it
-// returns the error with the lock released.
-func (r *Recorder) admit(consumer uint32) (*lane, error) {
+// queueEntry frames the entry of consumer whose kind-specific part is
+// rest into the queue, or fails the recorder with encErr, the error
+// encoding it gave. It does not keep rest.
+func (r *Recorder) queueEntry(consumer uint32, kind Kind, rest []byte, encErr error) error {
 	r.mu.Lock()
+	if encErr != nil {
+		r.failLocked(fmt.Errorf("encoding an entry of consumer %d: %w", consumer, encErr))
+	}
 	if r.err != nil {
 		err := r.err
 		r.mu.Unlock()
-		return nil, err
+		return err
 	}
 	if r.closing {
 		r.mu.Unlock()
-		return nil, ErrClosed
+		return ErrClosed
 	}
 	l := r.lane(consumer)
 	// An Append that has passed the closing check is finished by Close,
@@ -354,22 +345,8 @@ func (r *Recorder) admit(consumer uint32) (*lane, error) {
 		if r.err != nil {
 			err := r.err
 			r.leave()
-			return nil, err
+			return err
 		}
-	}
-	return l, nil
-}
-
-// accept queues the entry whose kind-specific part is rest (encoded in
-// r.scratch under the lock), or fails the recorder with encErr, and
-// releases what admit took.
-func (r *Recorder) accept(l *lane, consumer uint32, kind Kind, rest []byte, encErr error) error {
-	r.scratch = rest[:0]
-	if encErr != nil {
-		r.failLocked(fmt.Errorf("encoding an entry of consumer %d: %w", consumer, encErr))
-		err := r.err
-		r.leave()
-		return err
 	}
 	before := len(r.queue)
 	r.queue = appendFrame(r.queue, kind, consumer, l.next, rest)
