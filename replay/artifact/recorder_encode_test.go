@@ -241,40 +241,60 @@ func TestRecorderBytesMatchReference(t *testing.T) {
 		if seed == 0 {
 			n = 0
 		}
-		var buf bytes.Buffer
-		h := encodeTestHeader()
-		r, err := New(&buf, h, Options{Buffer: 1 + rng.IntN(64)})
-		if err != nil {
+		checkRecorderMatches(t, seed, n, 1+rng.IntN(64))
+	}
+}
+
+// FuzzRecorderMatchesReference is TestRecorderBytesMatchReference on
+// any seed, entry count and per-consumer buffer.
+func FuzzRecorderMatchesReference(f *testing.F) {
+	f.Add(uint64(1), uint16(100), uint8(4))
+	f.Add(uint64(2), uint16(3000), uint8(0))
+	f.Fuzz(func(t *testing.T, seed uint64, n uint16, buffer uint8) {
+		checkRecorderMatches(t, seed, int(n%4096), int(buffer))
+	})
+}
+
+// checkRecorderMatches records n entries generated from seed through a
+// Recorder with the given per-consumer buffer (0: the default) and
+// compares its bytes with the reference encoder's and Encode's.
+func checkRecorderMatches(t *testing.T, seed uint64, n, buffer int) {
+	t.Helper()
+	rng := rand.New(rand.NewPCG(seed, 19))
+	var buf bytes.Buffer
+	h := encodeTestHeader()
+	r, err := New(&buf, h, Options{Buffer: buffer})
+	if err != nil {
+		t.Fatal(err)
+	}
+	seqs := map[uint32]uint64{}
+	var entries []Entry
+	for range n {
+		c := encodeTestConsumers[rng.IntN(len(encodeTestConsumers))]
+		body := genBody(rng, 0)
+		if err := appendEither(r, c, body, rng.IntN(2) == 0); err != nil {
 			t.Fatal(err)
 		}
-		seqs := map[uint32]uint64{}
-		var entries []Entry
-		for range n {
-			c := encodeTestConsumers[rng.IntN(len(encodeTestConsumers))]
-			body := genBody(rng, 0)
-			if err := appendEither(r, c, body, rng.IntN(2) == 0); err != nil {
-				t.Fatal(err)
-			}
-			entries = append(entries, Entry{Consumer: c, Seq: seqs[c], Body: body})
-			seqs[c]++
-		}
-		if err := r.Close(VerdictExit, int64(seed)-3); err != nil {
-			t.Fatal(err)
-		}
-		want := refEncode(t, h, entries, VerdictExit, int64(seed)-3)
-		if got := buf.Bytes(); !bytes.Equal(got, want) {
-			t.Fatalf("seed %d: the recorder wrote %d bytes that differ from the reference's %d at byte %d", seed, len(got), len(want), firstDiff(got, want))
-		}
-		enc, err := Encode(&Artifact{Header: *h, Entries: entries, Trailer: Trailer{Verdict: VerdictExit, ExitCode: int64(seed) - 3}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !bytes.Equal(enc, want) {
-			t.Fatalf("seed %d: Encode differs from the reference at byte %d", seed, firstDiff(enc, want))
-		}
-		if _, err := Salvage(want); err != nil {
-			t.Fatalf("seed %d: the reference artifact does not read back: %v", seed, err)
-		}
+		entries = append(entries, Entry{Consumer: c, Seq: seqs[c], Body: body})
+		seqs[c]++
+	}
+	code := int64(seed%7) - 3
+	if err := r.Close(VerdictExit, code); err != nil {
+		t.Fatal(err)
+	}
+	want := refEncode(t, h, entries, VerdictExit, code)
+	if got := buf.Bytes(); !bytes.Equal(got, want) {
+		t.Fatalf("seed %d: the recorder wrote %d bytes that differ from the reference's %d at byte %d", seed, len(got), len(want), firstDiff(got, want))
+	}
+	enc, err := Encode(&Artifact{Header: *h, Entries: entries, Trailer: Trailer{Verdict: VerdictExit, ExitCode: code}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(enc, want) {
+		t.Fatalf("seed %d: Encode differs from the reference at byte %d", seed, firstDiff(enc, want))
+	}
+	if _, err := Salvage(want); err != nil {
+		t.Fatalf("seed %d: the reference artifact does not read back: %v", seed, err)
 	}
 }
 
