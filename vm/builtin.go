@@ -414,12 +414,17 @@ func (m *Machine) publish(topic int, fields []value.Value) error {
 	buf := binary.AppendUvarint(m.buf[:0], uint64(topic))
 	buf = append(buf, byte(value.KindStruct))
 	// A struct is encoded as the tuple of its fields after its tag.
-	buf, err := value.EncodeTuple(buf, fields[:n])
-	m.buf = buf
-	if err != nil {
-		return trapErr(KindArg, err.Error())
+	buf, ok := appendScalarTuple(buf, fields[:n])
+	if !ok {
+		var err error
+		buf, err = value.EncodeTuple(buf, fields[:n])
+		if err != nil {
+			m.buf = buf
+			return trapErr(KindArg, err.Error())
+		}
 	}
-	_, err = m.host.Prim(PrimPublish, buf)
+	m.buf = buf
+	_, err := m.host.Prim(PrimPublish, buf)
 	return err
 }
 

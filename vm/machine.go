@@ -60,6 +60,9 @@ type Machine struct {
 	// payloads[topic] is the struct reused for the payloads of the topic's
 	// payloadLocal handlers.
 	payloads []*value.Struct
+	// payloadVals[topic] is the value of payloads[topic], for
+	// decodeScalarPayload (deliver.go); made on first use.
+	payloadVals []value.Value
 	// tierHold, when not 0, is the frame count of a call whose tier
 	// call fell back: calls deeper than it are interpreted.
 	tierHold int
@@ -378,9 +381,13 @@ func (m *Machine) Deliver(inst int, handler int, payload []byte) (err error) {
 		if m.funcs[fn].payloadLocal {
 			// No reference to the payload outlives the handler run:
 			// decode it into the topic's reused struct.
-			v, err = value.DecodeStructInto(payload, m.PayloadType(handler), m.payloads[handler])
-			if err == nil {
-				m.payloads[handler] = v.AsStruct()
+			var ok bool
+			if v, ok = m.decodeScalarPayload(handler, payload); !ok {
+				v, err = value.DecodeStructInto(payload, m.PayloadType(handler), m.payloads[handler])
+				if err == nil {
+					m.payloads[handler] = v.AsStruct()
+					m.keepPayload(handler, v)
+				}
 			}
 		} else {
 			v, err = value.Decode(payload, m.PayloadType(handler))

@@ -1,0 +1,168 @@
+package vm
+
+import (
+	"math"
+
+	"github.com/hale-lang/hale/vm/value"
+)
+
+// A delivery to a payloadLocal handler decodes its payload into the
+// topic's reused struct (m.payloads). When every field of the payload is
+// an int, a float or a bool, decodeScalarPayload does it without the
+// general decoder: on the wasm engine, where every Go call costs several
+// times what it does natively, the general decoder was a quarter of the
+// fixed cost of a delivery. It accepts exactly the canonical encodings
+// value.DecodeStructInto accepts for such a struct and leaves every other
+// input (and the first payload of a topic, before there is a struct to
+// reuse) to it, so a payload it cannot take gets the same error as
+// before.
+
+// decodeScalarPayload decodes payload into the reused struct of topic
+// when the topic's payload has only int, float and bool fields, and
+// returns the struct's value. It reports false, having decoded nothing
+// or part of the fields, when the general decoder must do it (the struct
+// may then hold some of the new fields, which the general decoder
+// overwrites).
+func (m *Machine) decodeScalarPayload(topic int, payload []byte) (value.Value, bool) {
+	if topic >= len(m.payloadVals) {
+		return value.Value{}, false
+	}
+	v := m.payloadVals[topic]
+	s := m.payloads[topic]
+	if v.Kind() != value.KindStruct || s == nil || v.AsStruct() != s {
+		return value.Value{}, false
+	}
+	t := m.PayloadType(topic)
+	fields := s.Fields()
+	if t == nil || s.Type() != t || len(fields) != len(t.Fields) {
+		return value.Value{}, false
+	}
+	if !decodeScalarInto(payload, t, fields) {
+		return value.Value{}, false
+	}
+	return v, true
+}
+
+// decodeScalarInto decodes payload, the canonical encoding of a struct of
+// type t, into fields (one per field of t) when t's fields are all ints,
+// floats and bools, and reports whether it did. It accepts exactly what
+// value.DecodeStructInto accepts for such a type, with the same values;
+// on false, fields may hold part of the new values.
+func decodeScalarInto(payload []byte, t *value.Type, fields []value.Value) bool {
+	// tag, count: at most 127 fields take one byte of count.
+	if len(fields) != len(t.Fields) || len(fields) >= 0x80 ||
+		len(payload) < 2 || payload[0] != byte(value.KindStruct) || int(payload[1]) != len(fields) {
+		return false
+	}
+	off := 2
+	for i := range fields {
+		ft := t.Fields[i].Type
+		if ft == nil || off >= len(payload) || payload[off] != byte(ft.Kind) {
+			return false
+		}
+		off++
+		switch ft.Kind {
+		case value.KindInt:
+			u, n := canonicalUvarint(payload[off:])
+			if n == 0 {
+				return false
+			}
+			off += n
+			fields[i] = value.Int(int64(u>>1) ^ -int64(u&1))
+		case value.KindFloat:
+			if len(payload)-off < 8 {
+				return false
+			}
+			b := payload[off : off+8]
+			bits := uint64(b[0]) | uint64(b[1])<<8 | uint64(b[2])<<16 | uint64(b[3])<<24 |
+				uint64(b[4])<<32 | uint64(b[5])<<40 | uint64(b[6])<<48 | uint64(b[7])<<56
+			if f := math.Float64frombits(bits); f != f && bits != value.CanonicalNaN {
+				return false
+			}
+			off += 8
+			fields[i] = value.Float(math.Float64frombits(bits))
+		case value.KindBool:
+			if off >= len(payload) || payload[off] > 1 {
+				return false
+			}
+			fields[i] = value.Bool(payload[off] == 1)
+			off++
+		default:
+			return false
+		}
+	}
+	if off != len(payload) {
+		return false
+	}
+	return true
+}
+
+// canonicalUvarint reads a minimal LEB128 varint of at most 64 bits, as
+// the canonical encoding writes it, and returns it with its length, or
+// n == 0 for anything else (truncated, not minimal, overflowing).
+func canonicalUvarint(b []byte) (x uint64, n int) {
+	var s uint
+	for i := 0; i < 10 && i < len(b); i++ {
+		c := b[i]
+		if c < 0x80 {
+			if i > 0 && c == 0 || i == 9 && c > 1 {
+				return 0, 0
+			}
+			return x | uint64(c)<<s, i + 1
+		}
+		x |= uint64(c&0x7f) << s
+		s += 7
+	}
+	return 0, 0
+}
+
+// keepPayload remembers the value of topic's reused payload struct after
+// the general decoder filled it, for decodeScalarPayload.
+func (m *Machine) keepPayload(topic int, v value.Value) {
+	if m.payloadVals == nil {
+		m.payloadVals = make([]value.Value, len(m.img.Topics))
+	}
+	m.payloadVals[topic] = v
+}
+
+// appendScalarTuple appends the canonical encoding of the tuple vs, as
+// value.EncodeTuple does, when every value is an int, a float or a bool,
+// and reports false (buf unchanged in its length) otherwise. A publish
+// of a payload of such fields takes it instead of the general encoder,
+// for the same reason as decodeScalarPayload.
+func appendScalarTuple(buf []byte, vs []value.Value) ([]byte, bool) {
+	if len(vs) >= 0x80 {
+		return buf, false
+	}
+	start := len(buf)
+	buf = append(buf, byte(len(vs)))
+	for _, v := range vs {
+		switch v.Kind() {
+		case value.KindInt:
+			i := v.AsInt()
+			u := uint64(i<<1) ^ uint64(i>>63)
+			buf = append(buf, byte(value.KindInt))
+			for u >= 0x80 {
+				buf = append(buf, byte(u)|0x80)
+				u >>= 7
+			}
+			buf = append(buf, byte(u))
+		case value.KindFloat:
+			b := math.Float64bits(v.AsFloat())
+			if f := v.AsFloat(); f != f {
+				b = value.CanonicalNaN
+			}
+			buf = append(buf, byte(value.KindFloat), byte(b), byte(b>>8), byte(b>>16), byte(b>>24),
+				byte(b>>32), byte(b>>40), byte(b>>48), byte(b>>56))
+		case value.KindBool:
+			c := byte(0)
+			if v.AsBool() {
+				c = 1
+			}
+			buf = append(buf, byte(value.KindBool), c)
+		default:
+			return buf[:start], false
+		}
+	}
+	return buf, true
+}

@@ -1,0 +1,96 @@
+package host
+
+import (
+	"context"
+	"testing"
+
+	"github.com/hale-lang/hale/vm"
+)
+
+// The fixed cost of one delivery, without the scheduler: an engine made
+// with NewEngine runs one handler b.N times. empty does nothing with its
+// payload; read reads a field into the state; steps runs ten integer
+// steps; publish publishes one message (the host's Prim only counts it).
+// cpu-ns/op is the process's CPU time per delivery.
+var deliverHandlers = []struct{ name, body string }{
+	{"empty", ``},
+	{"read", `total += t.n;`},
+	{"steps", `var s = t.n; s += 1; s += 2; s += 3; s += 4; s += 5; s += 6; s += 7; total = s;`},
+	{"publish", `publish U { n: t.n };`},
+	{"publish4", `publish U { n: t.n }; publish U { n: t.n + 1 }; publish U { n: t.n + 2 }; publish U { n: t.n + 3 };`},
+}
+
+func BenchmarkDeliver(b *testing.B) {
+	for _, h := range deliverHandlers {
+		b.Run(h.name, func(b *testing.B) {
+			img := compileAll(b, `
+topic T { n: int }
+topic U { n: int }
+locus L {
+    var total: int = 0;
+    on T(t) { `+h.body+` }
+}
+locus S { on U(u) { } }
+main { spawn L; spawn S; }
+`)
+			for _, kind := range realEngines {
+				b.Run(kind.String(), func(b *testing.B) {
+					published := 0
+					e, err := NewEngine(context.Background(), kind, img, hostFunc(func(id uint16, args []byte) ([]byte, error) {
+						if id == vm.PrimPublish {
+							published++
+						}
+						return nil, nil
+					}))
+					if err != nil {
+						b.Fatal(err)
+					}
+					defer e.Close()
+					if err := e.Init(0); err != nil {
+						b.Fatal(err)
+					}
+					payload := structPayload(v(2))
+					b.ReportAllocs()
+					b.ResetTimer()
+					cpu := benchCPUTime()
+					for range b.N {
+						if err := e.Deliver(0, 0, payload); err != nil {
+							b.Fatal(err)
+						}
+					}
+					cpu = benchCPUTime() - cpu
+					b.StopTimer()
+					b.ReportMetric(float64(cpu)/float64(b.N), "cpu-ns/op")
+				})
+			}
+		})
+	}
+}
+
+// BenchmarkExportCall is the bare cost of calling an export of the guest
+// (result, which returns an address) and of a memory write of a small
+// payload: the floor of every delivery's crossing.
+func BenchmarkExportCall(b *testing.B) {
+	img := compileAll(b, `topic T { n: int } locus L { on T(t) { } } main { spawn L; }`)
+	e, err := NewEngine(context.Background(), EngineWasm, img, hostFunc(func(id uint16, args []byte) ([]byte, error) { return nil, nil }))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer e.Close()
+	g := e.(*wasmEngine).g
+	b.Run("result", func(b *testing.B) {
+		for range b.N {
+			if err := g.result.CallWithStack(g.ctx, g.stack[:]); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("write", func(b *testing.B) {
+		p := structPayload(v(2))
+		for range b.N {
+			if err := g.write(p); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
