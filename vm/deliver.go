@@ -17,6 +17,15 @@ import (
 // reuse) to it, so a payload it cannot take gets the same error as
 // before.
 
+// scalarPayload is what decodeScalarPayload needs of a topic whose
+// payload has only int, float and bool fields, once the general decoder
+// made the topic's reused struct.
+type scalarPayload struct {
+	s     *value.Struct // m.payloads[topic] when it was made
+	v     value.Value   // its value
+	kinds []byte        // the fields' tags (value.Kind), fewer than 128
+}
+
 // decodeScalarPayload decodes payload into the reused struct of topic
 // when the topic's payload has only int, float and bool fields, and
 // returns the struct's value. It reports false, having decoded nothing
@@ -24,45 +33,61 @@ import (
 // may then hold some of the new fields, which the general decoder
 // overwrites).
 func (m *Machine) decodeScalarPayload(topic int, payload []byte) (value.Value, bool) {
-	if topic >= len(m.payloadVals) {
+	if topic >= len(m.scalarPays) {
 		return value.Value{}, false
 	}
-	v := m.payloadVals[topic]
-	s := m.payloads[topic]
-	if v.Kind() != value.KindStruct || s == nil || v.AsStruct() != s {
+	p := &m.scalarPays[topic]
+	if p.s == nil || p.s != m.payloads[topic] || !decodeScalarFields(payload, p.kinds, p.s.Fields()) {
 		return value.Value{}, false
 	}
-	t := m.PayloadType(topic)
-	fields := s.Fields()
-	if t == nil || s.Type() != t || len(fields) != len(t.Fields) {
-		return value.Value{}, false
-	}
-	if !decodeScalarInto(payload, t, fields) {
-		return value.Value{}, false
-	}
-	return v, true
+	return p.v, true
 }
 
-// decodeScalarInto decodes payload, the canonical encoding of a struct of
-// type t, into fields (one per field of t) when t's fields are all ints,
-// floats and bools, and reports whether it did. It accepts exactly what
-// value.DecodeStructInto accepts for such a type, with the same values;
+// scalarKinds returns the tags of t's fields when t is a struct of fewer
+// than 128 fields that are all ints, floats and bools (so its count takes
+// one byte), or false.
+func scalarKinds(t *value.Type) ([]byte, bool) {
+	if t == nil || t.Kind != value.KindStruct || len(t.Fields) >= 0x80 {
+		return nil, false
+	}
+	kinds := make([]byte, len(t.Fields))
+	for i, f := range t.Fields {
+		if f.Type == nil {
+			return nil, false
+		}
+		switch f.Type.Kind {
+		case value.KindInt, value.KindFloat, value.KindBool:
+			kinds[i] = byte(f.Type.Kind)
+		default:
+			return nil, false
+		}
+	}
+	return kinds, true
+}
+
+// decodeScalarFields decodes payload, the canonical encoding of a struct
+// whose fields have the tags kinds (scalarKinds), into fields (as many),
+// and reports whether it did. It accepts exactly what
+// value.DecodeStructInto accepts for such a struct, with the same values;
 // on false, fields may hold part of the new values.
-func decodeScalarInto(payload []byte, t *value.Type, fields []value.Value) bool {
-	// tag, count: at most 127 fields take one byte of count.
-	if len(fields) != len(t.Fields) || len(fields) >= 0x80 ||
-		len(payload) < 2 || payload[0] != byte(value.KindStruct) || int(payload[1]) != len(fields) {
+func decodeScalarFields(payload, kinds []byte, fields []value.Value) bool {
+	if len(fields) != len(kinds) || len(payload) < 2 || payload[0] != byte(value.KindStruct) || int(payload[1]) != len(kinds) {
 		return false
 	}
 	off := 2
-	for i := range fields {
-		ft := t.Fields[i].Type
-		if ft == nil || off >= len(payload) || payload[off] != byte(ft.Kind) {
+	for i, k := range kinds {
+		// Every scalar takes its tag and at least one byte.
+		if off+1 >= len(payload) || payload[off] != k {
 			return false
 		}
 		off++
-		switch ft.Kind {
+		switch value.Kind(k) {
 		case value.KindInt:
+			if c := payload[off]; c < 0x80 {
+				fields[i] = value.Int(int64(c>>1) ^ -int64(c&1))
+				off++
+				continue
+			}
 			u, n := canonicalUvarint(payload[off:])
 			if n == 0 {
 				return false
@@ -82,7 +107,7 @@ func decodeScalarInto(payload []byte, t *value.Type, fields []value.Value) bool 
 			off += 8
 			fields[i] = value.Float(math.Float64frombits(bits))
 		case value.KindBool:
-			if off >= len(payload) || payload[off] > 1 {
+			if payload[off] > 1 {
 				return false
 			}
 			fields[i] = value.Bool(payload[off] == 1)
@@ -91,10 +116,7 @@ func decodeScalarInto(payload []byte, t *value.Type, fields []value.Value) bool 
 			return false
 		}
 	}
-	if off != len(payload) {
-		return false
-	}
-	return true
+	return off == len(payload)
 }
 
 // canonicalUvarint reads a minimal LEB128 varint of at most 64 bits, as
@@ -116,13 +138,21 @@ func canonicalUvarint(b []byte) (x uint64, n int) {
 	return 0, 0
 }
 
-// keepPayload remembers the value of topic's reused payload struct after
-// the general decoder filled it, for decodeScalarPayload.
+// keepPayload notes topic's reused payload struct, of value v, after
+// the general decoder made it, for decodeScalarPayload.
 func (m *Machine) keepPayload(topic int, v value.Value) {
-	if m.payloadVals == nil {
-		m.payloadVals = make([]value.Value, len(m.img.Topics))
+	s := v.AsStruct()
+	if topic < len(m.scalarPays) && m.scalarPays[topic].s == s {
+		return
 	}
-	m.payloadVals[topic] = v
+	kinds, ok := scalarKinds(s.Type())
+	if !ok {
+		return
+	}
+	if m.scalarPays == nil {
+		m.scalarPays = make([]scalarPayload, len(m.img.Topics))
+	}
+	m.scalarPays[topic] = scalarPayload{s: s, v: v, kinds: kinds}
 }
 
 // appendScalarTuple appends the canonical encoding of the tuple vs, as

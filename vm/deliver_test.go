@@ -32,7 +32,7 @@ func scalarOnly(t *value.Type) bool {
 	return true
 }
 
-// FuzzScalarPayload checks decodeScalarInto against
+// FuzzScalarPayload checks decodeScalarFields against
 // value.DecodeStructInto on any bytes, for every type above: whatever the
 // fast decoder accepts the general one accepts with the same fields, and
 // for a payload of scalar fields it accepts everything the general one
@@ -66,7 +66,11 @@ func FuzzScalarPayload(f *testing.F) {
 			into := value.NewStruct(typ, nil).AsStruct()
 			want, err := value.DecodeStructInto(data, typ, into)
 			fields := make([]value.Value, len(typ.Fields))
-			ok := decodeScalarInto(data, typ, fields)
+			kinds, scalar := scalarKinds(typ)
+			if scalar != scalarOnly(typ) {
+				t.Fatalf("%s: scalarKinds says %v", typ.Name, scalar)
+			}
+			ok := scalar && decodeScalarFields(data, kinds, fields)
 			if ok && err != nil {
 				t.Fatalf("%s: fast decoder accepts %x, the general one fails: %v", typ.Name, data, err)
 			}

@@ -60,9 +60,9 @@ type Machine struct {
 	// payloads[topic] is the struct reused for the payloads of the topic's
 	// payloadLocal handlers.
 	payloads []*value.Struct
-	// payloadVals[topic] is the value of payloads[topic], for
+	// scalarPays[topic] describes payloads[topic] for
 	// decodeScalarPayload (deliver.go); made on first use.
-	payloadVals []value.Value
+	scalarPays []scalarPayload
 	// tierHold, when not 0, is the frame count of a call whose tier
 	// call fell back: calls deeper than it are interpreted.
 	tierHold int
@@ -357,8 +357,8 @@ func (m *Machine) Init(inst int) (err error) {
 // other error (unknown instance, no such handler, a payload that does not
 // decode) means the caller is at fault, and nothing ran.
 func (m *Machine) Deliver(inst int, handler int, payload []byte) (err error) {
-	if err := m.instanceErr(inst); err != nil {
-		return err
+	if inst < 0 || inst >= len(m.insts) || m.busy {
+		return m.instanceErr(inst)
 	}
 	in := &m.insts[inst]
 	if !in.inited {
@@ -456,7 +456,9 @@ func (m *Machine) finish(err *error) {
 	if t, ok := (*err).(*Trap); ok && m.dbg != nil {
 		m.trapStop(t) // the frames and registers are still the trapping ones
 	}
-	m.endIters(0)
+	if len(m.iters) > 0 {
+		m.endIters(0)
+	}
 	m.tries = m.tries[:0]
 	clear(m.stack[:min(m.high, len(m.stack))])
 	m.high = 0
