@@ -32,7 +32,7 @@ func scalarOnly(t *value.Type) bool {
 	return true
 }
 
-// FuzzScalarPayload checks decodeScalarFields against
+// FuzzScalarPayload checks Machine.decodeScalarPayload against
 // value.DecodeStructInto on any bytes, for every type above: whatever the
 // fast decoder accepts the general one accepts with the same fields, and
 // for a payload of scalar fields it accepts everything the general one
@@ -65,12 +65,26 @@ func FuzzScalarPayload(f *testing.F) {
 		for _, typ := range scalarTestTypes {
 			into := value.NewStruct(typ, nil).AsStruct()
 			want, err := value.DecodeStructInto(data, typ, into)
-			fields := make([]value.Value, len(typ.Fields))
 			kinds, scalar := scalarKinds(typ)
 			if scalar != scalarOnly(typ) {
 				t.Fatalf("%s: scalarKinds says %v", typ.Name, scalar)
 			}
-			ok := scalar && decodeScalarFields(data, kinds, fields)
+			ok := false
+			var fields []value.Value
+			if scalar {
+				reused := value.NewStruct(typ, nil)
+				s := reused.AsStruct()
+				m := &Machine{stack: make([]value.Value, 1), payloads: []*value.Struct{s},
+					scalarPays: []scalarPayload{{s: s, v: reused, size: value.ShallowSize(reused), kinds: kinds}}}
+				ok = m.decodeScalarPayload(0, data)
+				fields = s.Fields()
+				if ok && (m.stack[0].Kind() != value.KindStruct || m.stack[0].AsStruct() != s) {
+					t.Fatalf("%s: register 0 does not hold the reused struct", typ.Name)
+				}
+				if want := int64(len(data)) + value.ShallowSize(reused); ok && m.mem.charged != want {
+					t.Fatalf("%s: charged %d, want %d", typ.Name, m.mem.charged, want)
+				}
+			}
 			if ok && err != nil {
 				t.Fatalf("%s: fast decoder accepts %x, the general one fails: %v", typ.Name, data, err)
 			}

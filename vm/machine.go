@@ -376,27 +376,27 @@ func (m *Machine) Deliver(inst int, handler int, payload []byte) (err error) {
 			return errors.New("vm: " + l.Name + " does not handle topic " + strconv.Itoa(handler))
 		}
 		fn = int(m.handlers[in.locus][handler])
-		var v value.Value
-		var err error
-		if m.funcs[fn].payloadLocal {
-			// No reference to the payload outlives the handler run:
-			// decode it into the topic's reused struct.
-			var ok bool
-			if v, ok = m.decodeScalarPayload(handler, payload); !ok {
+		// No reference to the payload of a payloadLocal handler outlives
+		// its run: decode it into the topic's reused struct, by
+		// decodeScalarPayload when it can (it also sets register 0).
+		if !m.funcs[fn].payloadLocal || !m.decodeScalarPayload(handler, payload) {
+			var v value.Value
+			var err error
+			if m.funcs[fn].payloadLocal {
 				v, err = value.DecodeStructInto(payload, m.PayloadType(handler), m.payloads[handler])
 				if err == nil {
 					m.payloads[handler] = v.AsStruct()
 					m.keepPayload(handler, v)
 				}
+			} else {
+				v, err = value.Decode(payload, m.PayloadType(handler))
 			}
-		} else {
-			v, err = value.Decode(payload, m.PayloadType(handler))
+			if err != nil {
+				return errors.New("vm: payload of " + m.img.Topics[handler].Name + ": " + err.Error())
+			}
+			m.stack[0] = v
+			m.charge(int64(len(payload)) + value.ShallowSize(v))
 		}
-		if err != nil {
-			return errors.New("vm: payload of " + m.img.Topics[handler].Name + ": " + err.Error())
-		}
-		m.stack[0] = v
-		m.charge(int64(len(payload)) + value.ShallowSize(v))
 	}
 	budget := int64(math.MaxInt64)
 	if l.Budget > 0 {
