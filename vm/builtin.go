@@ -411,20 +411,16 @@ func (m *Machine) callPrim(p *primCode, args []value.Value, ip unsafe.Pointer) (
 // uvarint(topic) then the canonical struct.
 func (m *Machine) publish(topic int, fields []value.Value) error {
 	n := len(m.types[m.img.Topics[topic].Type].Fields)
-	buf := binary.AppendUvarint(m.buf[:0], uint64(topic))
-	buf = append(buf, byte(value.KindStruct))
+	m.buf = append(binary.AppendUvarint(m.buf[:0], uint64(topic)), byte(value.KindStruct))
 	// A struct is encoded as the tuple of its fields after its tag.
-	buf, ok := appendScalarTuple(buf, fields[:n])
-	if !ok {
-		var err error
-		buf, err = value.EncodeTuple(buf, fields[:n])
+	if !m.appendScalarTuple(fields[:n]) {
+		buf, err := value.EncodeTuple(m.buf, fields[:n])
+		m.buf = buf
 		if err != nil {
-			m.buf = buf
 			return trapErr(KindArg, err.Error())
 		}
 	}
-	m.buf = buf
-	_, err := m.host.Prim(PrimPublish, buf)
+	_, err := m.host.Prim(PrimPublish, m.buf)
 	return err
 }
 

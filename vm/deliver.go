@@ -156,16 +156,17 @@ func (m *Machine) keepPayload(topic int, v value.Value) {
 	m.scalarPays[topic] = scalarPayload{s: s, v: v, size: value.ShallowSize(v), kinds: kinds}
 }
 
-// appendScalarTuple appends the canonical encoding of the tuple vs, as
-// value.EncodeTuple does, when every value is an int, a float or a bool,
-// and reports false (buf unchanged in its length) otherwise. A publish
-// of a payload of such fields takes it instead of the general encoder,
-// for the same reason as decodeScalarPayload.
-func appendScalarTuple(buf []byte, vs []value.Value) ([]byte, bool) {
+// appendScalarTuple appends to m.buf the canonical encoding of the tuple
+// vs, as value.EncodeTuple does, when every value is an int, a float or a
+// bool, and reports false (m.buf as it was) otherwise. A publish of a
+// payload of such fields takes it instead of the general encoder, for
+// the same reason as decodeScalarPayload; it returns only a bool for the
+// same reason.
+func (m *Machine) appendScalarTuple(vs []value.Value) bool {
 	if len(vs) >= 0x80 {
-		return buf, false
+		return false
 	}
-	start := len(buf)
+	buf := m.buf
 	buf = append(buf, byte(len(vs)))
 	for _, v := range vs {
 		switch v.Kind() {
@@ -192,8 +193,11 @@ func appendScalarTuple(buf []byte, vs []value.Value) ([]byte, bool) {
 			}
 			buf = append(buf, byte(value.KindBool), c)
 		default:
-			return buf[:start], false
+			// m.buf keeps its length; its array may have grown.
+			m.buf = buf[:len(m.buf)]
+			return false
 		}
 	}
-	return buf, true
+	m.buf = buf
+	return true
 }
