@@ -21,10 +21,11 @@ import (
 // payload has only int, float and bool fields, once the general decoder
 // made the topic's reused struct.
 type scalarPayload struct {
-	s     *value.Struct // m.payloads[topic] when it was made
-	v     value.Value   // its value
-	size  int64         // value.ShallowSize(v)
-	kinds []byte        // the fields' tags (value.Kind), fewer than 128
+	s      *value.Struct // m.payloads[topic] when it was made
+	scalar bool          // the payload has only int, float and bool fields
+	v      value.Value   // s's value
+	size   int64         // value.ShallowSize(v)
+	kinds  []byte        // the fields' tags (value.Kind), fewer than 128
 }
 
 // decodeScalarPayload decodes payload into the reused struct of topic
@@ -41,7 +42,7 @@ func (m *Machine) decodeScalarPayload(topic int, payload []byte) bool {
 		return false
 	}
 	p := &m.scalarPays[topic]
-	if p.s == nil || p.s != m.payloads[topic] {
+	if !p.scalar || p.s != m.payloads[topic] {
 		return false
 	}
 	kinds, fields := p.kinds, p.s.Fields()
@@ -140,20 +141,18 @@ func canonicalUvarint(b []byte) (x uint64, n int) {
 }
 
 // keepPayload notes topic's reused payload struct, of value v, after
-// the general decoder made it, for decodeScalarPayload.
+// the general decoder made it, for decodeScalarPayload: once per struct,
+// whether or not the payload is one it can decode.
 func (m *Machine) keepPayload(topic int, v value.Value) {
 	s := v.AsStruct()
 	if topic < len(m.scalarPays) && m.scalarPays[topic].s == s {
 		return
 	}
-	kinds, ok := scalarKinds(s.Type())
-	if !ok {
-		return
-	}
 	if m.scalarPays == nil {
 		m.scalarPays = make([]scalarPayload, len(m.img.Topics))
 	}
-	m.scalarPays[topic] = scalarPayload{s: s, v: v, size: value.ShallowSize(v), kinds: kinds}
+	kinds, ok := scalarKinds(s.Type())
+	m.scalarPays[topic] = scalarPayload{s: s, scalar: ok, v: v, size: value.ShallowSize(v), kinds: kinds}
 }
 
 // appendScalarTuple appends to m.buf the canonical encoding of the tuple

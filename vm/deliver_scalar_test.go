@@ -97,3 +97,40 @@ main { spawn L; }
 		t.Fatal(err)
 	}
 }
+
+// TestDeliverPayloadAllocs checks that a payloadLocal handler's delivery
+// allocates nothing from the second on, whether its payload takes the
+// scalar decoder or (with a string that repeats) the general one.
+func TestDeliverPayloadAllocs(t *testing.T) {
+	img := compile(t, `
+topic A { n: int, x: float }
+topic B { n: int, label: string }
+locus L {
+    var total: int = 0;
+    on A(a) { total += a.n; }
+    on B(b) { total += b.n; }
+}
+main { spawn L; }
+`)
+	m, err := vm.New(img, &fakeHost{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Init(0); err != nil {
+		t.Fatal(err)
+	}
+	a, _ := value.Encode(nil, value.NewStruct(m.PayloadType(0), []value.Value{value.Int(3), value.Float(0.5)}))
+	b, _ := value.Encode(nil, value.NewStruct(m.PayloadType(1), []value.Value{value.Int(4), value.Str("item")}))
+	for topic, p := range [][]byte{a, b} {
+		if err := m.Deliver(0, topic, p); err != nil {
+			t.Fatal(err)
+		}
+		if n := testing.AllocsPerRun(100, func() {
+			if err := m.Deliver(0, topic, p); err != nil {
+				t.Fatal(err)
+			}
+		}); n != 0 {
+			t.Errorf("topic %d: %v allocations per delivery", topic, n)
+		}
+	}
+}

@@ -75,7 +75,7 @@ func FuzzScalarPayload(f *testing.F) {
 				reused := value.NewStruct(typ, nil)
 				s := reused.AsStruct()
 				m := &Machine{stack: make([]value.Value, 1), payloads: []*value.Struct{s},
-					scalarPays: []scalarPayload{{s: s, v: reused, size: value.ShallowSize(reused), kinds: kinds}}}
+					scalarPays: []scalarPayload{{s: s, scalar: true, v: reused, size: value.ShallowSize(reused), kinds: kinds}}}
 				ok = m.decodeScalarPayload(0, data)
 				fields = s.Fields()
 				if ok && (m.stack[0].Kind() != value.KindStruct || m.stack[0].AsStruct() != s) {
