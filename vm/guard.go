@@ -80,6 +80,7 @@ func (m *Machine) SetGuardParams(table [][]byte) error {
 	}
 	m.guardParams = table
 	m.guardArgs = make([][]value.Value, len(table))
+	m.guardIdx, m.guardIdxMade = nil, nil // indexed afresh on first use
 	return nil
 }
 
@@ -138,7 +139,10 @@ func (m *Machine) publishGuarded(in *image.Instr, regs, ip unsafe.Pointer, budge
 // subscriber's parameters, with at most budget steps in all. The frames
 // active when it is called stay below the guards' (a trap's stack shows
 // both); the tries active then do not catch a guard's trap, which is the
-// publish's. It returns the guard bits and the steps used.
+// publish's. It returns the guard bits and the steps used. A run of
+// guards that the index covers (guardfast.go) is evaluated with one
+// lookup when the budget allows all of its steps, leaving everything as
+// the loop would.
 func (m *Machine) evalGuards(topic int, payload []byte, budget int64) ([]byte, int64, error) {
 	subs := m.guards[topic]
 	bits := m.guardBits[:0]
@@ -166,9 +170,56 @@ func (m *Machine) evalGuards(topic int, payload []byte, budget int64) ([]byte, i
 	// them (a list field could be changed through a call).
 	shareLocal, decoded := scalarFields(pt), false
 	var local value.Value
-	for i, g := range subs {
+	// The indexed runs of subs (guardfast.go), next the first not passed.
+	var runs []guardRun
+	if guardIndexOn && fieldEqOn && m.dbg == nil && len(subs) >= minGuardRun {
+		runs = m.guardIndex(topic)
+	}
+	next := 0
+	for i := 0; i < len(subs); i++ {
+		g := subs[i]
 		var pv value.Value
 		var err error
+		for next < len(runs) && runs[next].lo < i {
+			next++
+		}
+		if next < len(runs) && runs[next].lo == i && budget-used >= fieldEqSteps*int64(runs[next].hi-i) {
+			r := &runs[next]
+			if r.local {
+				if !shareLocal || !decoded {
+					if local, err = value.DecodeStructInto(payload, pt, m.guardPayloads[topic]); err == nil {
+						m.guardPayloads[topic] = local.AsStruct()
+						decoded = true
+					}
+				}
+				pv = local
+			} else {
+				pv, err = value.Decode(payload, pt)
+			}
+			if err != nil {
+				return nil, used, errors.New("vm: payload of " + m.img.Topics[topic].Name + ": " + err.Error())
+			}
+			if base+r.size > len(m.stack) && !m.grow(base+r.size) {
+				return nil, used, m.trap(KindStack, msgStack)
+			}
+			m.high = max(m.high, base+r.size)
+			n := int64(r.hi - r.lo)
+			m.charge(n * (int64(len(payload)) + value.ShallowSize(pv)))
+			used += n * fieldEqSteps
+			key := pv.AsStruct().Field(int(r.fe.field)).AsInt()
+			// The registers as the run's last guard leaves them.
+			m.stack[base] = pv
+			copy(m.stack[base+1:], r.last)
+			m.runFieldEq(r.fe, base)
+			for _, b := range r.byKey[key] {
+				bits[b/8] |= 1 << (b % 8)
+			}
+			for _, b := range r.always {
+				bits[b/8] |= 1 << (b % 8)
+			}
+			i = r.hi - 1
+			continue
+		}
 		if m.funcs[g.Guard].payloadLocal {
 			// No reference to the payload outlives the guard: decode it
 			// into the topic's reused struct (its fields are still fresh).

@@ -16,8 +16,9 @@ import (
 // three steps as the interpreter would; it cannot trap, so only a budget
 // with fewer than three steps left runs it through the loop (which then
 // traps at the exact step), and so does a machine with a debugger, whose
-// breaks are patched into the code the loop runs. A ring of 100 such guards per publish spent
-// nearly all its time entering and leaving the loop.
+// breaks are patched into the code the loop runs. A ring of 100 such
+// guards per publish spent nearly all its time entering and leaving the
+// loop.
 
 // fieldEqGuard is a guard of that shape; ok is false for any other.
 type fieldEqGuard struct {
@@ -75,4 +76,129 @@ func (m *Machine) runFieldEq(g fieldEqGuard, base int) bool {
 	regs[g.y] = r
 	regs[0] = r
 	return r.AsBool()
+}
+
+// Rings of such guards are indexed. A topic whose subscribers are many
+// instances of one locus, each with `on T(t) if t.f == id`, has every
+// publish compare one field with N parameters; the index answers with
+// one lookup. A run is a contiguous stretch (in main order, the order of
+// the guard bits) of at least minGuardRun guarded subscribers with the
+// same guard function of the fieldEq shape, all of whose parameters are
+// immutable values (numbers, bools, strings, bytes: guardParamValues
+// shares them). Each guard of a run compares the field with one of its
+// parameters, or compares two constants (its parameters, or the field
+// with itself): its result is "field == k" or a constant, so a run is a
+// map from k to the bits whose guard holds for that field value, plus
+// the bits that hold whatever the field.
+//
+// An indexed run does everything the loop does, once for all its
+// guards where the result is the same: the payload is decoded once
+// (as the loop does for a payload of scalar fields), the stack grows
+// (or traps) at the run's first guard, the steps (fieldEqSteps a guard)
+// and the memory charges are added up, and the registers are left as
+// the run's last guard leaves them (the same function writes the same
+// registers each time, so the last one's values are all that remain;
+// the memory limit's measure reads them). None of this can trap part-way
+// (a fieldEq guard neither traps nor measures), so only the budget is
+// checked: with fewer steps left than the run takes, its guards go
+// through the loop one by one, which traps at the exact guard and step.
+// A machine with a debugger never uses the index (breaks are patched
+// into the code the loop runs), nor one with fieldEqOn false.
+
+// minGuardRun is the fewest guards an index covers.
+const minGuardRun = 4
+
+// guardIndexOn is false only in tests that compare the index with the
+// guards run one by one.
+var guardIndexOn = true
+
+// guardRun is one indexed run of a topic's guarded subscribers.
+type guardRun struct {
+	lo, hi int          // the subscribers subs[lo:hi]
+	fe     fieldEqGuard // their guard's shape
+	size   int          // its frame size
+	local  bool         // it is payloadLocal
+	last   []value.Value
+	// byKey[k] are the bits (indices into subs) whose guard holds when
+	// the field's int is k; always are those whose guard always holds.
+	byKey  map[int64][]int32
+	always []int32
+}
+
+// guardIndex returns topic's indexed runs, sorted, making them on first
+// use after SetGuardParams.
+func (m *Machine) guardIndex(topic int) []guardRun {
+	if m.guardIdx == nil {
+		m.guardIdx = make([][]guardRun, len(m.img.Topics))
+		m.guardIdxMade = make([]bool, len(m.img.Topics))
+	}
+	if !m.guardIdxMade[topic] {
+		m.guardIdx[topic] = m.indexGuards(m.guards[topic])
+		m.guardIdxMade[topic] = true
+	}
+	return m.guardIdx[topic]
+}
+
+// indexGuards finds the runs of subs.
+func (m *Machine) indexGuards(subs []GuardSub) []guardRun {
+	var runs []guardRun
+	for lo := 0; lo < len(subs); {
+		hi := lo + 1
+		if m.indexable(subs[lo]) {
+			for hi < len(subs) && subs[hi].Guard == subs[lo].Guard && m.indexable(subs[hi]) {
+				hi++
+			}
+			if hi-lo >= minGuardRun {
+				runs = append(runs, m.makeRun(subs, lo, hi))
+			}
+		}
+		lo = hi
+	}
+	return runs
+}
+
+// indexable reports whether sub's guard has the fieldEq shape and its
+// parameters are shared immutable values, as many as the guard reads.
+func (m *Machine) indexable(sub GuardSub) bool {
+	fe := m.fieldEq(sub.Guard)
+	if !fe.ok {
+		return false
+	}
+	if _, err := m.guardParamValues(sub.Inst); err != nil || sub.Inst >= len(m.guardArgs) || m.guardArgs[sub.Inst] == nil {
+		return false
+	}
+	n := len(m.guardArgs[sub.Inst])
+	return n == m.img.Funcs[sub.Guard].NumParams-1 && 1+n <= m.funcs[sub.Guard].frameSize
+}
+
+// makeRun indexes subs[lo:hi], which are indexable with one guard.
+func (m *Machine) makeRun(subs []GuardSub, lo, hi int) guardRun {
+	g := subs[lo].Guard
+	r := guardRun{lo: lo, hi: hi, fe: m.fieldEq(g), size: m.funcs[g].frameSize, local: m.funcs[g].payloadLocal,
+		last: m.guardArgs[subs[hi-1].Inst], byKey: map[int64][]int32{}}
+	for i := lo; i < hi; i++ {
+		pvs := m.guardArgs[subs[i].Inst]
+		// operand: a parameter's value, or ok false for the field.
+		operand := func(reg int32) (value.Value, bool) {
+			if reg == r.fe.x {
+				return value.Value{}, false
+			}
+			return pvs[reg-1], true
+		}
+		a, aParam := operand(r.fe.a)
+		b, bParam := operand(r.fe.b)
+		switch {
+		case !aParam && !bParam: // the field with itself
+			r.always = append(r.always, int32(i))
+		case aParam && bParam:
+			if a.AsInt() == b.AsInt() {
+				r.always = append(r.always, int32(i))
+			}
+		case aParam:
+			r.byKey[a.AsInt()] = append(r.byKey[a.AsInt()], int32(i))
+		default:
+			r.byKey[b.AsInt()] = append(r.byKey[b.AsInt()], int32(i))
+		}
+	}
+	return r
 }
