@@ -390,3 +390,54 @@ func TestFieldEqGuardsIndexedIngress(t *testing.T) {
 		}
 	}
 }
+
+// A break armed in a guard of an indexed run stops in every guard of
+// the run: with a debugger the guards run through the loop.
+func TestFieldEqGuardIndexStopsAtBreak(t *testing.T) {
+	img := compile(t, `topic Token { to: int }
+locus Node(id: int) {
+    on Token(t) if t.to == id { print("node " + str(id)); }
+}
+locus P {
+    on start { publish Token { to: 2 }; publish Token { to: 9 }; }
+}
+main {
+    for i in 0..6 { spawn Node(i) as nodes[i]; }
+    spawn P;
+}
+`)
+	guard := fnIndex(img, "Node.on Token guard")
+	if guard < 0 || !vm.FieldEqShape(&img.Funcs[guard]) || len(img.Funcs[guard].Stmts) == 0 {
+		t.Fatalf("guard %d: no fast-shaped guard with a statement", guard)
+	}
+	h := &breakHost{img: img}
+	h.fakeHost.img = img // publishes carry guard bits
+	spec := vm.EncodeBreakSpec(vm.BreakSpec{At: []vm.BreakPC{{Fn: guard, PC: int(img.Funcs[guard].Stmts[0].PC)}}})
+	m, err := vm.New(img, h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range img.Instances {
+		if err := m.Init(i); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := shareParams(m, img); err != nil {
+		t.Fatal(err)
+	}
+	if runs := vm.GuardRuns(m, 0); !slices.Equal(runs, []int{6}) {
+		t.Fatalf("indexed runs %v, want [6]", runs)
+	}
+	if err := m.SetBreaks(spec); err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Deliver(len(img.Instances)-1, vm.HandlerStart, nil); err != nil {
+		t.Fatal(err)
+	}
+	if len(h.stops) != 12 {
+		t.Errorf("stops %v, want 12 in the guard", h.stops)
+	}
+	if len(h.queue) != 2 || h.queue[0].bits[0] != 1<<2 || h.queue[1].bits[0] != 0 {
+		t.Errorf("publishes %v, want bits 4 then 0", h.queue)
+	}
+}
