@@ -115,7 +115,7 @@ func (m *Machine) publishGuarded(in *image.Instr, regs, ip unsafe.Pointer, budge
 	if err != nil {
 		return 0, m.failErr(ip, trapErr(KindArg, err.Error()))
 	}
-	bits, used, err := m.evalGuards(topic, payload, budget)
+	bits, used, err := m.evalGuards(topic, payload, fields, budget)
 	if err != nil {
 		return used, err
 	}
@@ -142,8 +142,10 @@ func (m *Machine) publishGuarded(in *image.Instr, regs, ip unsafe.Pointer, budge
 // publish's. It returns the guard bits and the steps used. A run of
 // guards that the index covers (guardfast.go) is evaluated with one
 // lookup when the budget allows all of its steps, leaving everything as
-// the loop would.
-func (m *Machine) evalGuards(topic int, payload []byte, budget int64) ([]byte, int64, error) {
+// the loop would. fields, when not nil, are the values payload encodes
+// (a publish's registers), from which an indexed run reads its field
+// without decoding the payload.
+func (m *Machine) evalGuards(topic int, payload []byte, fields []value.Value, budget int64) ([]byte, int64, error) {
 	subs := m.guards[topic]
 	bits := m.guardBits[:0]
 	for range GuardBits(len(subs)) {
@@ -185,33 +187,43 @@ func (m *Machine) evalGuards(topic int, payload []byte, budget int64) ([]byte, i
 		}
 		if next < len(runs) && runs[next].lo == i && budget-used >= fieldEqSteps*int64(runs[next].hi-i) {
 			r := &runs[next]
-			if r.local {
-				if !shareLocal || !decoded {
-					if local, err = value.DecodeStructInto(payload, pt, m.guardPayloads[topic]); err == nil {
-						m.guardPayloads[topic] = local.AsStruct()
-						decoded = true
-					}
-				}
-				pv = local
+			// The field the run compares: an int or bool of the
+			// publish's registers is what decoding the payload gives
+			// (the loop's decoded struct is not kept: a guard's result
+			// replaces it in register 0); otherwise decode as the loop.
+			var f value.Value
+			if fields != nil && (fields[r.fe.field].Kind() == value.KindInt || fields[r.fe.field].Kind() == value.KindBool) {
+				f = fields[r.fe.field]
 			} else {
-				pv, err = value.Decode(payload, pt)
-			}
-			if err != nil {
-				return nil, used, errors.New("vm: payload of " + m.img.Topics[topic].Name + ": " + err.Error())
+				if r.local {
+					if !shareLocal || !decoded {
+						if local, err = value.DecodeStructInto(payload, pt, m.guardPayloads[topic]); err == nil {
+							m.guardPayloads[topic] = local.AsStruct()
+							decoded = true
+						}
+					}
+					pv = local
+				} else {
+					pv, err = value.Decode(payload, pt)
+				}
+				if err != nil {
+					return nil, used, errors.New("vm: payload of " + m.img.Topics[topic].Name + ": " + err.Error())
+				}
+				f = pv.AsStruct().Field(int(r.fe.field))
 			}
 			if base+r.size > len(m.stack) && !m.grow(base+r.size) {
 				return nil, used, m.trap(KindStack, msgStack)
 			}
 			m.high = max(m.high, base+r.size)
 			n := int64(r.hi - r.lo)
-			m.charge(n * (int64(len(payload)) + value.ShallowSize(pv)))
+			// Per guard: the payload's bytes and the decoded struct
+			// (value.ShallowSize of a struct of pt's fields).
+			m.charge(n * (int64(len(payload)) + value.SizeObjectHeader + value.SizeSlot*int64(len(pt.Fields))))
 			used += n * fieldEqSteps
-			key := pv.AsStruct().Field(int(r.fe.field)).AsInt()
 			// The registers as the run's last guard leaves them.
-			m.stack[base] = pv
 			copy(m.stack[base+1:], r.last)
-			m.runFieldEq(r.fe, base)
-			for _, b := range r.byKey[key] {
+			m.runFieldEqOn(r.fe, base, f)
+			for _, b := range r.byKey[f.AsInt()] {
 				bits[b/8] |= 1 << (b % 8)
 			}
 			for _, b := range r.always {
@@ -329,6 +341,6 @@ func (m *Machine) Guards(topic int, payload []byte) (bits []byte, err error) {
 	}
 	m.busy = true
 	defer m.finish(&err)
-	b, _, err := m.evalGuards(topic, payload, m.initBudget)
+	b, _, err := m.evalGuards(topic, payload, nil, m.initBudget)
 	return append([]byte(nil), b...), err
 }

@@ -70,8 +70,14 @@ func (m *Machine) fieldEq(fn int) fieldEqGuard {
 // runFieldEq runs guard g on the frame at base (the payload and the
 // parameters in place) as the interpreter would, and returns its result.
 func (m *Machine) runFieldEq(g fieldEqGuard, base int) bool {
+	return m.runFieldEqOn(g, base, m.stack[base].AsStruct().Field(int(g.field)))
+}
+
+// runFieldEqOn is runFieldEq with the payload's field f: register 0 is
+// not read, and ends holding the result.
+func (m *Machine) runFieldEqOn(g fieldEqGuard, base int, f value.Value) bool {
 	regs := m.stack[base:]
-	regs[g.x] = regs[0].AsStruct().Field(int(g.field))
+	regs[g.x] = f
 	r := value.Bool(regs[g.a].AsInt() == regs[g.b].AsInt())
 	regs[g.y] = r
 	regs[0] = r

@@ -441,3 +441,71 @@ main {
 		t.Errorf("publishes %v, want bits 4 then 0", h.queue)
 	}
 }
+
+// discardHost answers every gateway call with nothing.
+type discardHost struct{ calls int }
+
+func (h *discardHost) Prim(id uint16, args []byte) ([]byte, error) { h.calls++; return nil, nil }
+
+// BenchmarkThreadRingHop is one hop of Savina's ThreadRing in the
+// interpreter: a node's delivery, which publishes the token to the next
+// node, running the guards of the ring (ring100: indexed, or one by one
+// with -index=false; ring1: one guard; plain: no guard, the delivery and
+// publish alone).
+func BenchmarkThreadRingHop(b *testing.B) {
+	src := func(ring int, guard string) string {
+		return fmt.Sprintf(`const RING: int = %d;
+topic Token { to: int, left: int }
+locus Node(id: int) {
+    on Token(t) %s {
+        if t.left == 1 { print("done"); return; }
+        publish Token { to: (id + 1) %% RING, left: t.left - 1 };
+    }
+}
+main { for i in 0..RING { spawn Node(i) as nodes[i]; } }
+`, ring, guard)
+	}
+	for _, c := range []struct {
+		name  string
+		ring  int
+		guard string
+		index bool
+	}{
+		{"ring100", 100, "if t.to == id", true},
+		{"ring100-loop", 100, "if t.to == id", false},
+		{"ring1", 1, "if t.to == id", true},
+		{"plain", 1, "", true},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			vm.SetGuardIndex(c.index)
+			defer vm.SetGuardIndex(true)
+			img := compile(b, src(c.ring, c.guard))
+			h := &discardHost{}
+			m, err := vm.New(img, h)
+			if err != nil {
+				b.Fatal(err)
+			}
+			for i := range img.Instances {
+				if err := m.Init(i); err != nil {
+					b.Fatal(err)
+				}
+			}
+			if err := shareParams(m, img); err != nil {
+				b.Fatal(err)
+			}
+			payload, err := value.EncodeTuple([]byte{byte(value.KindStruct)}, []value.Value{value.Int(0), value.Int(1 << 40)})
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.ReportAllocs()
+			for b.Loop() {
+				if err := m.Deliver(0, 0, payload); err != nil {
+					b.Fatal(err)
+				}
+			}
+			if h.calls == 0 {
+				b.Fatal("no publish")
+			}
+		})
+	}
+}
