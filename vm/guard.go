@@ -147,11 +147,24 @@ func (m *Machine) publishGuarded(in *image.Instr, regs, ip unsafe.Pointer, budge
 // without decoding the payload.
 func (m *Machine) evalGuards(topic int, payload []byte, fields []value.Value, budget int64) ([]byte, int64, error) {
 	subs := m.guards[topic]
-	bits := m.guardBits[:0]
-	for range GuardBits(len(subs)) {
-		bits = append(bits, 0)
+	nb := GuardBits(len(subs))
+	if cap(m.guardBits) < nb {
+		m.guardBits = make([]byte, nb)
 	}
-	m.guardBits = bits
+	bits := m.guardBits[:nb]
+	clear(bits)
+	// A topic whose guards are one indexed run, from a publish whose
+	// field is in its registers: nothing the loop would set aside
+	// (frames, tries, for loops) is touched.
+	if guardIndexOn && fieldEqOn && m.dbg == nil && fields != nil && len(subs) >= minGuardRun {
+		if runs := m.guardIndex(topic); len(runs) == 1 && runs[0].lo == 0 && runs[0].hi == len(subs) &&
+			budget >= fieldEqSteps*int64(len(subs)) && intOrBool(fields[runs[0].fe.field]) {
+			if !m.evalRun(&runs[0], m.high, len(payload), fields[runs[0].fe.field], bits) {
+				return nil, 0, m.trap(KindStack, msgStack)
+			}
+			return bits, fieldEqSteps * int64(len(subs)), nil
+		}
+	}
 	floor, iters := len(m.frames), len(m.iters)
 	tries, hold := m.tries, m.tierHold
 	m.tries = m.guardTries[:0]
@@ -192,7 +205,7 @@ func (m *Machine) evalGuards(topic int, payload []byte, fields []value.Value, bu
 			// (the loop's decoded struct is not kept: a guard's result
 			// replaces it in register 0); otherwise decode as the loop.
 			var f value.Value
-			if fields != nil && (fields[r.fe.field].Kind() == value.KindInt || fields[r.fe.field].Kind() == value.KindBool) {
+			if fields != nil && intOrBool(fields[r.fe.field]) {
 				f = fields[r.fe.field]
 			} else {
 				if r.local {
@@ -211,24 +224,10 @@ func (m *Machine) evalGuards(topic int, payload []byte, fields []value.Value, bu
 				}
 				f = pv.AsStruct().Field(int(r.fe.field))
 			}
-			if base+r.size > len(m.stack) && !m.grow(base+r.size) {
+			if !m.evalRun(r, base, len(payload), f, bits) {
 				return nil, used, m.trap(KindStack, msgStack)
 			}
-			m.high = max(m.high, base+r.size)
-			n := int64(r.hi - r.lo)
-			// Per guard: the payload's bytes and the decoded struct
-			// (value.ShallowSize of a struct of pt's fields).
-			m.charge(n * (int64(len(payload)) + value.SizeObjectHeader + value.SizeSlot*int64(len(pt.Fields))))
-			used += n * fieldEqSteps
-			// The registers as the run's last guard leaves them.
-			copy(m.stack[base+1:], r.last)
-			m.runFieldEqOn(r.fe, base, f)
-			for _, b := range r.byKey[f.AsInt()] {
-				bits[b/8] |= 1 << (b % 8)
-			}
-			for _, b := range r.always {
-				bits[b/8] |= 1 << (b % 8)
-			}
+			used += int64(r.hi-r.lo) * fieldEqSteps
 			i = r.hi - 1
 			continue
 		}
@@ -278,6 +277,12 @@ func (m *Machine) evalGuards(topic int, payload []byte, fields []value.Value, bu
 		}
 	}
 	return bits, used, nil
+}
+
+// intOrBool reports whether v is an int or a bool: a value that decoding
+// its encoding gives back exactly.
+func intOrBool(v value.Value) bool {
+	return v.Kind() == value.KindInt || v.Kind() == value.KindBool
 }
 
 // scalarFields reports whether every field of struct type t is an int,

@@ -1,6 +1,8 @@
 package vm
 
 import (
+	"math"
+
 	"github.com/hale-lang/hale/codegen/image"
 	"github.com/hale-lang/hale/vm/value"
 )
@@ -127,8 +129,27 @@ type guardRun struct {
 	last   []value.Value
 	// byKey[k] are the bits (indices into subs) whose guard holds when
 	// the field's int is k; always are those whose guard always holds.
+	// When the keys are few and close together (ids 0…N-1), dense[k-min]
+	// holds byKey[k] and byKey is nil.
 	byKey  map[int64][]int32
+	dense  [][]int32
+	min    int64
 	always []int32
+	// charge is what the loop charges to the memory account per guard
+	// besides the payload's bytes: the decoded struct's shallow size.
+	charge int64
+}
+
+// holding returns the bits of r's guards that hold, besides always,
+// when the field's int is k.
+func (r *guardRun) holding(k int64) []int32 {
+	if r.byKey == nil {
+		if i := uint64(k - r.min); i < uint64(len(r.dense)) {
+			return r.dense[i]
+		}
+		return nil
+	}
+	return r.byKey[k]
 }
 
 // guardIndex returns topic's indexed runs, sorted, making them on first
@@ -139,14 +160,14 @@ func (m *Machine) guardIndex(topic int) []guardRun {
 		m.guardIdxMade = make([]bool, len(m.img.Topics))
 	}
 	if !m.guardIdxMade[topic] {
-		m.guardIdx[topic] = m.indexGuards(m.guards[topic])
+		m.guardIdx[topic] = m.indexGuards(topic, m.guards[topic])
 		m.guardIdxMade[topic] = true
 	}
 	return m.guardIdx[topic]
 }
 
-// indexGuards finds the runs of subs.
-func (m *Machine) indexGuards(subs []GuardSub) []guardRun {
+// indexGuards finds the runs of topic's subs.
+func (m *Machine) indexGuards(topic int, subs []GuardSub) []guardRun {
 	var runs []guardRun
 	for lo := 0; lo < len(subs); {
 		hi := lo + 1
@@ -155,7 +176,7 @@ func (m *Machine) indexGuards(subs []GuardSub) []guardRun {
 				hi++
 			}
 			if hi-lo >= minGuardRun {
-				runs = append(runs, m.makeRun(subs, lo, hi))
+				runs = append(runs, m.makeRun(topic, subs, lo, hi))
 			}
 		}
 		lo = hi
@@ -177,11 +198,14 @@ func (m *Machine) indexable(sub GuardSub) bool {
 	return n == m.img.Funcs[sub.Guard].NumParams-1 && 1+n <= m.funcs[sub.Guard].frameSize
 }
 
-// makeRun indexes subs[lo:hi], which are indexable with one guard.
-func (m *Machine) makeRun(subs []GuardSub, lo, hi int) guardRun {
+// makeRun indexes subs[lo:hi] of topic, which are indexable with one
+// guard.
+func (m *Machine) makeRun(topic int, subs []GuardSub, lo, hi int) guardRun {
 	g := subs[lo].Guard
 	r := guardRun{lo: lo, hi: hi, fe: m.fieldEq(g), size: m.funcs[g].frameSize, local: m.funcs[g].payloadLocal,
-		last: m.guardArgs[subs[hi-1].Inst], byKey: map[int64][]int32{}}
+		last:   m.guardArgs[subs[hi-1].Inst],
+		byKey:  map[int64][]int32{},
+		charge: value.SizeObjectHeader + value.SizeSlot*int64(len(m.PayloadType(topic).Fields))}
 	for i := lo; i < hi; i++ {
 		pvs := m.guardArgs[subs[i].Inst]
 		// operand: a parameter's value, or ok false for the field.
@@ -206,5 +230,45 @@ func (m *Machine) makeRun(subs []GuardSub, lo, hi int) guardRun {
 			r.byKey[b.AsInt()] = append(r.byKey[b.AsInt()], int32(i))
 		}
 	}
+	if len(r.byKey) > 0 {
+		lo, hi := int64(math.MaxInt64), int64(math.MinInt64)
+		for k := range r.byKey {
+			lo, hi = min(lo, k), max(hi, k)
+		}
+		if uint64(hi-lo) < uint64(2*len(r.byKey)+16) {
+			r.dense, r.min = make([][]int32, hi-lo+1), lo
+			for k, bs := range r.byKey {
+				r.dense[k-lo] = bs
+			}
+			r.byKey = nil
+		}
+	}
 	return r
+}
+
+// evalRun evaluates run r of topic's guards as the loop would (see
+// above), on the field f of the payload of size bytes, with the frame at
+// base, setting the bits whose guard holds. It returns false, having
+// done nothing, when the stack cannot grow to the frame (the loop traps
+// there).
+func (m *Machine) evalRun(r *guardRun, base, size int, f value.Value, bits []byte) bool {
+	if base+r.size > len(m.stack) && !m.grow(base+r.size) {
+		return false
+	}
+	m.high = max(m.high, base+r.size)
+	n := int64(r.hi - r.lo)
+	m.charge(n * (int64(size) + r.charge))
+	// The registers as the run's last guard leaves them.
+	regs := m.stack[base:]
+	for i, v := range r.last {
+		regs[1+i] = v
+	}
+	m.runFieldEqOn(r.fe, base, f)
+	for _, b := range r.holding(f.AsInt()) {
+		bits[b/8] |= 1 << (b % 8)
+	}
+	for _, b := range r.always {
+		bits[b/8] |= 1 << (b % 8)
+	}
+	return true
 }

@@ -34,10 +34,11 @@ func setGuardMode(mode int) func() {
 // string parameter the guard does not read) and of Rev (`id == t.to`),
 // with random ids (duplicates, negatives), broken up by instances whose
 // guards the index does not cover (a call, a list parameter, a bool
-// field, an unguarded subscriber). P publishes tokens addressed to ids
+// field, an unguarded subscriber); with onlyRing, instances of Ring
+// only, one indexed run for the whole topic. P publishes tokens addressed to ids
 // of the ring and to others, building a list as it goes (so that a
 // memory limit traps it somewhere).
-func ringSrc(r *rand.Rand, listField bool) string {
+func ringSrc(r *rand.Rand, listField, onlyRing bool) string {
 	var b strings.Builder
 	if listField {
 		b.WriteString("topic Token { to: int, on: bool, xs: [int] }\n")
@@ -82,7 +83,11 @@ locus Plain {
 		}
 	}
 	for len(spawns) < 60 {
-		switch k := r.IntN(10); {
+		k := r.IntN(10)
+		if onlyRing {
+			k = 0 // one run: the whole topic
+		}
+		switch {
 		case k < 5:
 			for range r.IntN(12) + 1 {
 				spawns = append(spawns, fmt.Sprintf("spawn Ring(%d, %q)", id(), fmt.Sprint("n", len(spawns))))
@@ -230,7 +235,7 @@ func TestFieldEqGuardsIndexedAreInterpreted(t *testing.T) {
 	indexed := 0
 	for seed := range seeds {
 		r := rand.New(rand.NewPCG(uint64(seed), 18))
-		src := ringSrc(r, seed%3 == 2)
+		src := ringSrc(r, seed%3 == 2, seed%4 == 3)
 		img := compile(t, src)
 		topic := slices.IndexFunc(img.Topics, func(tp image.Topic) bool { return tp.Name == "Token" })
 		{
@@ -238,8 +243,12 @@ func TestFieldEqGuardsIndexedAreInterpreted(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			for _, n := range vm.GuardRuns(m, topic) {
+			runs := vm.GuardRuns(m, topic)
+			for _, n := range runs {
 				indexed += n
+			}
+			if seed%4 == 3 && (len(runs) != 1 || runs[0] != len(vm.GuardedSubscribers(img, topic))) {
+				t.Fatalf("seed %d: runs %v, want one of the whole topic", seed, runs)
 			}
 		}
 		full := checkModes(t, img, 0, fmt.Sprintf("seed %d", seed))
@@ -350,7 +359,7 @@ main {
 // bits for any payload in every mode.
 func TestFieldEqGuardsIndexedIngress(t *testing.T) {
 	r := rand.New(rand.NewPCG(7, 18))
-	img := compile(t, ringSrc(r, false))
+	img := compile(t, ringSrc(r, false, false))
 	topic := slices.IndexFunc(img.Topics, func(tp image.Topic) bool { return tp.Name == "Token" })
 	guards := func(mode int) string {
 		defer setGuardMode(mode)()
