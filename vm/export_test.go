@@ -14,3 +14,23 @@ func FieldEqShape(f *image.Func) bool { return fieldEqShape(f).ok }
 
 // SetFieldEq turns the guards' fast path on or off (on by default).
 func SetFieldEq(on bool) { fieldEqOn = on }
+
+// SetGuardIndex turns the index of guard runs on or off (on by default).
+func SetGuardIndex(on bool) { guardIndexOn = on }
+
+// GuardRuns returns the lengths of topic's indexed runs of guards (made
+// on first use).
+func GuardRuns(m *Machine, topic int) []int {
+	var ns []int
+	for _, r := range m.guardIndex(topic) {
+		ns = append(ns, r.hi-r.lo)
+	}
+	return ns
+}
+
+// MinGuardRun is minGuardRun.
+const MinGuardRun = minGuardRun
+
+// MemCharged returns what m has charged to its memory account since it
+// last measured.
+func MemCharged(m *Machine) int64 { return m.mem.charged }

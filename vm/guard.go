@@ -80,6 +80,7 @@ func (m *Machine) SetGuardParams(table [][]byte) error {
 	}
 	m.guardParams = table
 	m.guardArgs = make([][]value.Value, len(table))
+	m.guardIdx, m.guardIdxMade = nil, nil // indexed afresh on first use
 	return nil
 }
 
@@ -114,7 +115,7 @@ func (m *Machine) publishGuarded(in *image.Instr, regs, ip unsafe.Pointer, budge
 	if err != nil {
 		return 0, m.failErr(ip, trapErr(KindArg, err.Error()))
 	}
-	bits, used, err := m.evalGuards(topic, payload, budget)
+	bits, used, err := m.evalGuards(topic, payload, fields, budget)
 	if err != nil {
 		return used, err
 	}
@@ -138,14 +139,32 @@ func (m *Machine) publishGuarded(in *image.Instr, regs, ip unsafe.Pointer, budge
 // subscriber's parameters, with at most budget steps in all. The frames
 // active when it is called stay below the guards' (a trap's stack shows
 // both); the tries active then do not catch a guard's trap, which is the
-// publish's. It returns the guard bits and the steps used.
-func (m *Machine) evalGuards(topic int, payload []byte, budget int64) ([]byte, int64, error) {
+// publish's. It returns the guard bits and the steps used. A run of
+// guards that the index covers (guardfast.go) is evaluated with one
+// lookup when the budget allows all of its steps, leaving everything as
+// the loop would. fields, when not nil, are the values payload encodes
+// (a publish's registers), from which an indexed run reads its field
+// without decoding the payload.
+func (m *Machine) evalGuards(topic int, payload []byte, fields []value.Value, budget int64) ([]byte, int64, error) {
 	subs := m.guards[topic]
-	bits := m.guardBits[:0]
-	for range GuardBits(len(subs)) {
-		bits = append(bits, 0)
+	nb := GuardBits(len(subs))
+	if cap(m.guardBits) < nb {
+		m.guardBits = make([]byte, nb)
 	}
-	m.guardBits = bits
+	bits := m.guardBits[:nb]
+	clear(bits)
+	// A topic whose guards are one indexed run, from a publish whose
+	// field is in its registers: nothing the loop would set aside
+	// (frames, tries, for loops) is touched.
+	if guardIndexOn && fieldEqOn && m.dbg == nil && fields != nil && len(subs) >= minGuardRun {
+		if runs := m.guardIndex(topic); len(runs) == 1 && runs[0].lo == 0 && runs[0].hi == len(subs) &&
+			budget >= fieldEqSteps*int64(len(subs)) && intOrBool(fields[runs[0].fe.field]) {
+			if !m.evalRun(&runs[0], m.high, len(payload), fields[runs[0].fe.field], bits) {
+				return nil, 0, m.trap(KindStack, msgStack)
+			}
+			return bits, fieldEqSteps * int64(len(subs)), nil
+		}
+	}
 	floor, iters := len(m.frames), len(m.iters)
 	tries, hold := m.tries, m.tierHold
 	m.tries = m.guardTries[:0]
@@ -166,9 +185,52 @@ func (m *Machine) evalGuards(topic int, payload []byte, budget int64) ([]byte, i
 	// them (a list field could be changed through a call).
 	shareLocal, decoded := scalarFields(pt), false
 	var local value.Value
-	for i, g := range subs {
+	// The indexed runs of subs (guardfast.go), next the first not passed.
+	var runs []guardRun
+	if guardIndexOn && fieldEqOn && m.dbg == nil && len(subs) >= minGuardRun {
+		runs = m.guardIndex(topic)
+	}
+	next := 0
+	for i := 0; i < len(subs); i++ {
+		g := subs[i]
 		var pv value.Value
 		var err error
+		for next < len(runs) && runs[next].lo < i {
+			next++
+		}
+		if next < len(runs) && runs[next].lo == i && budget-used >= fieldEqSteps*int64(runs[next].hi-i) {
+			r := &runs[next]
+			// The field the run compares: an int or bool of the
+			// publish's registers is what decoding the payload gives
+			// (the loop's decoded struct is not kept: a guard's result
+			// replaces it in register 0); otherwise decode as the loop.
+			var f value.Value
+			if fields != nil && intOrBool(fields[r.fe.field]) {
+				f = fields[r.fe.field]
+			} else {
+				if r.local {
+					if !shareLocal || !decoded {
+						if local, err = value.DecodeStructInto(payload, pt, m.guardPayloads[topic]); err == nil {
+							m.guardPayloads[topic] = local.AsStruct()
+							decoded = true
+						}
+					}
+					pv = local
+				} else {
+					pv, err = value.Decode(payload, pt)
+				}
+				if err != nil {
+					return nil, used, errors.New("vm: payload of " + m.img.Topics[topic].Name + ": " + err.Error())
+				}
+				f = pv.AsStruct().Field(int(r.fe.field))
+			}
+			if !m.evalRun(r, base, len(payload), f, bits) {
+				return nil, used, m.trap(KindStack, msgStack)
+			}
+			used += int64(r.hi-r.lo) * fieldEqSteps
+			i = r.hi - 1
+			continue
+		}
 		if m.funcs[g.Guard].payloadLocal {
 			// No reference to the payload outlives the guard: decode it
 			// into the topic's reused struct (its fields are still fresh).
@@ -215,6 +277,12 @@ func (m *Machine) evalGuards(topic int, payload []byte, budget int64) ([]byte, i
 		}
 	}
 	return bits, used, nil
+}
+
+// intOrBool reports whether v is an int or a bool: a value that decoding
+// its encoding gives back exactly.
+func intOrBool(v value.Value) bool {
+	return v.Kind() == value.KindInt || v.Kind() == value.KindBool
 }
 
 // scalarFields reports whether every field of struct type t is an int,
@@ -278,6 +346,6 @@ func (m *Machine) Guards(topic int, payload []byte) (bits []byte, err error) {
 	}
 	m.busy = true
 	defer m.finish(&err)
-	b, _, err := m.evalGuards(topic, payload, m.initBudget)
+	b, _, err := m.evalGuards(topic, payload, nil, m.initBudget)
 	return append([]byte(nil), b...), err
 }

@@ -84,6 +84,10 @@ type Machine struct {
 	guardArgs     [][]value.Value
 	guardPayloads []*value.Struct
 	fieldEqs      []fieldEqGuard // by function, made on first use (guardfast.go)
+	// guardIdx[topic] are the topic's indexed runs of guards, made on
+	// first use (guardIdxMade[topic]) after SetGuardParams (guardfast.go).
+	guardIdx     [][]guardRun
+	guardIdxMade []bool
 
 	dbg *debugger // armed breaks (debug.go); nil without a debugger
 }

@@ -1,6 +1,8 @@
 package host
 
 import (
+	mathbits "math/bits"
+
 	"github.com/hale-lang/hale/codegen/image"
 	"github.com/hale-lang/hale/vm"
 )
@@ -23,6 +25,27 @@ type Router struct {
 type topicRoute struct {
 	subs  []routeSub // in main order
 	bytes int        // guard-bit bytes a publish carries
+	// shared: some subscriber is a member of the work group. byBit,
+	// when every subscriber has a guard and none is a member, is the
+	// instance of each guard bit: the targets are the set bits' (a ring
+	// of guarded instances needs no walk of all of them).
+	shared bool
+	byBit  []int
+}
+
+// index sets tr's shared and byBit from its subscribers.
+func (tr *topicRoute) index() {
+	tr.shared, tr.byBit = false, nil
+	inOrder := len(tr.subs) > 0
+	byBit := make([]int, len(tr.subs))
+	for i, s := range tr.subs {
+		tr.shared = tr.shared || s.shared
+		inOrder = inOrder && s.bit == i // guarded, bit i
+		byBit[i] = s.inst
+	}
+	if inOrder && !tr.shared {
+		tr.byBit = byBit
+	}
 }
 
 type routeSub struct {
@@ -53,6 +76,7 @@ func NewRouter(img *image.Image) *Router {
 			tr.subs = append(tr.subs, s)
 		}
 		tr.bytes = vm.GuardBits(bit)
+		tr.index()
 	}
 	return rt
 }
@@ -67,6 +91,16 @@ func (rt *Router) GuardBytes(topic int) int { return rt.topics[topic].bytes }
 // before this one.
 func (rt *Router) Route(dst []int, topic int, bits []byte, k uint64) []int {
 	tr := &rt.topics[topic]
+	if tr.byBit != nil {
+		for i, b := range bits {
+			for ; b != 0; b &= b - 1 {
+				if j := i*8 + mathbits.TrailingZeros8(b); j < len(tr.byBit) {
+					dst = append(dst, tr.byBit[j])
+				}
+			}
+		}
+		return dst
+	}
 	holds := func(s routeSub) bool {
 		return s.bit < 0 || s.bit/8 < len(bits) && bits[s.bit/8]>>(s.bit%8)&1 != 0
 	}
