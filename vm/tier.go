@@ -21,7 +21,9 @@ import (
 type TierCaller func(args []byte) ([]byte, error)
 
 // First byte of a TierCaller's answer. A TierFallback may be followed by
-// TierLogFull: compiled code stopped because the undo log was full.
+// TierLogFull: compiled code stopped because the undo log was full; a
+// region's TierDone answer may end with it: the region committed with
+// its log past half full.
 const (
 	TierDone     byte = 0
 	TierFallback byte = 1
@@ -160,6 +162,11 @@ func (m *Machine) regionOp(i int32, regs unsafe.Pointer, ip unsafe.Pointer, budg
 	if n <= 0 || steps > uint64(budget) || pc >= uint64(len(fc.code)) || out[0] > tier.MaxRegionOut {
 		fr.ip = ip
 		return nil, 0, false, errTierAnswer
+	}
+	if len(res) > 9+n && res[9+n] == TierLogFull && len(m.tierLog) < 2*tierLogMax {
+		// It committed because its log was half full: the writes are
+		// kept, so a larger log is free to take.
+		m.tierLog = make([]uint64, 2*len(m.tierLog))
 	}
 	for j := range int(out[0]) {
 		key, bits := out[1+2*j], out[2+2*j]

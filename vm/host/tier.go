@@ -248,6 +248,11 @@ func (t *tierInstance) call(args []byte) ([]byte, error) {
 	a := append(t.answer[:0], vm.TierDone)
 	a = binary.LittleEndian.AppendUint64(a, t.stack[0])
 	a = binary.AppendUvarint(a, uint64(used))
+	if logLen > 0 && t.log.Get() > logAt+logLen/32*16 {
+		// A region committed with its log past half full: a larger
+		// log would have it commit less often.
+		a = append(a, vm.TierLogFull)
+	}
 	t.answer = a
 	return a, nil
 }
