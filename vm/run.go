@@ -267,19 +267,17 @@ func (m *Machine) execAt(fn int, state []value.Value, budget int64, floor, base 
 			// The header of a compiled loop (tier.go): the loop runs
 			// there unless the tier is off for it, from the header on
 			// (counted here already).
-			if !m.regions[in.A].off {
-				next, used, ok, err := m.regionOp(in.A, regs, ip, steps+rest+1)
-				if err != nil {
-					m.steps = budget - rest - steps
-					return err
-				}
-				if ok {
-					total := steps + rest + 1 - used
-					steps = min(total, PollSteps)
-					rest = total - steps
-					ip = next
-					continue
-				}
+			next, used, err := m.regionOp(in.A, regs, ip, steps+rest+1)
+			if err != nil {
+				m.steps = budget - rest - steps
+				return err
+			}
+			if next != nil {
+				total := steps + rest + 1 - used
+				steps = min(total, PollSteps)
+				rest = total - steps
+				ip = next
+				continue
 			}
 			in = &m.regionOrig[in.A]
 			goto dispatch

@@ -107,11 +107,20 @@ const regionMaxFallbacks = 4
 // regionOp runs region i for the frame at regs, whose header instruction
 // the loop has just counted: budget is the steps left with it. It returns
 // the address to continue at and the steps taken from the header on, or
-// ok false to interpret the header's instruction.
+// a nil address to interpret the header's instruction. It is kept out
+// of the dispatch loop.
 //
 //go:noinline
-func (m *Machine) regionOp(i int32, regs unsafe.Pointer, ip unsafe.Pointer, budget int64) (next unsafe.Pointer, used int64, ok bool, err error) {
+func (m *Machine) regionOp(i int32, regs unsafe.Pointer, ip unsafe.Pointer, budget int64) (next unsafe.Pointer, used int64, err error) {
+	next, used, _, err = m.callRegion(i, regs, ip, budget)
+	return next, used, err
+}
+
+func (m *Machine) callRegion(i int32, regs unsafe.Pointer, ip unsafe.Pointer, budget int64) (next unsafe.Pointer, used int64, ok bool, err error) {
 	pr := &m.regions[i]
+	if pr.off {
+		return nil, 0, false, nil
+	}
 	if m.dbg != nil && len(m.dbg.patched) > 0 {
 		return nil, 0, false, nil // the tier is off while breaks are armed
 	}

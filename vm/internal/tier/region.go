@@ -116,9 +116,13 @@ func findRegions(img *image.Image, p *Plan, fi int) {
 			end[in.C] = max(end[in.C], pc)
 		}
 	}
+	work := 0 // the analysis's work on f so far, bounded as access's
 	for h := range n {
 		if end[h] < 0 || end[h]-h+1 > maxRegionLen {
 			continue
+		}
+		if work += (end[h] - h + 1) * f.FrameSize; work > 4*maxAccessWork {
+			return
 		}
 		r := Region{Func: fi, Header: h, End: end[h]}
 		if _, ok := analyzeRegion(img, p, r); ok {
