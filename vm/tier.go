@@ -21,13 +21,17 @@ import (
 type TierCaller func(args []byte) ([]byte, error)
 
 // First byte of a TierCaller's answer. A TierFallback may be followed by
-// TierLogFull: compiled code stopped because the undo log was full; a
+// TierLogFull: compiled code stopped because the undo log was full, or
+// by TierBreaks and a break spec: a poll of the host answered breaks to
+// arm (a debugger pausing the run), which the machine arms before it
+// interprets; a
 // region's TierDone answer may end with it: the region committed with
 // its log past half full.
 const (
 	TierDone     byte = 0
 	TierFallback byte = 1
 	TierLogFull  byte = 2
+	TierBreaks   byte = 3
 )
 
 // The undo log's size in entries of 16 bytes: it starts small, doubles
@@ -150,6 +154,13 @@ func (m *Machine) callRegion(i int32, regs unsafe.Pointer, ip unsafe.Pointer, bu
 		return nil, 0, false, errTierAnswer
 	}
 	if res[0] == TierFallback {
+		if len(res) > 1 && res[1] == TierBreaks {
+			if err := m.SetBreaks(res[2:]); err != nil {
+				fr.ip = ip
+				return nil, 0, false, err
+			}
+			return nil, 0, false, nil
+		}
 		if len(res) > 1 && res[1] == TierLogFull {
 			if len(m.tierLog) >= 2*tierLogMax {
 				pr.off = true
@@ -260,6 +271,9 @@ func (m *Machine) callTier(fn, a int32, regs unsafe.Pointer, base int, budget in
 		return 0, false, errTierAnswer
 	}
 	if res[0] == TierFallback {
+		if len(res) > 1 && res[1] == TierBreaks {
+			return 0, false, m.SetBreaks(res[2:])
+		}
 		if len(res) > 1 && res[1] == TierLogFull {
 			if len(m.tierLog) >= 2*tierLogMax {
 				m.funcs[fn].tier = false

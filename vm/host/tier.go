@@ -79,14 +79,16 @@ type tierInstance struct {
 	log, logEnd, commit       api.MutableGlobal
 	guest                     api.Memory // the interpreter guest's, where the undo log is
 	ctx                       context.Context
-	poll                      func() error
+	poll                      func() ([]byte, error) // the host's answer: breaks to arm, or nothing
 	stack                     []uint64
 	answer                    []byte
 
 	// The running call: the steps it may take, the fuel handed out so
-	// far, and the error that interrupted it.
+	// far, the error that interrupted it, and the breaks a debugger
+	// asked for at a poll (the call then stops, and the guest arms them).
 	budget, given int64
 	err           error
+	breaks        []byte
 
 	// done and fellBack count the calls answered and handed back.
 	done, fellBack int
@@ -95,7 +97,7 @@ type tierInstance struct {
 // newTierInstance instantiates the tier for the engine whose guest is
 // guest: compiled code that reads lists and structs imports the guest's
 // memory (and nothing else of it).
-func (w *wasmRuntime) newTierInstance(ctx context.Context, p *wasmProgram, guest api.Module, poll func() error) (*tierInstance, error) {
+func (w *wasmRuntime) newTierInstance(ctx context.Context, p *wasmProgram, guest api.Module, poll func() ([]byte, error)) (*tierInstance, error) {
 	resolve := experimental.WithImportResolver(ctx, func(name string) api.Module {
 		if name == tier.GuestModule {
 			return guest
@@ -205,7 +207,7 @@ func (t *tierInstance) call(args []byte) ([]byte, error) {
 	for i := range nparams {
 		t.stack[i] = binary.LittleEndian.Uint64(d[8*i:])
 	}
-	t.budget, t.err = int64(budget), nil
+	t.budget, t.err, t.breaks = int64(budget), nil, t.breaks[:0]
 	t.given = min(t.budget, vm.PollSteps)
 	t.fuel.Set(uint64(t.given))
 	t.depth.Set(depth)
@@ -236,7 +238,11 @@ func (t *tierInstance) call(args []byte) ([]byte, error) {
 			return nil, errTierUndo
 		}
 		a := append(t.answer[:0], vm.TierFallback)
-		if full {
+		switch {
+		case len(t.breaks) > 0:
+			a = append(a, vm.TierBreaks)
+			a = append(a, t.breaks...)
+		case full:
 			a = append(a, vm.TierLogFull)
 		}
 		t.answer = a
@@ -266,8 +272,15 @@ func (t *tierInstance) refill(f int64) int64 {
 	if t.given-f > t.budget {
 		return -1
 	}
-	if err := t.poll(); err != nil {
+	spec, err := t.poll()
+	if err != nil {
 		t.err = err
+		return -1
+	}
+	if len(spec) > 0 {
+		// A debugger pausing the run: the call stops (undone), and the
+		// guest arms the breaks and interprets.
+		t.breaks = append(t.breaks[:0], spec...)
 		return -1
 	}
 	t.commit.Set(0)

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/hale-lang/hale/codegen/image"
+	"github.com/hale-lang/hale/vm"
 	"github.com/hale-lang/hale/vm/internal/tier"
 )
 
@@ -270,5 +271,47 @@ func TestTierRegionPlanned(t *testing.T) {
 	}
 	if len(p.Regions) == 0 || !strings.Contains(strings.Join(names, " "), "fannkuch") {
 		t.Fatalf("regions in %v; want fannkuch's loops", names)
+	}
+}
+
+// TestTierPausesRegion: a debugger pausing a run (its poll answers breaks
+// to arm) stops a region running a long loop, and a compiled function
+// called from it: the call is undone, the guest arms the breaks and the
+// interpreter stops at the next statement, as on the native engine.
+func TestTierPausesRegion(t *testing.T) {
+	for _, src := range []string{`
+locus Main { on start { var s = 0; for i in 0..3000000 { s += i & 3; } print(s); } }
+main { spawn Main; }
+`, `
+fn spin(n: int) -> int { var s = 0; for i in 0..n { s += i & 3; } return s; }
+locus Main { on start { print("go"); print(spin(3000000)); } }
+main { spawn Main; }
+`} {
+		img := compileAll(t, src)
+		for _, engine := range []EngineKind{EngineNative, EngineWasm} {
+			polls, breaks := 0, 0
+			var line int
+			out := runWith(t, img, Options{Engine: engine,
+				DebugPoll: func(int) []byte {
+					if polls++; polls == 2 {
+						return vm.EncodeBreakSpec(vm.BreakSpec{Step: true})
+					}
+					return nil
+				},
+				Debug: func(_ int, info []byte) ([]byte, error) {
+					breaks++
+					if bi, err := vm.DecodeBreakInfo(info); err == nil && len(bi.Frames) > 0 {
+						line = bi.Frames[0].PC
+					}
+					return vm.EncodeBreakSpec(vm.BreakSpec{}), nil // disarm: run on
+				}})
+			if out.err != nil || out.res.Code != 0 {
+				t.Fatalf("%v: exit %d, %v\n%s", engine, out.res.Code, out.err, out.stderr)
+			}
+			if breaks != 1 {
+				t.Fatalf("%v: %d breaks after %d polls; want the pause to stop the run once", engine, breaks, polls)
+			}
+			t.Logf("%v: paused at pc %d after %d polls; %q", engine, line, polls, out.stdout)
+		}
 	}
 }

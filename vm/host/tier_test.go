@@ -641,7 +641,7 @@ main { spawn Main; }
 func TestTierRejectsBadCalls(t *testing.T) {
 	w, p, img := prepareTier(t, tierPrograms["fib_and_loops"])
 	ctx := context.Background()
-	ti, err := w.newTierInstance(ctx, p, nil, func() error { return nil })
+	ti, err := w.newTierInstance(ctx, p, nil, func() ([]byte, error) { return nil, nil })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -691,7 +691,7 @@ locus Main { on start { print(sum(10, 1.5, true) + down(3)); } }
 main { spawn Main; }
 `)
 	ctx := context.Background()
-	ti, err := w.newTierInstance(ctx, p, nil, func() error { return nil })
+	ti, err := w.newTierInstance(ctx, p, nil, func() ([]byte, error) { return nil, nil })
 	if err != nil {
 		f.Fatal(err)
 	}

@@ -251,7 +251,7 @@ func (w *wasmRuntime) newGuest(ctx context.Context, prog *wasmProgram, memLimit 
 	g.stack[0], g.stack[1], g.stack[2] = uint64(len(img)), 0, uint64(memLimit)
 	if prog.tier != nil {
 		// Compiled code polls the host of the engine whose call runs.
-		poll := func() error { _, err := g.cur.host.Prim(vm.PrimPoll, nil); return err }
+		poll := func() ([]byte, error) { return g.cur.host.Prim(vm.PrimPoll, nil) }
 		if g.tier, err = w.newTierInstance(ctx, prog, mod, poll); err != nil {
 			mod.Close(g.ctx)
 			return nil, err
