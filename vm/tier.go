@@ -79,14 +79,11 @@ func (m *Machine) EnableTier(call TierCaller) {
 	}
 }
 
-// newRegionState gives the machine its own region probes, undo log and
-// out buffer.
+// newRegionState gives the machine its own region probes (its undo log
+// and out buffer are made at its first region call: a machine per
+// consumer, many never run a loop).
 func (m *Machine) newRegionState() {
 	m.regions = make([]regionProbe, len(m.tierPlan.Regions))
-	if m.tierLog == nil {
-		m.tierLog = make([]uint64, 2*tierLogFirst)
-	}
-	m.regionOut = make([]uint64, 1+2*tier.MaxRegionOut)
 }
 
 // opRegion is the machine's own opcode at the header of a compiled loop
@@ -130,6 +127,12 @@ func (m *Machine) callRegion(i int32, regs unsafe.Pointer, ip unsafe.Pointer, bu
 	}
 	if m.tierHold != 0 && len(m.frames) > m.tierHold {
 		return nil, 0, false, nil
+	}
+	if m.regionOut == nil {
+		m.regionOut = make([]uint64, 1+2*tier.MaxRegionOut)
+		if m.tierLog == nil {
+			m.tierLog = make([]uint64, 2*tierLogFirst)
+		}
 	}
 	fr := &m.frames[len(m.frames)-1]
 	fc := &m.funcs[fr.fn]
