@@ -572,10 +572,17 @@ func primImport(ctx context.Context, mod api.Module, stack []uint64) {
 			g.pending, g.hasPending = nil, false
 		}
 	} else if args, ok := mem.Read(argsPtr, argsLen); ok && id == abi.TierID && g.tier != nil {
+		// An error is the poll's that interrupted the call: the guest
+		// sees it as it would from a poll of its own.
 		out, err := g.tier.call(args)
-		if err != nil {
+		switch {
+		case errors.Is(err, vm.ErrInterrupted):
+			res, kind = []byte(err.Error()), abi.Interrupted
+		case errors.Is(err, vm.ErrUncatchable):
+			res, kind = []byte(err.Error()), abi.Uncatchable
+		case err != nil:
 			res, kind = abi.AppendTrapMessage(nil, err), abi.Trap
-		} else {
+		default:
 			res, kind = out, abi.OK
 		}
 	} else if !ok || id > 0xFFFF {
