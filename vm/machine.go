@@ -56,6 +56,12 @@ type Machine struct {
 	tierPlan *tier.Plan
 	tierBuf  []byte
 	tierLog  []uint64 // the undo log of compiled code's writes (tier.GlobalLog)
+	// regionOrig[i] is the instruction at region i's header, which
+	// holds opRegion (shared with siblings, like the code); regions are
+	// this machine's probes of them, regionOut their out buffer.
+	regionOrig []image.Instr
+	regions    []regionProbe
+	regionOut  []uint64
 
 	// payloads[topic] is the struct reused for the payloads of the topic's
 	// payloadLocal handlers.

@@ -263,6 +263,24 @@ func (m *Machine) execAt(fn int, state []value.Value, budget int64, floor, base 
 				*reg(regs, in.B+1) = value.Int(i + 1)
 				ip = jump(ip, in.C)
 			}
+		case opRegion:
+			// The header of a compiled loop (tier.go): the loop runs
+			// there unless the tier is off for it, from the header on
+			// (counted here already).
+			next, used, err := m.regionOp(in.A, regs, ip, steps+rest+1)
+			if err != nil {
+				m.steps = budget - rest - steps
+				return err
+			}
+			if next != nil {
+				total := steps + rest + 1 - used
+				steps = min(total, PollSteps)
+				rest = total - steps
+				ip = next
+				continue
+			}
+			in = &m.regionOrig[in.A]
+			goto dispatch
 		case opBreak:
 			// A debugger's break (debug.go): the host is told, then the
 			// original instruction runs, uncounted a second time.

@@ -49,6 +49,10 @@ func (m *Machine) Sibling(host Host) *Machine {
 	if m.tierLog != nil {
 		s.tierLog = make([]uint64, 2*tierLogFirst) // as EnableTier makes it
 	}
+	if m.regions != nil {
+		s.regionOrig = m.regionOrig
+		s.newRegionState()
+	}
 	s.payloads = make([]*value.Struct, len(m.img.Topics))
 	s.insts = make([]instance, len(m.insts))
 	for i := range m.insts {

@@ -21,11 +21,17 @@ import (
 type TierCaller func(args []byte) ([]byte, error)
 
 // First byte of a TierCaller's answer. A TierFallback may be followed by
-// TierLogFull: compiled code stopped because the undo log was full.
+// TierLogFull: compiled code stopped because the undo log was full, or
+// by TierBreaks and a break spec: a poll of the host answered breaks to
+// arm (a debugger pausing the run), which the machine arms before it
+// interprets; a
+// region's TierDone answer may end with it: the region committed with
+// its log past half full.
 const (
 	TierDone     byte = 0
 	TierFallback byte = 1
 	TierLogFull  byte = 2
+	TierBreaks   byte = 3
 )
 
 // The undo log's size in entries of 16 bytes: it starts small, doubles
@@ -59,6 +65,158 @@ func (m *Machine) EnableTier(call TierCaller) {
 			m.tierLog = make([]uint64, 2*tierLogFirst)
 		}
 	}
+	if len(p.Regions) > 0 {
+		// Each region's header becomes opRegion (its operand A the
+		// region), the original kept aside: the dispatch loop pays
+		// nothing for it elsewhere.
+		m.regionOrig = make([]image.Instr, len(p.Regions))
+		for i, r := range p.Regions {
+			code := m.funcs[r.Func].code
+			m.regionOrig[i] = code[r.Header]
+			code[r.Header] = image.Instr{Op: opRegion, A: int32(i)}
+		}
+		m.newRegionState()
+	}
+}
+
+// newRegionState gives the machine its own region probes (its undo log
+// and out buffer are made at its first region call: a machine per
+// consumer, many never run a loop).
+func (m *Machine) newRegionState() {
+	m.regions = make([]regionProbe, len(m.tierPlan.Regions))
+}
+
+// opRegion is the machine's own opcode at the header of a compiled loop
+// (tier.Region): operand A is the region.
+const opRegion = image.Op(image.NumOps + 1)
+
+// regionProbe is a machine's account of one region: off once the tier
+// has given up on it, and its calls' steps and fall-backs.
+type regionProbe struct {
+	off       bool
+	calls     int
+	steps     int64
+	fallbacks int
+}
+
+// A region that falls back this many times (for any reason but a full
+// undo log) is interpreted from then on: a loop that keeps trapping
+// under a try, or stopping where compiled code is unsure, would run
+// twice.
+const regionMaxFallbacks = 4
+
+// regionOp runs region i for the frame at regs, whose header instruction
+// the loop has just counted: budget is the steps left with it. It returns
+// the address to continue at and the steps taken from the header on, or
+// a nil address to interpret the header's instruction. It is kept out
+// of the dispatch loop.
+//
+//go:noinline
+func (m *Machine) regionOp(i int32, regs unsafe.Pointer, ip unsafe.Pointer, budget int64) (next unsafe.Pointer, used int64, err error) {
+	next, used, _, err = m.callRegion(i, regs, ip, budget)
+	return next, used, err
+}
+
+func (m *Machine) callRegion(i int32, regs unsafe.Pointer, ip unsafe.Pointer, budget int64) (next unsafe.Pointer, used int64, ok bool, err error) {
+	pr := &m.regions[i]
+	if pr.off {
+		return nil, 0, false, nil
+	}
+	if m.dbg != nil && len(m.dbg.patched) > 0 {
+		return nil, 0, false, nil // the tier is off while breaks are armed
+	}
+	if m.tierHold != 0 && len(m.frames) > m.tierHold {
+		return nil, 0, false, nil
+	}
+	if m.regionOut == nil {
+		m.regionOut = make([]uint64, 1+2*tier.MaxRegionOut)
+		if m.tierLog == nil {
+			m.tierLog = make([]uint64, 2*tierLogFirst)
+		}
+	}
+	fr := &m.frames[len(m.frames)-1]
+	fc := &m.funcs[fr.fn]
+	b := m.tierBuf[:0]
+	b = binary.AppendUvarint(b, uint64(len(m.funcs))+uint64(i))
+	b = binary.AppendUvarint(b, uint64(budget))
+	b = binary.AppendUvarint(b, uint64(len(m.frames)))
+	b = binary.AppendUvarint(b, uint64(fr.base)+uint64(fc.frameSize))
+	b = binary.AppendUvarint(b, uint64(uintptr(unsafe.Pointer(unsafe.SliceData(m.tierLog)))))
+	b = binary.AppendUvarint(b, uint64(8*len(m.tierLog)))
+	b = binary.LittleEndian.AppendUint64(b, uint64(uintptr(regs)))
+	b = binary.LittleEndian.AppendUint64(b, uint64(uintptr(unsafe.Pointer(unsafe.SliceData(m.regionOut)))))
+	m.tierBuf = b
+	m.regionOut[0] = 0
+	res, err := m.tierCall(b)
+	if err != nil {
+		fr.ip = ip
+		return nil, 0, false, err
+	}
+	if len(res) == 0 {
+		fr.ip = ip
+		return nil, 0, false, errTierAnswer
+	}
+	if res[0] == TierFallback {
+		if len(res) > 1 && res[1] == TierBreaks {
+			if err := m.SetBreaks(res[2:]); err != nil {
+				fr.ip = ip
+				return nil, 0, false, err
+			}
+			return nil, 0, false, nil
+		}
+		if len(res) > 1 && res[1] == TierLogFull {
+			if len(m.tierLog) >= 2*tierLogMax {
+				pr.off = true
+			} else {
+				m.tierLog = make([]uint64, max(2*tierLogFirst, 2*len(m.tierLog)))
+			}
+		} else if pr.fallbacks++; pr.fallbacks >= regionMaxFallbacks {
+			pr.off = true
+		}
+		return nil, 0, false, nil
+	}
+	if res[0] != TierDone || len(res) < 10 {
+		fr.ip = ip
+		return nil, 0, false, errTierAnswer
+	}
+	pc := binary.LittleEndian.Uint64(res[1:9])
+	steps, n := binary.Uvarint(res[9:])
+	out := m.regionOut
+	if n <= 0 || steps > uint64(budget) || pc >= uint64(len(fc.code)) || out[0] > tier.MaxRegionOut {
+		fr.ip = ip
+		return nil, 0, false, errTierAnswer
+	}
+	if len(res) > 9+n && res[9+n] == TierLogFull && len(m.tierLog) < 2*tierLogMax {
+		// It committed because its log was half full: the writes are
+		// kept, so a larger log is free to take.
+		m.tierLog = make([]uint64, 2*len(m.tierLog))
+	}
+	for j := range int(out[0]) {
+		key, bits := out[1+2*j], out[2+2*j]
+		rn := int(uint32(key))
+		if rn >= fc.frameSize {
+			fr.ip = ip
+			return nil, 0, false, errTierAnswer
+		}
+		var v value.Value
+		switch image.Kind(key >> 32) {
+		case image.KindInt:
+			v = value.Int(int64(bits))
+		case image.KindFloat:
+			v = value.Float(math.Float64frombits(bits))
+		default:
+			v = value.Bool(bits != 0)
+		}
+		*reg(regs, int32(rn)) = v
+	}
+	// As for functions: a region whose calls are short on average is
+	// interpreted from then on, decided from steps.
+	pr.calls++
+	pr.steps += int64(steps)
+	if pr.calls == tierProbeCalls && pr.steps < tierProbeCalls*tierMinSteps {
+		pr.off = true
+	}
+	return unsafe.Add(fc.codePtr(), uintptr(pc)*instrSize), int64(steps), true, nil
 }
 
 // reachesMemory reports whether compiled code handed a parameter of kind
@@ -116,6 +274,9 @@ func (m *Machine) callTier(fn, a int32, regs unsafe.Pointer, base int, budget in
 		return 0, false, errTierAnswer
 	}
 	if res[0] == TierFallback {
+		if len(res) > 1 && res[1] == TierBreaks {
+			return 0, false, m.SetBreaks(res[2:])
+		}
 		if len(res) > 1 && res[1] == TierLogFull {
 			if len(m.tierLog) >= 2*tierLogMax {
 				m.funcs[fn].tier = false

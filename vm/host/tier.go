@@ -74,18 +74,21 @@ type tierInstance struct {
 	mod                       api.Module
 	plan                      *tier.Plan
 	funcs                     []api.Function // by function index; nil if not an entry
+	regions                   []api.Function // by region (tier.Plan.Regions)
 	fuel, depth, height, stop api.MutableGlobal
-	log, logEnd               api.MutableGlobal
+	log, logEnd, commit       api.MutableGlobal
 	guest                     api.Memory // the interpreter guest's, where the undo log is
 	ctx                       context.Context
-	poll                      func() error
+	poll                      func() ([]byte, error) // the host's answer: breaks to arm, or nothing
 	stack                     []uint64
 	answer                    []byte
 
 	// The running call: the steps it may take, the fuel handed out so
-	// far, and the error that interrupted it.
+	// far, the error that interrupted it, and the breaks a debugger
+	// asked for at a poll (the call then stops, and the guest arms them).
 	budget, given int64
 	err           error
+	breaks        []byte
 
 	// done and fellBack count the calls answered and handed back.
 	done, fellBack int
@@ -94,7 +97,7 @@ type tierInstance struct {
 // newTierInstance instantiates the tier for the engine whose guest is
 // guest: compiled code that reads lists and structs imports the guest's
 // memory (and nothing else of it).
-func (w *wasmRuntime) newTierInstance(ctx context.Context, p *wasmProgram, guest api.Module, poll func() error) (*tierInstance, error) {
+func (w *wasmRuntime) newTierInstance(ctx context.Context, p *wasmProgram, guest api.Module, poll func() ([]byte, error)) (*tierInstance, error) {
 	resolve := experimental.WithImportResolver(ctx, func(name string) api.Module {
 		if name == tier.GuestModule {
 			return guest
@@ -120,12 +123,20 @@ func (w *wasmRuntime) newTierInstance(ctx context.Context, p *wasmProgram, guest
 			width = max(width, len(p.plan.Params[f]))
 		}
 	}
+	t.regions = make([]api.Function, len(p.plan.Regions))
+	for i := range p.plan.Regions {
+		if t.regions[i] = mod.ExportedFunction(tier.RegionExport(i)); t.regions[i] == nil {
+			mod.Close(ctx)
+			return nil, fmt.Errorf("wasm engine: the tier does not export %s", tier.RegionExport(i))
+		}
+		width = max(width, 2)
+	}
 	t.stack = make([]uint64, width)
 	for _, g := range []struct {
 		v    *api.MutableGlobal
 		name string
 	}{{&t.fuel, tier.GlobalFuel}, {&t.depth, tier.GlobalDepth}, {&t.height, tier.GlobalHeight}, {&t.stop, tier.GlobalStop},
-		{&t.log, tier.GlobalLog}, {&t.logEnd, tier.GlobalLogEnd}} {
+		{&t.log, tier.GlobalLog}, {&t.logEnd, tier.GlobalLogEnd}, {&t.commit, tier.GlobalCommit}} {
 		mg, ok := mod.ExportedGlobal(g.name).(api.MutableGlobal)
 		if !ok {
 			mod.Close(ctx)
@@ -173,18 +184,30 @@ func (t *tierInstance) call(args []byte) ([]byte, error) {
 	}
 	fn, budget, depth, height := next(), next(), next(), next()
 	logAt, logLen := next(), next()
-	if fn >= uint64(len(t.funcs)) || t.funcs[fn] == nil || budget > math.MaxInt64 || depth > math.MaxInt32 || height > math.MaxInt32 ||
+	if budget > math.MaxInt64 || depth > math.MaxInt32 || height > math.MaxInt32 ||
 		logAt > math.MaxUint32 || logLen > math.MaxUint32 || logLen%16 != 0 {
 		return nil, errTierCall
 	}
-	params := t.plan.Params[fn]
-	if len(d) != 8*len(params) {
+	// A function (its parameters follow), or a region (fn past the
+	// functions; the addresses of the frame's registers and of the out
+	// buffer follow).
+	var f api.Function
+	nparams := 0
+	switch {
+	case fn < uint64(len(t.funcs)) && t.funcs[fn] != nil:
+		f, nparams = t.funcs[fn], len(t.plan.Params[fn])
+	case fn >= uint64(len(t.funcs)) && fn-uint64(len(t.funcs)) < uint64(len(t.regions)):
+		f, nparams = t.regions[fn-uint64(len(t.funcs))], 2
+	default:
 		return nil, errTierCall
 	}
-	for i := range params {
+	if len(d) != 8*nparams {
+		return nil, errTierCall
+	}
+	for i := range nparams {
 		t.stack[i] = binary.LittleEndian.Uint64(d[8*i:])
 	}
-	t.budget, t.err = int64(budget), nil
+	t.budget, t.err, t.breaks = int64(budget), nil, t.breaks[:0]
 	t.given = min(t.budget, vm.PollSteps)
 	t.fuel.Set(uint64(t.given))
 	t.depth.Set(depth)
@@ -193,11 +216,15 @@ func (t *tierInstance) call(args []byte) ([]byte, error) {
 	// An empty log (logLen 0) stops the first write: log > logEnd.
 	t.log.Set(logAt)
 	t.logEnd.Set(logAt + logLen - 16)
+	// A region commits at a loop header once its log is past half
+	// full (or the host has refilled its fuel: refill sets commit to 0).
+	t.commit.Set(logAt + logLen/32*16)
 	if logLen == 0 {
 		t.logEnd.Set(0)
 		t.log.Set(1)
+		t.commit.Set(0)
 	}
-	err := t.funcs[fn].CallWithStack(t.ctx, t.stack)
+	err := f.CallWithStack(t.ctx, t.stack)
 	if t.err != nil {
 		return nil, t.err
 	}
@@ -211,7 +238,11 @@ func (t *tierInstance) call(args []byte) ([]byte, error) {
 			return nil, errTierUndo
 		}
 		a := append(t.answer[:0], vm.TierFallback)
-		if full {
+		switch {
+		case len(t.breaks) > 0:
+			a = append(a, vm.TierBreaks)
+			a = append(a, t.breaks...)
+		case full:
 			a = append(a, vm.TierLogFull)
 		}
 		t.answer = a
@@ -223,6 +254,11 @@ func (t *tierInstance) call(args []byte) ([]byte, error) {
 	a := append(t.answer[:0], vm.TierDone)
 	a = binary.LittleEndian.AppendUint64(a, t.stack[0])
 	a = binary.AppendUvarint(a, uint64(used))
+	if logLen > 0 && t.log.Get() > logAt+logLen/32*16 {
+		// A region committed with its log past half full: a larger
+		// log would have it commit less often.
+		a = append(a, vm.TierLogFull)
+	}
 	t.answer = a
 	return a, nil
 }
@@ -236,10 +272,18 @@ func (t *tierInstance) refill(f int64) int64 {
 	if t.given-f > t.budget {
 		return -1
 	}
-	if err := t.poll(); err != nil {
+	spec, err := t.poll()
+	if err != nil {
 		t.err = err
 		return -1
 	}
+	if len(spec) > 0 {
+		// A debugger pausing the run: the call stops (undone), and the
+		// guest arms the breaks and interprets.
+		t.breaks = append(t.breaks[:0], spec...)
+		return -1
+	}
+	t.commit.Set(0)
 	for f < 0 {
 		more := min(t.budget-t.given, vm.PollSteps)
 		if more <= 0 {

@@ -251,7 +251,7 @@ func (w *wasmRuntime) newGuest(ctx context.Context, prog *wasmProgram, memLimit 
 	g.stack[0], g.stack[1], g.stack[2] = uint64(len(img)), 0, uint64(memLimit)
 	if prog.tier != nil {
 		// Compiled code polls the host of the engine whose call runs.
-		poll := func() error { _, err := g.cur.host.Prim(vm.PrimPoll, nil); return err }
+		poll := func() ([]byte, error) { return g.cur.host.Prim(vm.PrimPoll, nil) }
 		if g.tier, err = w.newTierInstance(ctx, prog, mod, poll); err != nil {
 			mod.Close(g.ctx)
 			return nil, err
@@ -572,10 +572,17 @@ func primImport(ctx context.Context, mod api.Module, stack []uint64) {
 			g.pending, g.hasPending = nil, false
 		}
 	} else if args, ok := mem.Read(argsPtr, argsLen); ok && id == abi.TierID && g.tier != nil {
+		// An error is the poll's that interrupted the call: the guest
+		// sees it as it would from a poll of its own.
 		out, err := g.tier.call(args)
-		if err != nil {
+		switch {
+		case errors.Is(err, vm.ErrInterrupted):
+			res, kind = []byte(err.Error()), abi.Interrupted
+		case errors.Is(err, vm.ErrUncatchable):
+			res, kind = []byte(err.Error()), abi.Uncatchable
+		case err != nil:
 			res, kind = abi.AppendTrapMessage(nil, err), abi.Trap
-		} else {
+		default:
 			res, kind = out, abi.OK
 		}
 	} else if !ok || id > 0xFFFF {

@@ -3,6 +3,7 @@ package tier
 import (
 	"errors"
 	"math"
+	"slices"
 	"strconv"
 
 	"github.com/hale-lang/hale/codegen/image"
@@ -44,6 +45,7 @@ const (
 	GlobalStop   = "stop"
 	GlobalLog    = "log"
 	GlobalLogEnd = "log_end"
+	GlobalCommit = "commit"
 	GuestModule  = "hale_guest"
 	GuestMemory  = "memory"
 )
@@ -87,9 +89,18 @@ func Compile(img *image.Image, p *Plan) ([]byte, error) {
 			}
 		}
 	}
+	// Regions: analysed again (NewPlan kept only those that compile).
+	regions := make([]*regionInfo, len(p.Regions))
+	for i, r := range p.Regions {
+		info, ok := analyzeRegion(img, p, r)
+		if !ok {
+			return nil, errors.New("tier: " + img.Funcs[r.Func].Name + ": region does not compile")
+		}
+		regions[i], memory = info, true
+	}
 	// Types: 0 is refill's (i64) -> i64; type 1+n is n i64 parameters to
 	// one i64 result.
-	maxParams := 1
+	maxParams := 2
 	for _, f := range funcs {
 		maxParams = max(maxParams, img.Funcs[f].NumParams)
 	}
@@ -133,9 +144,12 @@ func Compile(img *image.Image, p *Plan) ([]byte, error) {
 	mod.section(2, &sec)
 
 	sec.reset()
-	sec.u32(uint32(len(funcs)))
+	sec.u32(uint32(len(funcs) + len(regions)))
 	for _, f := range funcs {
 		sec.u32(uint32(1 + img.Funcs[f].NumParams))
+	}
+	for range regions {
+		sec.u32(1 + 2) // (regs, out) -> pc
 	}
 	mod.section(3, &sec)
 
@@ -157,12 +171,17 @@ func Compile(img *image.Image, p *Plan) ([]byte, error) {
 			entries = append(entries, f)
 		}
 	}
-	globals := []string{GlobalFuel, GlobalDepth, GlobalHeight, GlobalStop, GlobalLog, GlobalLogEnd}
-	sec.u32(uint32(len(entries) + len(globals)))
+	globals := []string{GlobalFuel, GlobalDepth, GlobalHeight, GlobalStop, GlobalLog, GlobalLogEnd, GlobalCommit}
+	sec.u32(uint32(len(entries) + len(regions) + len(globals)))
 	for _, f := range entries {
 		sec.name(Export(f))
 		sec.byte(0x00)
 		sec.u32(index[f])
+	}
+	for i := range regions {
+		sec.name(RegionExport(i))
+		sec.byte(0x00)
+		sec.u32(uint32(1 + len(funcs) + i))
 	}
 	for g, name := range globals {
 		sec.name(name)
@@ -172,11 +191,19 @@ func Compile(img *image.Image, p *Plan) ([]byte, error) {
 	mod.section(7, &sec)
 
 	sec.reset()
-	sec.u32(uint32(len(funcs)))
+	sec.u32(uint32(len(funcs) + len(regions)))
 	var body buffer
 	for _, f := range funcs {
 		body.reset()
-		if err := compileFunc(&body, img, &img.Funcs[f], index, kinds[f]); err != nil {
+		if err := compileFunc(&body, img, &img.Funcs[f], index, kinds[f], nil); err != nil {
+			return nil, err
+		}
+		sec.u32(uint32(len(body.b)))
+		sec.bytes(body.b)
+	}
+	for _, rg := range regions {
+		body.reset()
+		if err := compileFunc(&body, img, &img.Funcs[rg.Func], index, nil, rg); err != nil {
 			return nil, err
 		}
 		sec.u32(uint32(len(body.b)))
@@ -194,6 +221,7 @@ const (
 	globalStop
 	globalLog
 	globalLogEnd
+	globalCommit
 	numGlobals
 )
 
@@ -210,15 +238,51 @@ const (
 // j is a br out of block j, and a backward jump sets pc and goes back to
 // the loop around all blocks, whose br_table dispatches on pc. A function
 // with no backward jump has no loop and no table.
-func compileFunc(w *buffer, img *image.Image, f *image.Func, index []uint32, kinds []image.Kind) error {
+func compileFunc(w *buffer, img *image.Image, f *image.Func, index []uint32, kinds []image.Kind, rg *regionInfo) error {
 	code := f.Code
+	// A function's code is all of it; a region's, its loop (lo..hi)
+	// then one segment per pc it leaves to (exits, in the order of
+	// outs), each writing back the registers and returning that pc.
+	lo, hi := 0, len(code)-1
+	if rg != nil {
+		lo, hi = rg.Header, rg.End
+	}
+	var outs []int // a region's pcs outside it that it leaves to
+	if rg != nil {
+		if _, ok := rg.out[hi+1]; ok {
+			outs = append(outs, hi+1) // the fall-through past the end comes first
+		}
+		for pc := range rg.out {
+			if (pc < lo || pc > hi) && pc != hi+1 {
+				outs = append(outs, pc)
+			}
+		}
+		slices.Sort(outs[min(1, len(outs)):])
+		if len(outs) > 0 && outs[0] != hi+1 {
+			slices.Sort(outs)
+		}
+	}
+	isExit := func(pc int) bool { return rg != nil && rg.exit[pc-lo] }
+	isHeader := func(pc int) bool { return rg != nil && rg.headers[pc-lo] }
+	kindAt := func(pc int) image.Kind {
+		if rg != nil {
+			return rg.kinds[pc-lo]
+		}
+		return kinds[pc]
+	}
 	leader := make([]bool, len(code)+1)
-	leader[0] = true
-	back := false
-	for pc, in := range code {
+	leader[lo] = true
+	back := rg != nil
+	for pc := lo; pc <= hi; pc++ {
+		in := code[pc]
 		switch {
+		case isExit(pc):
+			leader[pc] = true
+			leader[pc+1] = true
 		case isJump(in.Op):
-			leader[in.C] = true
+			if int(in.C) >= lo && int(in.C) <= hi {
+				leader[in.C] = true
+			}
 			leader[pc+1] = true
 			if int(in.C) <= pc {
 				back = true
@@ -227,23 +291,35 @@ func compileFunc(w *buffer, img *image.Image, f *image.Func, index []uint32, kin
 			leader[pc+1] = true
 		}
 	}
-	seg := make([]int, len(code)) // pc -> its segment
-	var starts []int              // segment -> its first pc
-	for pc := range code {
+	seg := map[int]int{} // pc -> its segment (a region's outside pcs included)
+	var starts []int     // segment -> its first pc
+	for pc := lo; pc <= hi; pc++ {
 		if leader[pc] {
 			starts = append(starts, pc)
 		}
 		seg[pc] = len(starts) - 1
 	}
-	starts = append(starts, len(code)) // so that segment k ends at starts[k+1]
+	starts = append(starts, hi+1) // so that segment k ends at starts[k+1]
 	nseg := len(starts) - 1
+	for _, pc := range outs {
+		seg[pc] = nseg
+		nseg++
+	}
 
 	regs := uint32(f.FrameSize)
-	pcLocal, addr := regs, regs+1
-	t0, t1, t2 := regs+2, regs+3, regs+4
+	w.off = 0
+	if rg != nil {
+		w.off = 2
+	}
+	pcLocal, addr := regs+w.off, regs+w.off+1
+	t0, t1, t2 := regs+w.off+2, regs+w.off+3, regs+w.off+4
 
 	// Locals beyond the parameters.
-	if extra := f.FrameSize - f.NumParams; extra > 0 {
+	if extra := f.FrameSize - f.NumParams; rg != nil {
+		w.u32(3)
+		w.u32(regs)
+		w.byte(typeI64)
+	} else if extra > 0 {
 		w.u32(3)
 		w.u32(uint32(extra))
 		w.byte(typeI64)
@@ -255,20 +331,24 @@ func compileFunc(w *buffer, img *image.Image, f *image.Func, index []uint32, kin
 	w.u32(3)
 	w.byte(typeI64)
 
-	// Prologue: count the frame, and stop when the interpreter would
-	// run out of frames or registers.
-	w.globalAdd(globalDepth, 1)
-	w.globalAdd(globalHeight, int64(f.FrameSize))
-	w.op(opGlobalGet)
-	w.u32(globalDepth)
-	w.i64Const(MaxDepth - 1)
-	w.op(opI64GeS)
-	w.op(opGlobalGet)
-	w.u32(globalHeight)
-	w.i64Const(MaxStack)
-	w.op(opI64GtS)
-	w.op(opI32Or)
-	w.stopIf()
+	if rg == nil {
+		// Prologue: count the frame, and stop when the interpreter would
+		// run out of frames or registers.
+		w.globalAdd(globalDepth, 1)
+		w.globalAdd(globalHeight, int64(f.FrameSize))
+		w.op(opGlobalGet)
+		w.u32(globalDepth)
+		w.i64Const(MaxDepth - 1)
+		w.op(opI64GeS)
+		w.op(opGlobalGet)
+		w.u32(globalHeight)
+		w.i64Const(MaxStack)
+		w.op(opI64GtS)
+		w.op(opI32Or)
+		w.stopIf()
+	} else {
+		w.regionEntry(rg)
+	}
 
 	// Open the loop (when needed) and the blocks: block nseg-1 outermost.
 	if back {
@@ -322,18 +402,26 @@ func compileFunc(w *buffer, img *image.Image, f *image.Func, index []uint32, kin
 		branch(j, 1)
 		w.op(opEnd)
 	}
-	get := func(r int32) { w.op(opLocalGet); w.u32(uint32(r)) }
-	set := func(r int32) { w.op(opLocalSet); w.u32(uint32(r)) }
+	get := func(r int32) { w.op(opLocalGet); w.u32(w.reg(r)) }
+	set := func(r int32) { w.op(opLocalSet); w.u32(w.reg(r)) }
 	getF := func(r int32) { get(r); w.op(opF64ReinterpretI64) }
 	setF := func(r int32) { w.op(opI64ReinterpretF64); set(r) }
 	local := func(op byte, l uint32) { w.op(op); w.u32(l) }
 
-	for pc, in := range code {
+	for pc := lo; pc <= hi; pc++ {
+		in := code[pc]
 		if leader[pc] {
 			cur = seg[pc]
-			if pc > 0 {
+			if pc > lo {
 				// Close the block whose end starts this segment.
 				w.op(opEnd)
+			}
+			if isHeader(pc) {
+				w.regionCommit(rg, pc)
+			}
+			if isExit(pc) {
+				w.regionExit(rg, pc)
+				continue
 			}
 			w.charge(int64(starts[cur+1] - pc))
 		}
@@ -506,35 +594,35 @@ func compileFunc(w *buffer, img *image.Image, f *image.Func, index []uint32, kin
 			set(in.A)
 
 		case image.OpJump:
-			branch(seg[in.C], 0)
+			branch(seg[int(in.C)], 0)
 		case image.OpJumpT:
 			get(in.A)
 			w.op(opI64Eqz)
 			w.op(opI32Eqz)
-			cond(seg[in.C])
+			cond(seg[int(in.C)])
 		case image.OpJumpF:
 			get(in.A)
 			w.op(opI64Eqz)
-			cond(seg[in.C])
+			cond(seg[int(in.C)])
 		case image.OpJLtInt, image.OpJLeInt, image.OpJEqInt, image.OpJNeInt:
 			get(in.A)
 			get(in.B)
 			w.op(wasmOp(in.Op))
-			cond(seg[in.C])
+			cond(seg[int(in.C)])
 		case image.OpJLtIntK, image.OpJLeIntK, image.OpJGtIntK, image.OpJGeIntK, image.OpJEqIntK, image.OpJNeIntK:
 			get(in.A)
 			w.i64Const(int64(in.B))
 			w.op(wasmOp(in.Op))
-			cond(seg[in.C])
+			cond(seg[int(in.C)])
 		case image.OpLoopRange:
 			get(in.A)
 			w.i64Const(1)
 			w.op(opI64Add)
 			w.op(opLocalTee)
-			w.u32(uint32(in.A))
+			w.u32(w.reg(in.A))
 			get(in.B)
 			w.op(opI64LtS)
-			cond(seg[in.C])
+			cond(seg[int(in.C)])
 
 		case image.OpCall:
 			callee := &img.Funcs[in.B]
@@ -543,7 +631,11 @@ func compileFunc(w *buffer, img *image.Image, f *image.Func, index []uint32, kin
 			}
 			w.op(opCall)
 			w.u32(index[in.B])
-			set(in.A)
+			if rg != nil && callee.Result == image.TVoid {
+				w.op(opDrop) // a region leaves R[A] as it was (nothing reads it)
+			} else {
+				set(in.A)
+			}
 			w.op(opGlobalGet)
 			w.u32(globalStop)
 			w.op(opI32WrapI64)
@@ -552,7 +644,7 @@ func compileFunc(w *buffer, img *image.Image, f *image.Func, index []uint32, kin
 			w.i64Const(0)
 			w.op(opReturn)
 			w.op(opEnd)
-		case image.OpRet, image.OpRetVoid:
+		case image.OpRet, image.OpRetVoid: // never in a region (an exit)
 			w.globalAdd(globalDepth, -1)
 			w.globalAdd(globalHeight, -int64(f.FrameSize))
 			if in.Op == image.OpRet {
@@ -571,7 +663,7 @@ func compileFunc(w *buffer, img *image.Image, f *image.Func, index []uint32, kin
 			set(in.A)
 		case image.OpIndexList:
 			w.elemAddr(in.B, in.C, addr)
-			w.loadValue(addr, kinds[pc])
+			w.loadValue(addr, kindAt(pc))
 			set(in.A)
 		case image.OpForList:
 			// if R[B+1] < len(R[B]) { R[A] = R[B][R[B+1]]; R[B+1]++; jump C }
@@ -583,13 +675,13 @@ func compileFunc(w *buffer, img *image.Image, f *image.Func, index []uint32, kin
 			w.op(opIf)
 			w.byte(0x40)
 			w.elemAddr(in.B, in.B+1, addr)
-			w.loadValue(addr, kinds[pc])
+			w.loadValue(addr, kindAt(pc))
 			set(in.A)
 			get(in.B + 1)
 			w.i64Const(1)
 			w.op(opI64Add)
 			set(in.B + 1)
-			branch(seg[in.C], 1)
+			branch(seg[int(in.C)], 1)
 			w.op(opEnd)
 		case image.OpSetIndexList:
 			// The interpreter refuses to change a list a for loop
@@ -599,7 +691,7 @@ func compileFunc(w *buffer, img *image.Image, f *image.Func, index []uint32, kin
 			w.mem(opI32Load, listIter)
 			w.stopIf()
 			w.elemAddr(in.A, in.B, addr)
-			w.storeBits(addr, kinds[pc], in.C)
+			w.storeBits(addr, kindAt(pc), in.C)
 		case image.OpField, image.OpSetField:
 			r, fi := in.B, in.C
 			if in.Op == image.OpSetField {
@@ -620,10 +712,10 @@ func compileFunc(w *buffer, img *image.Image, f *image.Func, index []uint32, kin
 			w.op(opI32Add)
 			local(opLocalSet, addr)
 			if in.Op == image.OpField {
-				w.loadValue(addr, kinds[pc])
+				w.loadValue(addr, kindAt(pc))
 				set(in.A)
 			} else {
-				w.storeBits(addr, kinds[pc], in.C)
+				w.storeBits(addr, kindAt(pc), in.C)
 			}
 		case image.OpJNeVariant:
 			get(in.A)
@@ -633,7 +725,7 @@ func compileFunc(w *buffer, img *image.Image, f *image.Func, index []uint32, kin
 			w.op(opI64And)
 			w.i64Const(int64(in.B))
 			w.op(opI64Ne)
-			cond(seg[in.C])
+			cond(seg[int(in.C)])
 		case image.OpEnumField:
 			// A unit variant carries no values, and an index past them
 			// stops (the interpreter would fail).
@@ -656,7 +748,7 @@ func compileFunc(w *buffer, img *image.Image, f *image.Func, index []uint32, kin
 			w.i32Const(in.C * valueSize)
 			w.op(opI32Add)
 			local(opLocalSet, addr)
-			w.loadValue(addr, kinds[pc])
+			w.loadValue(addr, kindAt(pc))
 			set(in.A)
 		case image.OpIterList, image.OpIterEnd:
 			// The list's for-loop count, as BeginIter and EndIter.
@@ -681,6 +773,11 @@ func compileFunc(w *buffer, img *image.Image, f *image.Func, index []uint32, kin
 		default:
 			return errors.New("tier: " + f.Name + ": no compiled form for " + in.Op.String())
 		}
+	}
+	// A region's exits to pcs outside it.
+	for _, pc := range outs {
+		w.op(opEnd)
+		w.regionExit(rg, pc)
 	}
 	// The last instruction of valid code does not fall through, but wasm
 	// wants every path to end with a result.
@@ -755,7 +852,7 @@ func wasmBuiltinOp(b image.Builtin) byte {
 
 // compileBuiltin writes R[a] = builtin b(R[c], R[c+1]).
 func compileBuiltin(w *buffer, b image.Builtin, a, c int32, t0, t1 uint32) {
-	get := func(r int32) { w.op(opLocalGet); w.u32(uint32(r)) }
+	get := func(r int32) { w.op(opLocalGet); w.u32(w.reg(r)) }
 	switch b {
 	case image.BuiltinAbsInt:
 		get(c)
@@ -807,14 +904,14 @@ func compileBuiltin(w *buffer, b image.Builtin, a, c int32, t0, t1 uint32) {
 		w.op(opI64ReinterpretF64)
 	}
 	w.op(opLocalSet)
-	w.u32(uint32(a))
+	w.u32(w.reg(a))
 }
 
 // elemAddr sets local addr to the address of element R[i] of the list
 // R[l], and stops when the index is out of range (as the interpreter
 // traps).
 func (w *buffer) elemAddr(l, i int32, addr uint32) {
-	get := func(r int32) { w.op(opLocalGet); w.u32(uint32(r)) }
+	get := func(r int32) { w.op(opLocalGet); w.u32(w.reg(r)) }
 	get(i)
 	get(l)
 	w.op(opI32WrapI64)
@@ -880,7 +977,7 @@ func (w *buffer) storeBits(addr uint32, k image.Kind, r int32) {
 	w.op(opLocalGet)
 	w.u32(addr)
 	w.op(opLocalGet)
-	w.u32(uint32(r))
+	w.u32(w.reg(r))
 	w.mem(opI64Store, valueBits)
 }
 

@@ -11,6 +11,43 @@ import (
 	"github.com/hale-lang/hale/codegen/image"
 )
 
+// regionSrc has loops in a handler and in a function that is not
+// compiled whole, with side exits (strings, push, print, a struct
+// literal, a return, a for loop over a list), nested, reading and
+// writing lists, structs and enums.
+const regionSrc = `
+type P { a: int, b: float }
+enum E { A(int), B(float), C }
+fn walk(xs: [int], p: P, e: E) -> int {
+    var s = 0;
+    var t = "";
+    for i in 0..len(xs) {
+        xs[i] = xs[i] + i;
+        p.a = p.a + xs[i];
+        if i == 7 { t = t + "x"; push(xs, i); }
+        match e { E::A(v) => { s += v; }, E::B(f) => { p.b = p.b + f; }, E::C => { s -= 1; } }
+        for y in xs { s += y; }
+        if s > 1000000 { return s; }
+    }
+    return s + len(t);
+}
+locus Main {
+    on start {
+        var xs: [int] = [1, 2, 3];
+        var p = P { a: 1, b: 0.5 };
+        var k = 0;
+        while k < 100 {
+            var j = 0;
+            while j < k { xs[j % 3] = xs[j % 3] * 2 + j; j += 1; }
+            if k % 10 == 0 { print(k); p = P { a: k, b: 1.0 }; }
+            k += 1;
+        }
+        print(walk(xs, p, E::A(3)));
+    }
+}
+main { spawn Main; }
+`
+
 // FuzzCompile compiles the tier of every image Unmarshal accepts: the
 // module must be one wazero accepts (a plan the compiler cannot compile,
 // or a module that does not validate, would silently leave the program
@@ -21,7 +58,7 @@ func FuzzCompile(f *testing.F) {
 	// and lists of structs.
 	bench, _ := filepath.Glob(filepath.Join("..", "..", "..", "cmd", "hale", "cli", "testdata", "bench", "*.hl"))
 	paths = append(paths, bench...)
-	srcs := []string{fibSrc}
+	srcs := []string{fibSrc, regionSrc}
 	for _, p := range paths {
 		b, err := os.ReadFile(p)
 		if err != nil {

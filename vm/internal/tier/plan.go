@@ -64,10 +64,16 @@ type Plan struct {
 	// parameters and result.
 	Params [][]Kind
 	Result []Kind
+	// Regions are the loops compiled on their own in the functions
+	// the interpreter runs (see Region), by function and header.
+	Regions []Region
 }
 
 // HasEntries reports whether the plan compiles anything worth calling.
 func (p *Plan) HasEntries() bool {
+	if len(p.Regions) > 0 {
+		return true
+	}
 	for _, e := range p.Entry {
 		if e {
 			return true
@@ -162,6 +168,12 @@ func NewPlan(img *image.Image) *Plan {
 				p.Entry[c] = true
 				work = append(work, c)
 			}
+		}
+	}
+	// Regions: the loops of every function not compiled whole.
+	for i := range img.Funcs {
+		if !p.Compiled[i] {
+			findRegions(img, p, i)
 		}
 	}
 	return p

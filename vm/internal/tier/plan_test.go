@@ -89,3 +89,33 @@ func TestPlanLinear(t *testing.T) {
 		}
 	}
 }
+
+// TestRegions checks which loops of regionSrc are regions, and where
+// they leave.
+func TestRegions(t *testing.T) {
+	img := compile(t, regionSrc)
+	p := NewPlan(img)
+	byFunc := map[string]int{}
+	for _, r := range p.Regions {
+		byFunc[img.Funcs[r.Func].Name]++
+		info, ok := analyzeRegion(img, p, r)
+		if !ok || info.exit[0] {
+			t.Fatalf("region %+v does not analyse", r)
+		}
+		// Every exit instruction has no compiled form in a region, or
+		// operands whose types do not allow one.
+		f := &img.Funcs[r.Func]
+		for i, e := range info.exit {
+			if in := f.Code[r.Header+i]; e && regionOp(img, p, in) && in.Op != image.OpMove && in.Op != image.OpIndexList &&
+				in.Op != image.OpField && in.Op != image.OpEnumField && in.Op != image.OpCall && in.Op != image.OpForList {
+				t.Errorf("%s pc %d (%s) is an exit", f.Name, r.Header+i, in.Op)
+			}
+		}
+	}
+	if byFunc["Main.on start"] < 2 || byFunc["walk"] < 1 {
+		t.Fatalf("regions by function: %v; want the handler's two loops and walk's outer one", byFunc)
+	}
+	if _, err := Compile(img, p); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -20,6 +20,7 @@ const (
 	opReturn  = 0x0F
 	opCall    = 0x10
 	opSelect  = 0x1B
+	opDrop    = 0x1A
 
 	opLocalGet  = 0x20
 	opLocalSet  = 0x21
@@ -86,7 +87,15 @@ const (
 )
 
 // buffer accumulates encoded bytes.
-type buffer struct{ b []byte }
+type buffer struct {
+	b []byte
+	// off is the local of register 0: 0 in a function (its registers
+	// are its first locals), 2 in a region (after its two parameters).
+	off uint32
+}
+
+// reg returns the local of register r.
+func (w *buffer) reg(r int32) uint32 { return uint32(r) + w.off }
 
 func (w *buffer) reset()           { w.b = w.b[:0] }
 func (w *buffer) byte(c byte)      { w.b = append(w.b, c) }

@@ -1,0 +1,317 @@
+package host
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/hale-lang/hale/codegen/image"
+	"github.com/hale-lang/hale/vm"
+	"github.com/hale-lang/hale/vm/internal/tier"
+)
+
+// regionGen writes random programs whose loops are regions (package
+// vm/internal/tier, Region): loops in a handler and in functions that
+// are not compiled whole, mixing what compiles (int, float and bool
+// arithmetic, list and struct reads and writes) with what leaves the
+// region (strings, push, print, struct literals, calls of interpreted
+// functions), nested, with indexes out of range, overflows and budgets
+// that run out inside them.
+type regionGen struct {
+	progGen
+	fns int // interpreted functions h0… already written
+}
+
+// stmt writes one statement that a region leaves at, or that reads and
+// writes lists and structs.
+func (g *regionGen) impure(indent int) {
+	idx := func() string { return "((" + g.pick(g.ints) + ") & 3)" }
+	switch g.r.IntN(11) {
+	case 0:
+		g.line(indent, `s = s + "`+string(rune('a'+g.r.IntN(26)))+`";`)
+	case 1:
+		g.line(indent, "push(l, "+g.intExpr(1)+");")
+	case 2:
+		g.line(indent, "print("+g.intExpr(1)+");")
+	case 3:
+		g.line(indent, "pt = Pt { a: "+g.pick(g.ints)+", b: "+g.pick(g.flts)+" };")
+	case 4:
+		g.line(indent, "l["+idx()+"] = "+g.intExpr(1)+";")
+	case 5:
+		g.line(indent, g.pick(g.ints[2:])+" += l["+idx()+"];")
+	case 6:
+		g.line(indent, "pt.a = pt.a + "+g.pick(g.ints)+";")
+	case 7:
+		g.line(indent, g.pick(g.flts)+" = "+g.pick(g.flts)+" + pt.b + fl[1];")
+	case 8:
+		g.line(indent, "fl[0] = fl[0] * 0.5 + "+g.pick(g.flts)+";")
+	case 9:
+		if g.fns > 0 {
+			g.line(indent, g.pick(g.ints[2:])+" = "+fmt.Sprintf("h%d", g.r.IntN(g.fns))+"("+g.pick(g.ints)+", "+g.pick(g.ints)+");")
+			return
+		}
+		g.line(indent, "x += len(l);")
+	default:
+		g.line(indent, "if len(s) > 3 { s = \"\"; }")
+	}
+}
+
+// block writes n statements, loops among them.
+func (g *regionGen) block(indent, n int) {
+	for range n {
+		switch k := g.r.IntN(8); {
+		case k < 3:
+			g.impure(indent)
+		case k == 3 && g.depth < 3:
+			g.depth++
+			g.line(indent, fmt.Sprintf("for i%d in 0..%d {", g.depth, g.r.IntN(30)))
+			g.block(indent+1, 2+g.r.IntN(2))
+			g.line(indent, "}")
+			g.depth--
+		case k == 4 && g.depth < 3:
+			g.depth++
+			w := fmt.Sprintf("w%d", g.depth)
+			g.line(indent, fmt.Sprintf("%s = 0;", w))
+			g.line(indent, fmt.Sprintf("while %s < %d {", w, g.r.IntN(25)))
+			g.block(indent+1, 2+g.r.IntN(2))
+			g.line(indent+1, w+" += 1;")
+			g.line(indent, "}")
+			g.depth--
+		case k == 5 && g.depth < 3:
+			// A loop over a list: its element, then a region exit at
+			// its end (iter.end).
+			g.depth++
+			g.line(indent, fmt.Sprintf("for e%d in l {", g.depth))
+			g.line(indent+1, fmt.Sprintf("x += e%d;", g.depth))
+			g.block(indent+1, 1)
+			g.line(indent, "}")
+			g.depth--
+		default:
+			g.progGen.block(indent, 1)
+		}
+	}
+}
+
+func (g *regionGen) locals(indent int, a, b string) {
+	for _, l := range []string{"var x = " + a + ";", "var y = " + b + " + 1;", "var p = " + a + " < " + b + ";", "var q = false;",
+		"var u = float(" + a + ");", "var v = 0.25;", "var w1 = 0;", "var w2 = 0;", "var w3 = 0;", `var s = "";`,
+		"var l: [int] = [" + a + ", " + b + ", 3, 4];", "var fl: [float] = [0.5, 1.5];", "var pt = Pt { a: 1, b: 2.0 };"} {
+		g.line(indent, l)
+	}
+}
+
+func randomRegionProgram(seed uint64) string {
+	g := &regionGen{progGen: progGen{r: rand.New(rand.NewPCG(seed, 7))}}
+	g.line(0, "type Pt { a: int, b: float }")
+	g.ints = []string{"a", "b", "x", "y"}
+	g.bools = []string{"p", "q"}
+	g.flts = []string{"u", "v"}
+	for i := range g.r.IntN(3) {
+		g.line(0, fmt.Sprintf("fn h%d(a: int, b: int) -> int {", i))
+		g.locals(1, "a", "b")
+		g.block(1, 2+g.r.IntN(3))
+		g.line(1, "return x + y + len(l) + pt.a;")
+		g.line(0, "}")
+		g.fns++
+	}
+	if g.r.IntN(3) == 0 {
+		fmt.Fprintf(&g.b, "@budget(steps: %d)\n", 50+g.r.IntN(20000))
+	}
+	g.line(0, "locus Main {")
+	g.line(1, "on start {")
+	g.line(2, fmt.Sprintf("let a = %s;", g.intLit()))
+	g.line(2, fmt.Sprintf("let b = %s;", g.intLit()))
+	g.locals(2, "a", "b")
+	g.block(2, 3+g.r.IntN(4))
+	g.line(2, `print(format("{} {} {} {} {} {} {} {}", x, y, p, u, v, s, l, fl));`)
+	g.line(2, "print(pt.a);")
+	g.line(1, "}")
+	g.line(0, "}")
+	g.line(0, "main { spawn Main; }")
+	return g.b.String()
+}
+
+// runNoTier runs img on the wasm engine with the tier off.
+func runNoTier(t *testing.T, img *image.Image) outcome {
+	t.Helper()
+	disableTier = true
+	defer func() { disableTier = false }()
+	return runWith(t, img, Options{Engine: EngineWasm})
+}
+
+// TestTierRandomRegions runs random programs of loops in a handler and
+// in interpreted functions on the native engine, on the wasm engine with
+// the tier off and with it on (the loops then run as regions): output,
+// trap reports (message, position, Hale stack) and exit codes must be
+// identical, and budgets must run out at the same step.
+func TestTierRandomRegions(t *testing.T) {
+	n := 60
+	if s := os.Getenv("HALE_TIER_RANDOM"); s != "" {
+		n, _ = strconv.Atoi(s)
+	}
+	if testing.Short() {
+		n = 15
+	}
+	withRegions, trapped := 0, 0
+	answered := tierAnswered.Load()
+	for seed := range uint64(n) {
+		src := randomRegionProgram(seed)
+		img, ok := tryCompile(src)
+		if !ok {
+			t.Fatalf("seed %d: the generated program does not compile:\n%s", seed, src)
+		}
+		native := runWith(t, img, Options{Engine: EngineNative})
+		wasm := runWith(t, img, Options{Engine: EngineWasm})
+		plain := runNoTier(t, img)
+		for _, o := range []struct {
+			name string
+			out  outcome
+		}{{"wasm", wasm}, {"wasm without the tier", plain}} {
+			if native.err != nil || o.out.err != nil {
+				t.Fatalf("seed %d: errors: native %v, %s %v", seed, native.err, o.name, o.out.err)
+			}
+			if native.stdout != o.out.stdout || native.stderr != o.out.stderr || native.res.Code != o.out.res.Code {
+				t.Fatalf("seed %d: engines disagree:\n%s\nnative (exit %d):\n%s%s\n%s (exit %d):\n%s%s", seed, src,
+					native.res.Code, native.stdout, native.stderr, o.name, o.out.res.Code, o.out.stdout, o.out.stderr)
+			}
+		}
+		if native.res.Code == ExitTrap {
+			trapped++
+		}
+		if len(tier.NewPlan(img).Regions) > 0 {
+			withRegions++
+		}
+	}
+	answered = tierAnswered.Load() - answered
+	if withRegions < n*3/4 || trapped == 0 || trapped > n*2/3 || answered < int64(n) {
+		t.Fatalf("%d of %d programs had regions, %d trapped, %d tier calls answered", withRegions, n, trapped, answered)
+	}
+	t.Logf("%d programs, %d with regions, %d trapped, %d tier calls answered", n, withRegions, trapped, answered)
+}
+
+// TestTierRegionCommits runs loops that write far more list elements
+// than the undo log holds (2^18 entries): the region commits at its
+// header whenever the log is half full, so it stays compiled; then a
+// trap after many commits (an index out of range, a budget) must be the
+// interpreter's, with the writes before it in place.
+func TestTierRegionCommits(t *testing.T) {
+	const src = `
+fn fill(xs: [int], k: int) -> int { var s = 0; for i in 0..len(xs) { s += xs[i]; } return s + k; }
+fn walk(xs: [int]) -> int { print("walk"); var j = 0; while true { xs[j] = xs[j] + 1; j += 1; } return j; }
+%s
+locus Main {
+    on start {
+        var xs: [int] = [];
+        for i in 0..1000 { push(xs, 0); }
+        var total = 0;
+        for k in 0..%s {
+            for i in 0..1000 { xs[i] = xs[i] + k; }
+            total += xs[k %% 1000];
+        }
+        print(total);
+        print(fill(xs, 1));
+        match try walk(xs) { Ok(j) => { print(j); }, Err(e) => { print(e.message); } }
+        print(xs[0] + xs[999]);
+        %s
+    }
+}
+main { spawn Main; }
+`
+	for _, c := range []struct{ name, budget, rounds, tail string }{
+		{"caught", "", "600", ""},
+		{"trap", "", "600", "xs[5000] = 1;"},
+		{"budget", "@budget(steps: 4000000)", "2000", ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			img := compileAll(t, fmt.Sprintf(src, c.budget, c.rounds, c.tail))
+			if len(tier.NewPlan(img).Regions) == 0 {
+				t.Fatal("no region")
+			}
+			native := runWith(t, img, Options{Engine: EngineNative})
+			before := tierAnswered.Load()
+			wasm := runWith(t, img, Options{Engine: EngineWasm})
+			calls := tierAnswered.Load() - before
+			if native.err != nil || wasm.err != nil {
+				t.Fatalf("errors: native %v, wasm %v", native.err, wasm.err)
+			}
+			if native.stdout != wasm.stdout || native.stderr != wasm.stderr || native.res.Code != wasm.res.Code {
+				t.Fatalf("engines disagree:\nnative (exit %d):\n%s%s\nwasm (exit %d):\n%s%s",
+					native.res.Code, native.stdout, native.stderr, wasm.res.Code, wasm.stdout, wasm.stderr)
+			}
+			// 600 rounds of 1,000 writes: the log grows to 2^18 entries
+			// (a commit at half full each time), then the loop commits
+			// every 2^17 writes.
+			if calls < 10 {
+				t.Fatalf("%d region calls answered; want the loop to commit several times", calls)
+			}
+			if c.name != "caught" && native.res.Code != ExitTrap {
+				t.Fatalf("exit %d, want a trap", native.res.Code)
+			}
+			t.Logf("%d tier calls; exit %d\n%s%s", calls, native.res.Code, native.stdout, native.stderr)
+		})
+	}
+}
+
+// TestTierRegionPlanned checks that fannkuch-redux's loops are regions:
+// its one function builds lists with push and returns a struct, so it is
+// not compiled whole.
+func TestTierRegionPlanned(t *testing.T) {
+	b, err := os.ReadFile("../../cmd/hale/cli/testdata/bench/fannkuchredux.hl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	img := compileAll(t, string(b))
+	p := tier.NewPlan(img)
+	var names []string
+	for _, r := range p.Regions {
+		names = append(names, img.Funcs[r.Func].Name)
+	}
+	if len(p.Regions) == 0 || !strings.Contains(strings.Join(names, " "), "fannkuch") {
+		t.Fatalf("regions in %v; want fannkuch's loops", names)
+	}
+}
+
+// TestTierPausesRegion: a debugger pausing a run (its poll answers breaks
+// to arm) stops a region running a long loop, and a compiled function
+// called from it: the call is undone, the guest arms the breaks and the
+// interpreter stops at the next statement, as on the native engine.
+func TestTierPausesRegion(t *testing.T) {
+	for _, src := range []string{`
+locus Main { on start { var s = 0; for i in 0..3000000 { s += i & 3; } print(s); } }
+main { spawn Main; }
+`, `
+fn spin(n: int) -> int { var s = 0; for i in 0..n { s += i & 3; } return s; }
+locus Main { on start { print("go"); print(spin(3000000)); } }
+main { spawn Main; }
+`} {
+		img := compileAll(t, src)
+		for _, engine := range []EngineKind{EngineNative, EngineWasm} {
+			polls, breaks := 0, 0
+			var line int
+			out := runWith(t, img, Options{Engine: engine,
+				DebugPoll: func(int) []byte {
+					if polls++; polls == 2 {
+						return vm.EncodeBreakSpec(vm.BreakSpec{Step: true})
+					}
+					return nil
+				},
+				Debug: func(_ int, info []byte) ([]byte, error) {
+					breaks++
+					if bi, err := vm.DecodeBreakInfo(info); err == nil && len(bi.Frames) > 0 {
+						line = bi.Frames[0].PC
+					}
+					return vm.EncodeBreakSpec(vm.BreakSpec{}), nil // disarm: run on
+				}})
+			if out.err != nil || out.res.Code != 0 {
+				t.Fatalf("%v: exit %d, %v\n%s", engine, out.res.Code, out.err, out.stderr)
+			}
+			if breaks != 1 {
+				t.Fatalf("%v: %d breaks after %d polls; want the pause to stop the run once", engine, breaks, polls)
+			}
+			t.Logf("%v: paused at pc %d after %d polls; %q", engine, line, polls, out.stdout)
+		}
+	}
+}

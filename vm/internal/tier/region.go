@@ -1,0 +1,709 @@
+package tier
+
+import (
+	"strconv"
+
+	"github.com/hale-lang/hale/codegen/image"
+)
+
+// A region is a loop of a function the interpreter runs (a handler, or a
+// fn that is not compiled whole), compiled on its own: the instructions
+// from a loop header (the target of a backward jump) to the last
+// backward jump to it. The interpreter, arriving at the header, calls
+// the region, which runs on the frame's registers (it reads them from the
+// guest's memory) and returns the pc where the interpreter continues,
+// having written the registers it changed into an out buffer the guest
+// copies back. It leaves:
+//
+//   - at a jump out of the loop, or when the loop ends;
+//   - at an instruction it has no compiled form for (building a value,
+//     a string, a primitive, a return, a for loop over a list beginning
+//     or ending, a register that would hold a container): a side exit,
+//     where the interpreter executes that instruction and goes on;
+//   - at a loop header inside it (its own included), when its undo log
+//     is past half full or the host refilled its fuel: a commit point.
+//     The writes before it are then exactly what interpreting would have
+//     done, so the interpreter drops the log and, arriving at the
+//     header, calls the region again: a region's log stays bounded
+//     however long the loop runs, and a fall-back re-runs at most what
+//     followed the last commit.
+//
+// The out buffer is count n, then n pairs (register | kind<<32, bits);
+// kind is Int, Bool or Float.
+type Region struct {
+	Func   int
+	Header int // the loop header: where the interpreter calls it
+	End    int // the last backward jump to Header
+}
+
+// RegionExport returns the export name of region r.
+func RegionExport(r int) string { return "r" + strconv.Itoa(r) }
+
+// MaxRegionOut is the most registers a region writes back: the out
+// buffer holds 1+2*MaxRegionOut words.
+const MaxRegionOut = 256
+
+// maxRegionLen bounds a region's instructions.
+const maxRegionLen = 1 << 12
+
+// typeEntry is a register's type where the region knows nothing of it
+// (a temporary, a slot of another type than a scalar or a container):
+// compiled code may read its bits as a scalar, as the interpreter does,
+// but never as a container.
+const typeEntry image.TypeRef = -3
+
+// regionInfo is what the compiler needs of a region: which instructions
+// are exits, the kinds of its memory accesses, the registers it reads
+// at entry and with which kind check, and the registers to write back at
+// each exit.
+type regionInfo struct {
+	Region
+	exit    []bool // by pc - Header: leaves the region there
+	headers []bool // by pc - Header: a commit point
+	kinds   []image.Kind
+	// in are the registers loaded at entry: check is the kind their
+	// Value must have (0: none, the bits are read as they are).
+	in []regionIn
+	// out[pc] are the registers written back when the region leaves at
+	// pc (inside it or not), with their kinds.
+	out map[int][]regionOut
+}
+
+type regionIn struct {
+	reg   int32
+	kind  Kind // Int, Bool, Float: its bits; List, Struct: its pointer; Enum: its address
+	check bool // the Value's kind must match, or the region is not entered
+}
+
+type regionOut struct {
+	reg  int32
+	kind image.Kind
+}
+
+// regionOps are the opcodes a region compiles (with types that allow it,
+// see regionFlow); every other one is a side exit.
+func regionOp(img *image.Image, p *Plan, in image.Instr) bool {
+	switch in.Op {
+	case image.OpLoadK:
+		switch img.Consts[in.B].Kind {
+		case image.KindInt, image.KindBool, image.KindFloat:
+			return true
+		}
+		return false
+	case image.OpCallB:
+		return builtins[image.Builtin(in.B)]
+	case image.OpCall:
+		return p.Compiled[in.B]
+	case image.OpRet, image.OpRetVoid, image.OpIterList, image.OpIterEnd:
+		return false
+	}
+	return simpleOps[in.Op] || memOps[in.Op]
+}
+
+// findRegions appends to p.Regions the loops of f that compile.
+func findRegions(img *image.Image, p *Plan, fi int) {
+	f := &img.Funcs[fi]
+	n := len(f.Code)
+	if n == 0 || n*f.FrameSize > maxAccessWork || f.NumSlots > len(f.Locals) || f.NumSlots > f.FrameSize {
+		return
+	}
+	end := make([]int, n)
+	for i := range end {
+		end[i] = -1
+	}
+	for pc, in := range f.Code {
+		if isJump(in.Op) && int(in.C) <= pc && in.C >= 0 {
+			end[in.C] = max(end[in.C], pc)
+		}
+	}
+	work := 0 // the analysis's work on f so far, bounded as access's
+	for h := range n {
+		if end[h] < 0 || end[h]-h+1 > maxRegionLen {
+			continue
+		}
+		if work += (end[h] - h + 1) * f.FrameSize; work > 4*maxAccessWork {
+			return
+		}
+		r := Region{Func: fi, Header: h, End: end[h]}
+		if _, ok := analyzeRegion(img, p, r); ok {
+			p.Regions = append(p.Regions, r)
+		}
+	}
+}
+
+func scalarType(t image.TypeRef) bool {
+	return t == image.TInt || t == image.TFloat || t == image.TBool
+}
+
+// kindOfScalar returns the kind of scalar type t.
+func kindOfScalar(t image.TypeRef) image.Kind {
+	switch t {
+	case image.TInt:
+		return image.KindInt
+	case image.TFloat:
+		return image.KindFloat
+	}
+	return image.KindBool
+}
+
+// regionState is what the analysis knows before an instruction: each
+// register's type (typeEntry, typeConflict, or a TypeRef), whether the
+// region may have written it, and the variants an enum may hold.
+type regionState struct {
+	types    []image.TypeRef
+	written  []bool
+	variants []uint64
+}
+
+func (s *regionState) clone() *regionState {
+	return &regionState{append([]image.TypeRef(nil), s.types...), append([]bool(nil), s.written...), append([]uint64(nil), s.variants...)}
+}
+
+// join merges o into s and reports whether s changed: an entry type
+// gives way to any other (a register the region has not written on a
+// path holds, on that path, whatever the interpreter left: only a value
+// of its declared type can be read later), two different types
+// conflict.
+func (s *regionState) join(o *regionState) bool {
+	changed := false
+	for r := range s.types {
+		a, b := s.types[r], o.types[r]
+		switch {
+		case a == b, b == typeEntry, a == typeConflict:
+		case a == typeEntry:
+			s.types[r], changed = b, true
+		default:
+			s.types[r], changed = typeConflict, true
+		}
+		if o.written[r] && !s.written[r] {
+			s.written[r], changed = true, true
+		}
+		if u := s.variants[r] | o.variants[r]; u != s.variants[r] {
+			s.variants[r], changed = u, true
+		}
+	}
+	return changed
+}
+
+// analyzeRegion decides region r's exits and types. An instruction whose
+// operands' types do not allow its compiled form becomes an exit and the
+// analysis starts again; it fails when the header itself is an exit, or
+// a register to write back has no one scalar type.
+func analyzeRegion(img *image.Image, p *Plan, r Region) (*regionInfo, bool) {
+	f := &img.Funcs[r.Func]
+	lo, hi := r.Header, r.End
+	size := hi - lo + 1
+	exit := make([]bool, size)
+	for pc := lo; pc <= hi; pc++ {
+		exit[pc-lo] = !regionOp(img, p, f.Code[pc])
+	}
+	for tries := 0; tries <= min(size, 32); tries++ {
+		if exit[0] {
+			return nil, false
+		}
+		info, bad := regionFlow(img, f, r, exit)
+		if bad == -2 {
+			return nil, false
+		}
+		if bad >= 0 {
+			exit[bad-lo] = true
+			continue
+		}
+		info.exit = exit
+		return info, true
+	}
+	return nil, false
+}
+
+// regionFlow runs the forward analysis of a region with the exits given.
+// It returns the pc of an instruction that must become an exit (its
+// types do not allow its compiled form), -2 when the region does not
+// compile, or -1 and what the compiler needs.
+func regionFlow(img *image.Image, f *image.Func, r Region, exit []bool) (*regionInfo, int) {
+	lo, hi := r.Header, r.End
+	size, regs := hi-lo+1, f.FrameSize
+	typeOf := func(t image.TypeRef) *image.Type {
+		if t < 0 || int(t) >= len(img.Types) {
+			return nil
+		}
+		return &img.Types[t]
+	}
+	start := &regionState{types: make([]image.TypeRef, regs), written: make([]bool, regs), variants: make([]uint64, regs)}
+	for i := range regs {
+		start.types[i] = typeEntry
+		start.variants[i] = anyVariant
+		if i < f.NumSlots {
+			t := f.Locals[i].Type
+			if tt := typeOf(t); tt != nil {
+				switch {
+				case scalarType(t), tt.Kind == image.KindList, tt.Kind == image.KindStruct, tt.Kind == image.KindEnum:
+					start.types[i] = t
+				}
+			}
+		}
+	}
+	states := make([]*regionState, size)
+	outside := map[int]*regionState{} // the states at the pcs the region leaves to
+	states[0] = start.clone()
+	kinds := make([]image.Kind, size)
+	work := []int{lo}
+	queued := make([]bool, size)
+	queued[0] = true
+	headers := make([]bool, size)
+	for pc := lo; pc <= hi; pc++ {
+		in := f.Code[pc]
+		if isJump(in.Op) && int(in.C) <= pc && int(in.C) >= lo {
+			headers[int(in.C)-lo] = true
+		}
+	}
+	reads := make([][]int32, size) // registers each compiled instruction reads
+	for len(work) > 0 {
+		pc := work[len(work)-1]
+		work = work[:len(work)-1]
+		queued[pc-lo] = false
+		if exit[pc-lo] {
+			continue
+		}
+		st := states[pc-lo].clone()
+		t := st.types
+		in := f.Code[pc]
+		list := func(r int32) *image.Type {
+			if tt := typeOf(t[r]); tt != nil && tt.Kind == image.KindList {
+				return tt
+			}
+			return nil
+		}
+		strct := func(r int32) *image.Type {
+			if tt := typeOf(t[r]); tt != nil && tt.Kind == image.KindStruct {
+				return tt
+			}
+			return nil
+		}
+		// elem is the scalar type of an element or a field, or bad.
+		elem := func(et image.TypeRef) bool { return scalarType(et) }
+		write := func(r int32, ty image.TypeRef) {
+			t[r] = ty
+			st.written[r] = true
+			st.variants[r] = anyVariant
+		}
+		var rd []int32
+		switch in.Op {
+		case image.OpNop:
+		case image.OpMove:
+			if !scalarType(t[in.B]) {
+				return nil, pc
+			}
+			rd = []int32{in.B}
+			write(in.A, t[in.B])
+		case image.OpLoadK:
+			switch img.Consts[in.B].Kind {
+			case image.KindInt:
+				write(in.A, image.TInt)
+			case image.KindFloat:
+				write(in.A, image.TFloat)
+			default:
+				write(in.A, image.TBool)
+			}
+		case image.OpLoadInt:
+			write(in.A, image.TInt)
+		case image.OpAddInt, image.OpSubInt, image.OpMulInt, image.OpDivInt, image.OpRemInt,
+			image.OpAndInt, image.OpOrInt, image.OpXorInt, image.OpShlInt, image.OpShrInt:
+			rd = []int32{in.B, in.C}
+			write(in.A, image.TInt)
+		case image.OpAddIntK, image.OpNegInt, image.OpNotInt:
+			rd = []int32{in.B}
+			write(in.A, image.TInt)
+		case image.OpAddFloat, image.OpSubFloat, image.OpMulFloat, image.OpDivFloat:
+			rd = []int32{in.B, in.C}
+			write(in.A, image.TFloat)
+		case image.OpNegFloat:
+			rd = []int32{in.B}
+			write(in.A, image.TFloat)
+		case image.OpNot:
+			rd = []int32{in.B}
+			write(in.A, image.TBool)
+		case image.OpEqInt, image.OpNeInt, image.OpLtInt, image.OpLeInt,
+			image.OpEqFloat, image.OpNeFloat, image.OpLtFloat, image.OpLeFloat:
+			rd = []int32{in.B, in.C}
+			write(in.A, image.TBool)
+		case image.OpJump:
+		case image.OpJumpT, image.OpJumpF, image.OpJLtIntK, image.OpJLeIntK, image.OpJGtIntK, image.OpJGeIntK,
+			image.OpJEqIntK, image.OpJNeIntK:
+			rd = []int32{in.A}
+		case image.OpJLtInt, image.OpJLeInt, image.OpJEqInt, image.OpJNeInt:
+			rd = []int32{in.A, in.B}
+		case image.OpLoopRange:
+			rd = []int32{in.A, in.B}
+			write(in.A, image.TInt)
+		case image.OpCall:
+			callee := &img.Funcs[in.B]
+			for i := range callee.NumParams {
+				a := in.A + int32(i)
+				if int(a) >= regs {
+					return nil, -2
+				}
+				pt := callee.Locals[i].Type
+				if !scalarType(pt) && t[a] != pt {
+					return nil, pc // a container of another (or no known) type
+				}
+				rd = append(rd, a)
+			}
+			if callee.Result != image.TVoid {
+				write(in.A, callee.Result)
+			}
+		case image.OpCallB:
+			b := image.Builtin(in.B)
+			switch b {
+			case image.BuiltinAbsInt, image.BuiltinFloatOfInt, image.BuiltinAbsFloat,
+				image.BuiltinSqrt, image.BuiltinFloor, image.BuiltinCeil, image.BuiltinAssert:
+				rd = []int32{in.C}
+			default:
+				if int(in.C)+1 >= regs {
+					return nil, -2
+				}
+				rd = []int32{in.C, in.C + 1}
+			}
+			switch b {
+			case image.BuiltinAbsInt, image.BuiltinMinInt, image.BuiltinMaxInt:
+				write(in.A, image.TInt)
+			case image.BuiltinAssert:
+				// Its result (none) is left as it was: nothing reads it.
+			default:
+				write(in.A, image.TFloat)
+			}
+		case image.OpIndexList, image.OpForList:
+			l := list(in.B)
+			if l == nil || !elem(l.Elem) {
+				return nil, pc
+			}
+			kinds[pc-lo] = kindOfScalar(l.Elem)
+			if in.Op == image.OpForList {
+				if int(in.B)+1 >= regs {
+					return nil, -2
+				}
+				rd = []int32{in.B, in.B + 1}
+				write(in.A, l.Elem)
+				write(in.B+1, image.TInt)
+			} else {
+				rd = []int32{in.B, in.C}
+				write(in.A, l.Elem)
+			}
+		case image.OpSetIndexList:
+			l := list(in.A)
+			if l == nil || !elem(l.Elem) {
+				return nil, pc
+			}
+			kinds[pc-lo] = kindOfScalar(l.Elem)
+			rd = []int32{in.A, in.B, in.C}
+		case image.OpField, image.OpSetField:
+			sr, fi := in.B, in.C
+			if in.Op == image.OpSetField {
+				sr, fi = in.A, in.B
+			}
+			s := strct(sr)
+			if s == nil || fi < 0 || int(fi) >= len(s.Fields) || !elem(s.Fields[fi].Type) {
+				return nil, pc
+			}
+			kinds[pc-lo] = kindOfScalar(s.Fields[fi].Type)
+			if in.Op == image.OpField {
+				rd = []int32{in.B}
+				write(in.A, s.Fields[fi].Type)
+			} else {
+				rd = []int32{in.A, in.C}
+			}
+		case image.OpLenList:
+			if list(in.B) == nil {
+				return nil, pc
+			}
+			rd = []int32{in.B}
+			write(in.A, image.TInt)
+		case image.OpJNeVariant:
+			if e := typeOf(t[in.A]); e == nil || e.Kind != image.KindEnum {
+				return nil, pc
+			}
+			rd = []int32{in.A}
+		case image.OpEnumField:
+			e := typeOf(t[in.B])
+			if e == nil || e.Kind != image.KindEnum || in.C < 0 {
+				return nil, pc
+			}
+			ft := typeUnknown
+			for vi, v := range e.Variants {
+				if (vi >= 64 || st.variants[in.B]&(1<<vi) != 0) && int(in.C) < len(v.Fields) {
+					if ft != typeUnknown && ft != v.Fields[in.C] {
+						return nil, pc
+					}
+					ft = v.Fields[in.C]
+				}
+			}
+			if !elem(ft) {
+				return nil, pc
+			}
+			kinds[pc-lo] = kindOfScalar(ft)
+			rd = []int32{in.B}
+			write(in.A, ft)
+		default:
+			return nil, -2
+		}
+		reads[pc-lo] = rd
+		// Successors.
+		var succ [2]int
+		ns := 0
+		switch {
+		case in.Op == image.OpJump:
+			succ[0], ns = int(in.C), 1
+		case isJump(in.Op):
+			succ[0], succ[1], ns = int(in.C), pc+1, 2
+		default:
+			succ[0], ns = pc+1, 1
+		}
+		for _, s := range succ[:ns] {
+			if s < 0 || s >= len(f.Code)+1 {
+				return nil, -2
+			}
+			o := st
+			if in.Op == image.OpJNeVariant && int(in.C) != pc+1 && in.B >= 0 && in.B < 64 {
+				o = st.clone()
+				if s == pc+1 {
+					o.variants[in.A] &= 1 << in.B
+				} else {
+					o.variants[in.A] &^= 1 << in.B
+				}
+			}
+			if s < lo || s > hi {
+				if old := outside[s]; old == nil {
+					outside[s] = o.clone()
+				} else {
+					old.join(o)
+				}
+				continue
+			}
+			if states[s-lo] == nil {
+				states[s-lo] = o.clone()
+			} else if !states[s-lo].join(o) {
+				continue
+			}
+			if !queued[s-lo] {
+				queued[s-lo] = true
+				work = append(work, s)
+			}
+		}
+	}
+	info := &regionInfo{Region: r, headers: headers, kinds: kinds, out: map[int][]regionOut{}}
+	// The registers to write back at each exit: those the region may
+	// have written on the way, each with one scalar type.
+	outs := func(pc int, st *regionState) bool {
+		var o []regionOut
+		for reg, w := range st.written {
+			if !w {
+				continue
+			}
+			if !scalarType(st.types[reg]) {
+				return false
+			}
+			o = append(o, regionOut{int32(reg), kindOfScalar(st.types[reg])})
+		}
+		if len(o) > MaxRegionOut {
+			return false
+		}
+		info.out[pc] = o
+		return true
+	}
+	for pc := lo; pc <= hi; pc++ {
+		st := states[pc-lo]
+		if st == nil {
+			continue
+		}
+		if (exit[pc-lo] || headers[pc-lo]) && !outs(pc, st) {
+			if exit[pc-lo] || pc == lo {
+				return nil, -2
+			}
+			return nil, pc // a commit point here would not write back: make it an exit
+		}
+	}
+	for pc, st := range outside {
+		if !outs(pc, st) {
+			return nil, -2
+		}
+	}
+	// The registers read before the region writes them, found backwards
+	// (an exit reads nothing: the interpreter goes on with the
+	// registers as they are, or as written back).
+	live := make([][]bool, size)
+	for i := range live {
+		live[i] = make([]bool, regs)
+	}
+	for changed := true; changed; {
+		changed = false
+		for pc := hi; pc >= lo; pc-- {
+			if states[pc-lo] == nil || exit[pc-lo] {
+				continue
+			}
+			in := f.Code[pc]
+			next := make([]bool, regs)
+			succ := []int{pc + 1}
+			switch {
+			case in.Op == image.OpJump:
+				succ = []int{int(in.C)}
+			case isJump(in.Op):
+				succ = append(succ, int(in.C))
+			}
+			for _, s := range succ {
+				if s >= lo && s <= hi {
+					for reg, l := range live[s-lo] {
+						next[reg] = next[reg] || l
+					}
+				}
+			}
+			// Written registers are dead above (a for loop writes its
+			// element and index only when it jumps: keep them).
+			if w := writes(img, in); w >= 0 && in.Op != image.OpForList && !(in.Op == image.OpCallB && image.Builtin(in.B) == image.BuiltinAssert) &&
+				!(in.Op == image.OpCall && img.Funcs[in.B].Result == image.TVoid) {
+				next[w] = false
+			}
+			for _, reg := range reads[pc-lo] {
+				next[reg] = true
+			}
+			for reg := range next {
+				if next[reg] != live[pc-lo][reg] {
+					live[pc-lo] = next
+					changed = true
+					break
+				}
+			}
+		}
+	}
+	// Load at entry every register the region reads or writes back (a
+	// register written on one path only is written back with its entry
+	// bits on the other). A live container must be of its kind.
+	used := make([]bool, regs)
+	for _, rd := range reads {
+		for _, reg := range rd {
+			used[reg] = true
+		}
+	}
+	for _, o := range info.out {
+		for _, x := range o {
+			used[x.reg] = true
+		}
+	}
+	for reg := range regs {
+		if !used[reg] {
+			continue
+		}
+		t := start.types[reg]
+		in := regionIn{reg: int32(reg), kind: Int}
+		if tt := typeOf(t); tt != nil {
+			switch tt.Kind {
+			case image.KindList:
+				in.kind, in.check = List, true
+			case image.KindStruct:
+				in.kind, in.check = Struct, true
+			case image.KindEnum:
+				in.kind, in.check = Enum, true
+			}
+		}
+		if !in.check && live[0][reg] && scalarType(t) {
+			in.check = true
+			switch t {
+			case image.TFloat:
+				in.kind = Float
+			case image.TBool:
+				in.kind = Bool
+			}
+		}
+		info.in = append(info.in, in)
+	}
+	return info, -1
+}
+
+// valueKindOf is the vm/value kind byte of a register kind.
+func valueKindOf(k Kind) image.Kind {
+	switch k {
+	case Bool:
+		return image.KindBool
+	case Float:
+		return image.KindFloat
+	case List:
+		return image.KindList
+	case Struct:
+		return image.KindStruct
+	case Enum:
+		return image.KindEnum
+	}
+	return image.KindInt
+}
+
+// regionEntry loads a region's registers from the interpreter's frame
+// (parameter 0 is the address of its register 0) and stops, before any
+// step, when one the region relies on is not of its kind.
+func (w *buffer) regionEntry(rg *regionInfo) {
+	base := func() { w.op(opLocalGet); w.u32(0); w.op(opI32WrapI64) }
+	for _, in := range rg.in {
+		at := uint32(in.reg) * valueSize
+		if in.check {
+			base()
+			w.mem(opI32Load8U, at+valueKind)
+			w.i32Const(int32(valueKindOf(in.kind)))
+			w.op(opI32Ne)
+			w.stopIf()
+		}
+		switch in.kind {
+		case List, Struct:
+			base()
+			w.mem(opI64Load, at+valuePtr)
+			w.op(opLocalTee)
+			w.u32(w.reg(in.reg))
+			w.op(opI64Eqz)
+			w.stopIf()
+		case Enum:
+			w.op(opLocalGet)
+			w.u32(0)
+			w.i64Const(int64(at))
+			w.op(opI64Add)
+			w.op(opLocalSet)
+			w.u32(w.reg(in.reg))
+		default:
+			base()
+			w.mem(opI64Load, at+valueBits)
+			w.op(opLocalSet)
+			w.u32(w.reg(in.reg))
+		}
+	}
+}
+
+// regionCommit leaves the region at header pc, before charging it, when
+// the undo log is past the commit mark (half full, or 0 once the host
+// has refilled the fuel).
+func (w *buffer) regionCommit(rg *regionInfo, pc int) {
+	w.op(opGlobalGet)
+	w.u32(globalLog)
+	w.op(opGlobalGet)
+	w.u32(globalCommit)
+	w.op(opI64GtU)
+	w.op(opIf)
+	w.byte(0x40)
+	w.regionExit(rg, pc)
+	w.op(opEnd)
+}
+
+// regionExit writes the out buffer (parameter 1) for leaving at pc and
+// returns pc.
+func (w *buffer) regionExit(rg *regionInfo, pc int) {
+	out := func() { w.op(opLocalGet); w.u32(1); w.op(opI32WrapI64) }
+	o := rg.out[pc]
+	out()
+	w.i64Const(int64(len(o)))
+	w.mem(opI64Store, 0)
+	for i, x := range o {
+		out()
+		w.i64Const(int64(x.reg) | int64(x.kind)<<32)
+		w.mem(opI64Store, uint32(8+16*i))
+		out()
+		w.op(opLocalGet)
+		w.u32(w.reg(x.reg))
+		w.mem(opI64Store, uint32(16+16*i))
+	}
+	w.i64Const(int64(pc))
+	w.op(opReturn)
+}
