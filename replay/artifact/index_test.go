@@ -3,6 +3,7 @@ package artifact
 import (
 	"bytes"
 	"errors"
+	"math"
 	"reflect"
 	"testing"
 
@@ -93,6 +94,8 @@ func TestIndexLarge(t *testing.T) {
 		{"second half", []int{flags[n-n/10]}},
 		{"both halves", []int{flags[n/3], flags[n-2]}},
 		{"the first entry after the halves' split", []int{flags[n/2]}},
+		{"the last entry before the halves' split", []int{flags[n/2-1]}},
+		{"either side of the split", []int{flags[n/2-1], flags[n/2]}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			bad := damage(tc.at...)
@@ -108,3 +111,33 @@ func TestIndexLarge(t *testing.T) {
 		})
 	}
 }
+
+// TestSplitAt checks where indexHalves divides the records: at the mark
+// of countEntriesMarked nearest to the middle, with both halves
+// non-empty, and not at all (the records are walked again) when there is
+// no such mark.
+func TestSplitAt(t *testing.T) {
+	for _, n := range []int{0, 1, 2, 1000, markEvery, markEvery + 1, 2*markEvery - 1, 2 * markEvery, 3 * markEvery, splitFrom, 3*splitFrom + 17, 1 << 20} {
+		data := bytes.Repeat([]byte{byte(KindPublish), 1, 0}, n) // records of one byte's body
+		data = append(data, trailerMarker)
+		var marks []int
+		got, framed := countEntriesMarked(data, math.MaxInt, &marks)
+		if got != n || framed != 3*n || len(marks) != (n+markEvery-1)/markEvery {
+			t.Fatalf("n=%d: counted %d records in %d bytes with %d marks", n, got, framed, len(marks))
+		}
+		for k, at := range marks {
+			if at != 3*k*markEvery {
+				t.Fatalf("n=%d: mark %d at %d", n, k, at)
+			}
+		}
+		half, mid, ok := splitAt(n, marks)
+		switch {
+		case !ok && n >= 2*markEvery:
+			t.Errorf("n=%d: no split", n)
+		case ok && (half <= 0 || half >= n || half%markEvery != 0 || mid != 3*half || abs(half-n/2) > markEvery/2):
+			t.Errorf("n=%d: split after %d records at %d", n, half, mid)
+		}
+	}
+}
+
+func abs(x int) int { return max(x, -x) }
