@@ -250,6 +250,9 @@ func (c *cursor) indexHalves(a *Artifact, n, framed int, marks []int, found *ent
 	for i := range a.spans[half:] {
 		if sp := &a.spans[half+i]; sp.name != noName {
 			sp.name = renumber[sp.name]
+			if sp.topic != 0 {
+				sp.topic = spanTopic(renumber[sp.topic-1])
+			}
 		}
 	}
 	found.merge(&first.found)

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"math"
 	"reflect"
+	"strconv"
 	"testing"
 
 	"github.com/zeebo/blake3"
@@ -141,3 +142,47 @@ func TestSplitAt(t *testing.T) {
 }
 
 func abs(x int) int { return max(x, -x) }
+
+// TestDeliveryTopicNoted checks the topic that indexing notes in a
+// delivery's span against the topic read from the entry's bytes, on an
+// artifact whose deliveries name more topics than a span can note
+// (1<<16 - 1), read by the general reader (which notes none) and by the
+// fast one split in two (where the second half's names are renumbered):
+// deliveryTopic must give the same name and number either way.
+func TestDeliveryTopicNoted(t *testing.T) {
+	a := &Artifact{Header: sample().Header, Trailer: Trailer{Verdict: VerdictQuiescent}}
+	const n = 1<<16 + 5000
+	for i := range n {
+		topic := "T" + strconv.Itoa(i%(n-100)) // some repeat, in the second half too
+		a.Entries = append(a.Entries,
+			Entry{Consumer: 0, Seq: uint64(2 * i), Body: Publish{Topic: topic, Message: MessageID{0, uint64(i)}, Payload: []byte{1}}},
+			Entry{Consumer: 0, Seq: uint64(2*i + 1), Body: Delivery{Target: "Counter", Message: MessageID{0, uint64(i)}, Topic: topic}})
+	}
+	data := mustEncode(t, a)
+	for _, split := range []int{0, splitFrom} {
+		ix, err := decodeIndexedFrom(data, split)
+		if err != nil {
+			t.Fatal(err)
+		}
+		noted := 0
+		for i := 1; i < ix.Len(); i += 2 {
+			sp := ix.spans[i]
+			if sp.topic != 0 {
+				noted++
+			}
+			name, id := ix.deliveryTopic(i, ix.names, noName)
+			// The same entry, its topic read from its bytes.
+			ix.spans[i].topic = 0
+			wantName, wantID := ix.deliveryTopic(i, ix.names, noName)
+			ix.spans[i].topic = sp.topic
+			if name != wantName || id != wantID || name != a.Entries[i].Body.(Delivery).Topic {
+				t.Fatalf("split %d, entry %d: topic %q (%d), read from the entry %q (%d)", split, i, name, id, wantName, wantID)
+			}
+		}
+		// The general reader (no split) notes none; the fast one
+		// (split) all but those numbered 1<<16-1 and on.
+		if split == 0 && noted != 0 || split > 0 && (noted == 0 || noted == n) {
+			t.Fatalf("split %d: %d of %d deliveries noted their topic", split, noted, n)
+		}
+	}
+}
