@@ -718,11 +718,10 @@ func (r *Replayer) Invoke(c int, p stdlib.Primitive, args []byte, live func() ([
 	if r.cutShort(cs) {
 		return nil, host.ErrInterrupt
 	}
-	serve := func() ([]byte, error) { return r.serve(cs, p, args, live) }
 	if r.rec != nil {
-		return r.rec.Invoke(c, p, args, serve)
+		return r.rec.Invoke(c, p, args, func() ([]byte, error) { return r.serve(cs, p, args, live) })
 	}
-	return serve()
+	return r.serve(cs, p, args, live)
 }
 
 // cutShort reports whether cs is past the point where the recorded run
@@ -754,11 +753,33 @@ func (r *Replayer) Poll(c int) error {
 var _ host.Poller = (*Replayer)(nil)
 
 // serve matches one call against cs's current handler run.
+//
+// An input call recorded as an invocation, which is most of them, is read
+// without boxing the entry (Artifact.Invocation): next stays nil and inv
+// holds it until a finding needs the entry itself (entry).
 func (r *Replayer) serve(cs *replayConsumer, p stdlib.Primitive, args []byte, live func() ([]byte, error)) ([]byte, error) {
 	run := cs.cur
-	var next *artifact.Entry
+	var (
+		next  *artifact.Entry
+		inv   artifact.Invocation
+		isInv bool // next is nil and inv is the next recorded call
+		at    int
+	)
 	if i, ok := run.next(cs); ok {
-		next = cs.recorded(r.art, i)
+		at = i
+		if unboxedCalls && p.Effect != stdlib.Exit && p.Journal != stdlib.Output && r.spans[i].Kind() == artifact.KindInvocation {
+			inv, isInv = r.art.Invocation(i)
+		}
+		if !isInv {
+			next = cs.recorded(r.art, i)
+		}
+	}
+	// entry is the next recorded call as an entry, for a finding.
+	entry := func() *artifact.Entry {
+		if next == nil && isInv {
+			next = cs.recorded(r.art, at)
+		}
+		return next
 	}
 	switch {
 	case p.Effect == stdlib.Exit:
@@ -775,13 +796,20 @@ func (r *Replayer) serve(cs *replayConsumer, p stdlib.Primitive, args []byte, li
 	// A URL's password was withheld from the recording: the call is
 	// compared (and shown) with it withheld too, so by its length.
 	args = withheldArgs(p, args)
-	call := "call #" + strconv.Itoa(cs.runInputs)
+	// call names the call in findings and errors (made only for them).
+	callNo := cs.runInputs
 	if virtual {
-		call = "output #" + strconv.Itoa(cs.runOutputs)
+		callNo = cs.runOutputs
 		cs.runOutputs++
 	} else {
 		cs.runInputs++
 		cs.calls++
+	}
+	call := func() string {
+		if virtual {
+			return "output #" + strconv.Itoa(callNo)
+		}
+		return "call #" + strconv.Itoa(callNo)
 	}
 	// Recorded output the replay did not print is a changed output, not
 	// a reason to refuse the call.
@@ -794,11 +822,11 @@ func (r *Replayer) serve(cs *replayConsumer, p stdlib.Primitive, args []byte, li
 			next = cs.recorded(r.art, i)
 		}
 	}
-	if next == nil {
+	if next == nil && !isInv {
 		cs.misses++
 		err := fmt.Errorf("replay: input past the journal: consumer %d %s %s: the recording has no more calls in this handler run",
-			cs.id, call, r.callText(p.Name, args))
-		r.finding(artifact.InputPastJournal, cs, "%s, %s %s is past the recorded calls", cs.where(), call, r.callText(p.Name, args))
+			cs.id, call(), r.callText(p.Name, args))
+		r.finding(artifact.InputPastJournal, cs, "%s, %s %s is past the recorded calls", cs.where(), call(), r.callText(p.Name, args))
 		return nil, err
 	}
 	var (
@@ -809,7 +837,14 @@ func (r *Replayer) serve(cs *replayConsumer, p stdlib.Primitive, args []byte, li
 		message, kind    string
 		isCall, isEffect bool
 	)
-	switch x := next.Body.(type) {
+	var body artifact.Body
+	if isInv {
+		x := &inv
+		prim, recArgs, outcome, result, length, kind, message, isCall = x.Primitive, x.Args, x.Outcome, x.Result, x.Length, x.TrapKind, x.Message, true
+	} else {
+		body = next.Body
+	}
+	switch x := body.(type) {
 	case artifact.Invocation:
 		prim, recArgs, outcome, result, length, kind, message, isCall = x.Primitive, x.Args, x.Outcome, x.Result, x.Length, x.TrapKind, x.Message, true
 	case artifact.Output:
@@ -819,10 +854,10 @@ func (r *Replayer) serve(cs *replayConsumer, p stdlib.Primitive, args []byte, li
 	if !(virtual && isEffect || !virtual && isCall) || prim != p.Name || !bytes.Equal(recArgs, args) {
 		cs.misses++
 		err := fmt.Errorf("replay: journal miss: consumer %d %s expected %s, got %s",
-			cs.id, call, r.entryText(next), r.callText(p.Name, args))
-		r.findingSides(artifact.JournalMiss, cs, call+" "+r.entryText(next), call+" "+r.callText(p.Name, args),
+			cs.id, call(), r.entryText(entry()), r.callText(p.Name, args))
+		r.findingSides(artifact.JournalMiss, cs, call()+" "+r.entryText(entry()), call()+" "+r.callText(p.Name, args),
 			"%s, %s was %s in the recording, but %s in the replay",
-			cs.where(), call, r.entryText(next), r.callText(p.Name, args))
+			cs.where(), call(), r.entryText(entry()), r.callText(p.Name, args))
 		return nil, err
 	}
 	run.used++
@@ -850,6 +885,10 @@ func (r *Replayer) serve(cs *replayConsumer, p stdlib.Primitive, args []byte, li
 	}
 	return r.supply(cs, p, args, length)
 }
+
+// unboxedCalls lets serve read a recorded invocation without boxing it;
+// TestServeUnboxed turns it off to compare with the boxed reading.
+var unboxedCalls = true
 
 // isText reports whether e is output on stdout or stderr.
 func isText(e *artifact.Entry) bool {
