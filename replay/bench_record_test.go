@@ -483,3 +483,35 @@ func BenchmarkSavinaRecordingInProcess(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkReplayInProcess records each program once (msgs, msgs_rand and
+// the Savina port counting) and replays that recording in every
+// iteration, as `hale replay --quiet` does (read, admit, replay, judge),
+// so that -cpuprofile shows the replay alone:
+//
+//	go test ./replay -run XXX -bench 'ReplayInProcess/msgs/native' -benchtime 10x -cpuprofile cpu.out
+func BenchmarkReplayInProcess(b *testing.B) {
+	progs := slices.Clone(benchMsgPrograms)
+	src, err := os.ReadFile(filepath.Join("..", "cmd", "hale", "cli", "testdata", "bench", "counting.hl"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	progs = append(progs, struct{ name, src string }{"counting", string(src)})
+	for _, bp := range progs {
+		p := compileProgram(b, bp.src)
+		for _, kind := range benchEngines {
+			b.Run(bp.name+"/"+kind.String(), func(b *testing.B) {
+				path := filepath.Join(b.TempDir(), "run.halerec")
+				if err := benchRecordedRun(p, kind, path); err != nil {
+					b.Fatal(err)
+				}
+				b.ResetTimer()
+				for b.Loop() {
+					if err := benchReplayFrom(p, kind, path, false); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+		}
+	}
+}

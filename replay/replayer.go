@@ -345,10 +345,17 @@ func NewReplayer(art *artifact.Artifact, img *image.Image, opts Options) *Replay
 //
 // It runs before every replay over every entry (400,000 for 200,000
 // messages), so it allocates per consumer, not per entry: a counting pass
-// sizes one flat array of entry indexes grouped by consumer, each
-// consumer's deliveries, and one array of its call entries that every
-// handler run's calls are a window of. The identity index is built only
-// when something asks for it (see lookup).
+// sizes each consumer's deliveries and one array of its call entries
+// that every handler run's calls are a window of. The identity index is
+// built only when something asks for it (see lookup).
+//
+// A recorder writes each consumer's entries in seq order, so the tables
+// are then built in a second pass in the artifact's order. Otherwise the
+// entries are first grouped by consumer (one flat array of entry
+// indexes) and each consumer's sorted by seq. Both orders give the same
+// tables: each consumer's entries are taken in seq order, and a message
+// published twice keeps the publish of the lowest consumer (then the
+// lowest seq), as taking the consumers one after the other does.
 func (r *Replayer) load() {
 	a := r.art
 	spans, names := a.Heads()
@@ -371,15 +378,22 @@ func (r *Replayer) load() {
 	// group, in which only publishes matter.
 	nc := len(r.cons)
 	group := func(c uint32) int { return int(min(uint64(c), uint64(nc))) }
-	start := make([]int, nc+2) // group g's entries are flat[start[g]:start[g+1]]
+	count := make([]int, nc+1) // entries by group
 	nDeliveries := make([]int, nc)
 	nCalls := make([]int, nc)
 	nPublishes := make([]int, nc)
+	lastSeq := make([]uint64, nc)
+	inOrder := true // every consumer's entries in seq order
 	for i := range spans {
-		g := group(spans[i].Consumer())
-		start[g+1]++
+		sp := &spans[i]
+		g := group(sp.Consumer())
+		count[g]++
 		if g < nc {
-			switch spans[i].Kind() {
+			if sp.Seq() < lastSeq[g] {
+				inOrder = false
+			}
+			lastSeq[g] = sp.Seq()
+			switch sp.Kind() {
 			case artifact.KindDelivery:
 				nDeliveries[g]++
 			case artifact.KindInvocation, artifact.KindOutput, artifact.KindExit:
@@ -394,85 +408,99 @@ func (r *Replayer) load() {
 	for g, n := range nPublishes {
 		r.pubs[g] = make([]int, 0, n+1)
 	}
-	for g := 1; g < len(start); g++ {
-		start[g] += start[g-1]
-	}
-	flat := make([]int, len(spans))
-	fill := slices.Clone(start[:nc+1])
-	for i := range spans {
-		g := group(spans[i].Consumer())
-		flat[fill[g]] = i
-		fill[g]++
-	}
 	lineType := &value.Type{Kind: value.KindStruct, Fields: []value.Field{{Name: "text", Type: value.StringType}}}
-	for g := 0; g <= nc; g++ {
-		idx := flat[start[g]:start[g+1]]
-		if g == nc { // consumers the program does not have
-			for _, i := range idx {
-				if sp := &spans[i]; sp.Kind() == artifact.KindPublish {
-					r.addPublish(sp.Message(), i)
-				}
-			}
-			continue
+	calls := make([][]int, nc) // each consumer's call entries
+	runFrom := make([]int, nc) // calls[g][runFrom[g]:] belong to g's current run
+	for g, cs := range r.cons {
+		cs.deliveries = make([]recordedDelivery, 0, nDeliveries[g])
+		calls[g] = make([]int, 0, nCalls[g])
+	}
+	closeRun := func(g int) {
+		cs := r.cons[g]
+		run := callRun{from: runFrom[g], to: len(calls[g])}
+		if n := len(cs.deliveries); n > 0 {
+			cs.deliveries[n-1].calls = run
+		} else {
+			cs.pre = run
 		}
-		bySeq := func(i, j int) int { return cmp.Compare(spans[i].Seq(), spans[j].Seq()) }
-		if !slices.IsSortedFunc(idx, bySeq) { // a recorder writes them in order
-			slices.SortStableFunc(idx, bySeq)
+		runFrom[g] = len(calls[g])
+	}
+	// take adds entry i, of group g, to the tables.
+	take := func(g, i int) {
+		sp := &spans[i]
+		if g == nc { // consumers the program does not have
+			if sp.Kind() == artifact.KindPublish {
+				r.addPublish(sp.Message(), i, g)
+			}
+			return
 		}
 		cs := r.cons[g]
-		cs.deliveries = make([]recordedDelivery, 0, nDeliveries[g])
-		calls := make([]int, 0, nCalls[g])
-		runFrom := 0 // calls[runFrom:] belong to the current run
-		closeRun := func() {
-			run := callRun{from: runFrom, to: len(calls)}
-			if n := len(cs.deliveries); n > 0 {
-				cs.deliveries[n-1].calls = run
-			} else {
-				cs.pre = run
+		switch sp.Kind() {
+		case artifact.KindPublish:
+			r.addPublish(sp.Message(), i, g)
+			cs.recPublishes++
+			if g == ingress {
+				x, _ := a.Publish(i)
+				line := ""
+				if v, err := value.Decode(x.Payload, lineType); err == nil {
+					line = v.AsStruct().Field(0).AsStr()
+				}
+				r.lines = append(r.lines, line)
 			}
-			runFrom = len(calls)
-		}
-		for _, i := range idx {
-			sp := &spans[i]
-			switch sp.Kind() {
-			case artifact.KindPublish:
-				r.addPublish(sp.Message(), i)
-				cs.recPublishes++
-				if g == ingress {
-					x, _ := a.Publish(i)
-					line := ""
-					if v, err := value.Decode(x.Payload, lineType); err == nil {
-						line = v.AsStruct().Field(0).AsStr()
+		case artifact.KindDelivery:
+			closeRun(g)
+			cs.deliveries = append(cs.deliveries, recordedDelivery{entry: i})
+		case artifact.KindInvocation, artifact.KindOutput, artifact.KindExit:
+			calls[g] = append(calls[g], i)
+		case artifact.KindIngress:
+			if b, ok := natsOf[g]; ok {
+				if x, ok := a.Entry(i).Body.(artifact.Ingress); ok {
+					if r.natsIn == nil {
+						r.natsIn = map[int][]artifact.Ingress{}
 					}
-					r.lines = append(r.lines, line)
-				}
-			case artifact.KindDelivery:
-				closeRun()
-				cs.deliveries = append(cs.deliveries, recordedDelivery{entry: i})
-			case artifact.KindInvocation, artifact.KindOutput, artifact.KindExit:
-				calls = append(calls, i)
-			case artifact.KindIngress:
-				if b, ok := natsOf[g]; ok {
-					if x, ok := a.Entry(i).Body.(artifact.Ingress); ok {
-						if r.natsIn == nil {
-							r.natsIn = map[int][]artifact.Ingress{}
-						}
-						r.natsIn[b] = append(r.natsIn[b], x)
-					}
-				}
-			case artifact.KindTrap:
-				x, _ := a.Entry(i).Body.(artifact.Trap)
-				n := -1
-				if x.At != nil {
-					n = int(x.At.N)
-				}
-				if _, dup := cs.traps[n]; !dup {
-					cs.traps[n] = x
+					r.natsIn[b] = append(r.natsIn[b], x)
 				}
 			}
+		case artifact.KindTrap:
+			x, _ := a.Entry(i).Body.(artifact.Trap)
+			n := -1
+			if x.At != nil {
+				n = int(x.At.N)
+			}
+			if _, dup := cs.traps[n]; !dup {
+				cs.traps[n] = x
+			}
 		}
-		closeRun()
-		cs.callEntries = calls
+	}
+	if inOrder {
+		for i := range spans {
+			take(group(spans[i].Consumer()), i)
+		}
+	} else {
+		start := make([]int, nc+2) // group g's entries are flat[start[g]:start[g+1]]
+		for g, n := range count {
+			start[g+1] = start[g] + n
+		}
+		flat := make([]int, len(spans))
+		fill := slices.Clone(start[:nc+1])
+		for i := range spans {
+			g := group(spans[i].Consumer())
+			flat[fill[g]] = i
+			fill[g]++
+		}
+		for g := 0; g <= nc; g++ {
+			idx := flat[start[g]:start[g+1]]
+			if g < nc {
+				slices.SortStableFunc(idx, func(i, j int) int { return cmp.Compare(spans[i].Seq(), spans[j].Seq()) })
+			}
+			for _, i := range idx {
+				take(g, i)
+			}
+		}
+	}
+	for g, cs := range r.cons {
+		closeRun(g)
+		cs.callEntries = calls[g]
 	}
 }
 
@@ -513,11 +541,14 @@ func (cs *replayConsumer) recorded(a *artifact.Artifact, i int) *artifact.Entry 
 	return &cs.call
 }
 
-// addPublish notes that entry i publishes message m (the first entry
-// wins if an artifact has two).
-func (r *Replayer) addPublish(m artifact.MessageID, i int) {
+// addPublish notes that entry i, of load's group g, publishes message m.
+// If an artifact has two, the one of the lowest group wins, then the
+// first one added (load adds a group's entries in seq order).
+func (r *Replayer) addPublish(m artifact.MessageID, i, g int) {
+	// first reports whether entry j, already noted, stays.
+	first := func(j int) bool { return min(int64(r.spans[j].Consumer()), int64(len(r.cons))) <= int64(g) }
 	if int64(m.Producer) >= int64(len(r.cons)) || m.Seq > uint64(r.art.Len()) {
-		if _, dup := r.other[m]; !dup {
+		if j, dup := r.other[m]; !dup || !first(j) {
 			r.other[m] = i
 		}
 		return
@@ -526,7 +557,7 @@ func (r *Replayer) addPublish(m artifact.MessageID, i int) {
 	for uint64(len(seqs)) <= m.Seq {
 		seqs = append(seqs, -1)
 	}
-	if seqs[m.Seq] < 0 {
+	if j := seqs[m.Seq]; j < 0 || !first(j) {
 		seqs[m.Seq] = i
 	}
 	r.pubs[m.Producer] = seqs
@@ -687,11 +718,10 @@ func (r *Replayer) Invoke(c int, p stdlib.Primitive, args []byte, live func() ([
 	if r.cutShort(cs) {
 		return nil, host.ErrInterrupt
 	}
-	serve := func() ([]byte, error) { return r.serve(cs, p, args, live) }
 	if r.rec != nil {
-		return r.rec.Invoke(c, p, args, serve)
+		return r.rec.Invoke(c, p, args, func() ([]byte, error) { return r.serve(cs, p, args, live) })
 	}
-	return serve()
+	return r.serve(cs, p, args, live)
 }
 
 // cutShort reports whether cs is past the point where the recorded run
@@ -723,11 +753,33 @@ func (r *Replayer) Poll(c int) error {
 var _ host.Poller = (*Replayer)(nil)
 
 // serve matches one call against cs's current handler run.
+//
+// An input call recorded as an invocation, which is most of them, is read
+// without boxing the entry (Artifact.Invocation): next stays nil and inv
+// holds it until a finding needs the entry itself (entry).
 func (r *Replayer) serve(cs *replayConsumer, p stdlib.Primitive, args []byte, live func() ([]byte, error)) ([]byte, error) {
 	run := cs.cur
-	var next *artifact.Entry
+	var (
+		next  *artifact.Entry
+		inv   artifact.Invocation
+		isInv bool // next is nil and inv is the next recorded call
+		at    int
+	)
 	if i, ok := run.next(cs); ok {
-		next = cs.recorded(r.art, i)
+		at = i
+		if unboxedCalls && p.Effect != stdlib.Exit && p.Journal != stdlib.Output && r.spans[i].Kind() == artifact.KindInvocation {
+			inv, isInv = r.art.Invocation(i)
+		}
+		if !isInv {
+			next = cs.recorded(r.art, i)
+		}
+	}
+	// entry is the next recorded call as an entry, for a finding.
+	entry := func() *artifact.Entry {
+		if next == nil && isInv {
+			next = cs.recorded(r.art, at)
+		}
+		return next
 	}
 	switch {
 	case p.Effect == stdlib.Exit:
@@ -744,13 +796,20 @@ func (r *Replayer) serve(cs *replayConsumer, p stdlib.Primitive, args []byte, li
 	// A URL's password was withheld from the recording: the call is
 	// compared (and shown) with it withheld too, so by its length.
 	args = withheldArgs(p, args)
-	call := "call #" + strconv.Itoa(cs.runInputs)
+	// call names the call in findings and errors (made only for them).
+	callNo := cs.runInputs
 	if virtual {
-		call = "output #" + strconv.Itoa(cs.runOutputs)
+		callNo = cs.runOutputs
 		cs.runOutputs++
 	} else {
 		cs.runInputs++
 		cs.calls++
+	}
+	call := func() string {
+		if virtual {
+			return "output #" + strconv.Itoa(callNo)
+		}
+		return "call #" + strconv.Itoa(callNo)
 	}
 	// Recorded output the replay did not print is a changed output, not
 	// a reason to refuse the call.
@@ -763,11 +822,11 @@ func (r *Replayer) serve(cs *replayConsumer, p stdlib.Primitive, args []byte, li
 			next = cs.recorded(r.art, i)
 		}
 	}
-	if next == nil {
+	if next == nil && !isInv {
 		cs.misses++
 		err := fmt.Errorf("replay: input past the journal: consumer %d %s %s: the recording has no more calls in this handler run",
-			cs.id, call, r.callText(p.Name, args))
-		r.finding(artifact.InputPastJournal, cs, "%s, %s %s is past the recorded calls", cs.where(), call, r.callText(p.Name, args))
+			cs.id, call(), r.callText(p.Name, args))
+		r.finding(artifact.InputPastJournal, cs, "%s, %s %s is past the recorded calls", cs.where(), call(), r.callText(p.Name, args))
 		return nil, err
 	}
 	var (
@@ -778,7 +837,14 @@ func (r *Replayer) serve(cs *replayConsumer, p stdlib.Primitive, args []byte, li
 		message, kind    string
 		isCall, isEffect bool
 	)
-	switch x := next.Body.(type) {
+	var body artifact.Body
+	if isInv {
+		x := &inv
+		prim, recArgs, outcome, result, length, kind, message, isCall = x.Primitive, x.Args, x.Outcome, x.Result, x.Length, x.TrapKind, x.Message, true
+	} else {
+		body = next.Body
+	}
+	switch x := body.(type) {
 	case artifact.Invocation:
 		prim, recArgs, outcome, result, length, kind, message, isCall = x.Primitive, x.Args, x.Outcome, x.Result, x.Length, x.TrapKind, x.Message, true
 	case artifact.Output:
@@ -788,10 +854,10 @@ func (r *Replayer) serve(cs *replayConsumer, p stdlib.Primitive, args []byte, li
 	if !(virtual && isEffect || !virtual && isCall) || prim != p.Name || !bytes.Equal(recArgs, args) {
 		cs.misses++
 		err := fmt.Errorf("replay: journal miss: consumer %d %s expected %s, got %s",
-			cs.id, call, r.entryText(next), r.callText(p.Name, args))
-		r.findingSides(artifact.JournalMiss, cs, call+" "+r.entryText(next), call+" "+r.callText(p.Name, args),
+			cs.id, call(), r.entryText(entry()), r.callText(p.Name, args))
+		r.findingSides(artifact.JournalMiss, cs, call()+" "+r.entryText(entry()), call()+" "+r.callText(p.Name, args),
 			"%s, %s was %s in the recording, but %s in the replay",
-			cs.where(), call, r.entryText(next), r.callText(p.Name, args))
+			cs.where(), call(), r.entryText(entry()), r.callText(p.Name, args))
 		return nil, err
 	}
 	run.used++
@@ -819,6 +885,10 @@ func (r *Replayer) serve(cs *replayConsumer, p stdlib.Primitive, args []byte, li
 	}
 	return r.supply(cs, p, args, length)
 }
+
+// unboxedCalls lets serve read a recorded invocation without boxing it;
+// TestServeUnboxed turns it off to compare with the boxed reading.
+var unboxedCalls = true
 
 // isText reports whether e is output on stdout or stderr.
 func isText(e *artifact.Entry) bool {

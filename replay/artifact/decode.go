@@ -137,7 +137,12 @@ func decodeAs(data []byte, keep bool, split int) (*Artifact, *FormatError) {
 	// A first walk over the records' frames counts the entries, so that
 	// the slice is allocated once at its size: a guess from the input's
 	// size reserved (and cleared) two to three times the memory.
-	n, framed := countEntries(c.data[c.pos:c.end], math.MaxInt)
+	var marks []int // where every markEvery-th record starts, for indexHalves
+	markp := &marks
+	if keep || split <= 0 {
+		markp = nil
+	}
+	n, framed := countEntriesMarked(c.data[c.pos:c.end], math.MaxInt, markp)
 	var sum <-chan [32]byte
 	switch {
 	case keep:
@@ -147,7 +152,7 @@ func decodeAs(data []byte, keep bool, split int) (*Artifact, *FormatError) {
 		a.spans = make([]span, 0, n)
 		if split > 0 && n >= split {
 			sum = hashAhead(data)
-			if ferr := c.indexHalves(a, n, framed, &found); ferr != nil {
+			if ferr := c.indexHalves(a, n, framed, marks, &found); ferr != nil {
 				return a, ferr
 			}
 		}
@@ -207,9 +212,15 @@ func hashAhead(data []byte) <-chan [32]byte {
 // read it (by fastRecord, or when that gives up by the general reader
 // from the record's start), so a problem is reported just as that loop
 // reports it; one in the first half is the first problem.
-func (c *cursor) indexHalves(a *Artifact, n, framed int, found *entryCounts) *FormatError {
-	half := n / 2
-	_, mid := countEntries(c.data[c.pos:c.pos+framed], half)
+//
+// The first half ends at the mark (countEntriesMarked) nearest to n/2,
+// so that the records are not walked a second time to find the middle.
+func (c *cursor) indexHalves(a *Artifact, n, framed int, marks []int, found *entryCounts) *FormatError {
+	half, mid, ok := splitAt(n, marks)
+	if !ok { // fewer records than marks are made for: walk them again
+		half = n / 2
+		_, mid = countEntries(c.data[c.pos:c.pos+framed], half)
+	}
 	a.spans = a.spans[:n]
 	type part struct {
 		cur   *cursor
@@ -239,6 +250,9 @@ func (c *cursor) indexHalves(a *Artifact, n, framed int, found *entryCounts) *Fo
 	for i := range a.spans[half:] {
 		if sp := &a.spans[half+i]; sp.name != noName {
 			sp.name = renumber[sp.name]
+			if sp.topic != 0 {
+				sp.topic = spanTopic(renumber[sp.topic-1])
+			}
 		}
 	}
 	found.merge(&first.found)
@@ -273,12 +287,18 @@ func (c *cursor) indexRange(spans []span, first int, found *entryCounts) *Format
 	return nil
 }
 
-// countEntries returns how many entry records data starts with, reading
-// only each record's kind and length, up to the trailer marker, to where
-// the framing breaks (which the decoder then reports) or to limit
-// records; and how many bytes those records take.
-func countEntries(data []byte, limit int) (n, framed int) {
+// markEvery is how many records apart countEntriesMarked notes where a
+// record starts.
+const markEvery = 1 << 10
+
+// countEntriesMarked is countEntries that also appends to *marks, when
+// marks is not nil, the offset in data of record k*markEvery for every k
+// (0 included) up to the count.
+func countEntriesMarked(data []byte, limit int, marks *[]int) (n, framed int) {
 	for framed < len(data) && data[framed] != trailerMarker && n < limit {
+		if marks != nil && n%markEvery == 0 {
+			*marks = append(*marks, framed)
+		}
 		_, k := binary.Uvarint(data[framed:])
 		if k <= 0 {
 			break
@@ -291,6 +311,25 @@ func countEntries(data []byte, limit int) (n, framed int) {
 		n++
 	}
 	return n, framed
+}
+
+// splitAt returns where indexHalves divides n records: the number of
+// records in the first half, the multiple of markEvery nearest to n/2,
+// and the offset where the second half starts (its mark).
+func splitAt(n int, marks []int) (half, mid int, ok bool) {
+	k := min((n/2+markEvery/2)/markEvery, len(marks)-1)
+	if k <= 0 || k*markEvery >= n {
+		return 0, 0, false
+	}
+	return k * markEvery, marks[k], true
+}
+
+// countEntries returns how many entry records data starts with, reading
+// only each record's kind and length, up to the trailer marker, to where
+// the framing breaks (which the decoder then reports) or to limit
+// records; and how many bytes those records take.
+func countEntries(data []byte, limit int) (n, framed int) {
+	return countEntriesMarked(data, limit, nil)
 }
 
 // entryLabel names an entry record in error messages.
@@ -403,6 +442,10 @@ type entryCounts struct {
 const smallConsumers = 1 << 12
 
 func (ec *entryCounts) add(id uint32) {
+	if int(id) < len(ec.small) {
+		ec.small[id]++
+		return
+	}
 	if id < smallConsumers {
 		for int(id) >= len(ec.small) {
 			ec.small = append(ec.small, 0)

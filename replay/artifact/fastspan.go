@@ -76,9 +76,11 @@ func fastSpan(data []byte, at, end int, kind Kind, names *nameTable, v2 bool, sp
 			if sp.producer, sp.msgSeq, i, ok = fastMessage(b, i); !ok {
 				return false
 			}
-			if _, i, ok = fastName(b, i, names); !ok {
+			var topic uint32
+			if topic, i, ok = fastName(b, i, names); !ok {
 				return false
 			}
+			sp.topic = spanTopic(topic)
 		}
 	case KindInvocation:
 		if sp.name, i, ok = fastName(b, i, names); !ok {
@@ -100,6 +102,14 @@ func fastSpan(data []byte, at, end int, kind Kind, names *nameTable, v2 bool, sp
 		}
 	}
 	return i == end
+}
+
+// spanTopic is span.topic for a topic numbered id.
+func spanTopic(id uint32) uint16 {
+	if id >= 1<<16-1 {
+		return 0
+	}
+	return uint16(id + 1)
 }
 
 // fastUvarint reads a minimally encoded LEB128 integer at b[i:].

@@ -35,6 +35,24 @@ func (a *Artifact) Heads() (spans []Span, names []string) {
 // Publish returns entry i when it is a publish.
 func (a *Artifact) Publish(i int) (Publish, bool) { return a.publish(i) }
 
+// Invocation returns entry i when it is an invocation, without the
+// allocation that Entry's interface value costs (a replay serves every
+// input call from one).
+func (a *Artifact) Invocation(i int) (Invocation, bool) {
+	if !a.indexed {
+		x, ok := a.Entries[i].Body.(Invocation)
+		return x, ok
+	}
+	if Kind(a.spans[i].kind) != KindInvocation {
+		return Invocation{}, false
+	}
+	if x, ok := a.invocation(i); ok {
+		return x, true
+	}
+	c := a.reader(i)
+	return c.invocation(), true
+}
+
 // Delivery returns entry i when it is a delivery.
 func (a *Artifact) Delivery(i int) (Delivery, bool) { return a.delivery(i) }
 

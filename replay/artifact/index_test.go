@@ -3,7 +3,9 @@ package artifact
 import (
 	"bytes"
 	"errors"
+	"math"
 	"reflect"
+	"strconv"
 	"testing"
 
 	"github.com/zeebo/blake3"
@@ -93,6 +95,8 @@ func TestIndexLarge(t *testing.T) {
 		{"second half", []int{flags[n-n/10]}},
 		{"both halves", []int{flags[n/3], flags[n-2]}},
 		{"the first entry after the halves' split", []int{flags[n/2]}},
+		{"the last entry before the halves' split", []int{flags[n/2-1]}},
+		{"either side of the split", []int{flags[n/2-1], flags[n/2]}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			bad := damage(tc.at...)
@@ -106,5 +110,79 @@ func TestIndexLarge(t *testing.T) {
 				t.Fatalf("Index: %v (%+v), want bad framing at offset %d", ierr, fe, tc.at[0])
 			}
 		})
+	}
+}
+
+// TestSplitAt checks where indexHalves divides the records: at the mark
+// of countEntriesMarked nearest to the middle, with both halves
+// non-empty, and not at all (the records are walked again) when there is
+// no such mark.
+func TestSplitAt(t *testing.T) {
+	for _, n := range []int{0, 1, 2, 1000, markEvery, markEvery + 1, 2*markEvery - 1, 2 * markEvery, 3 * markEvery, splitFrom, 3*splitFrom + 17, 1 << 20} {
+		data := bytes.Repeat([]byte{byte(KindPublish), 1, 0}, n) // records of one byte's body
+		data = append(data, trailerMarker)
+		var marks []int
+		got, framed := countEntriesMarked(data, math.MaxInt, &marks)
+		if got != n || framed != 3*n || len(marks) != (n+markEvery-1)/markEvery {
+			t.Fatalf("n=%d: counted %d records in %d bytes with %d marks", n, got, framed, len(marks))
+		}
+		for k, at := range marks {
+			if at != 3*k*markEvery {
+				t.Fatalf("n=%d: mark %d at %d", n, k, at)
+			}
+		}
+		half, mid, ok := splitAt(n, marks)
+		switch {
+		case !ok && n >= 2*markEvery:
+			t.Errorf("n=%d: no split", n)
+		case ok && (half <= 0 || half >= n || half%markEvery != 0 || mid != 3*half || abs(half-n/2) > markEvery/2):
+			t.Errorf("n=%d: split after %d records at %d", n, half, mid)
+		}
+	}
+}
+
+func abs(x int) int { return max(x, -x) }
+
+// TestDeliveryTopicNoted checks the topic that indexing notes in a
+// delivery's span against the topic read from the entry's bytes, on an
+// artifact whose deliveries name more topics than a span can note
+// (1<<16 - 1), read by the general reader (which notes none) and by the
+// fast one split in two (where the second half's names are renumbered):
+// deliveryTopic must give the same name and number either way.
+func TestDeliveryTopicNoted(t *testing.T) {
+	a := &Artifact{Header: sample().Header, Trailer: Trailer{Verdict: VerdictQuiescent}}
+	const n = 1<<16 + 5000
+	for i := range n {
+		topic := "T" + strconv.Itoa(i%(n-100)) // some repeat, in the second half too
+		a.Entries = append(a.Entries,
+			Entry{Consumer: 0, Seq: uint64(2 * i), Body: Publish{Topic: topic, Message: MessageID{0, uint64(i)}, Payload: []byte{1}}},
+			Entry{Consumer: 0, Seq: uint64(2*i + 1), Body: Delivery{Target: "Counter", Message: MessageID{0, uint64(i)}, Topic: topic}})
+	}
+	data := mustEncode(t, a)
+	for _, split := range []int{0, splitFrom} {
+		ix, err := decodeIndexedFrom(data, split)
+		if err != nil {
+			t.Fatal(err)
+		}
+		noted := 0
+		for i := 1; i < ix.Len(); i += 2 {
+			sp := ix.spans[i]
+			if sp.topic != 0 {
+				noted++
+			}
+			name, id := ix.deliveryTopic(i, ix.names, noName)
+			// The same entry, its topic read from its bytes.
+			ix.spans[i].topic = 0
+			wantName, wantID := ix.deliveryTopic(i, ix.names, noName)
+			ix.spans[i].topic = sp.topic
+			if name != wantName || id != wantID || name != a.Entries[i].Body.(Delivery).Topic {
+				t.Fatalf("split %d, entry %d: topic %q (%d), read from the entry %q (%d)", split, i, name, id, wantName, wantID)
+			}
+		}
+		// The general reader (no split) notes none; the fast one
+		// (split) all but those numbered 1<<16-1 and on.
+		if split == 0 && noted != 0 || split > 0 && (noted == 0 || noted == n) {
+			t.Fatalf("split %d: %d of %d deliveries noted their topic", split, noted, n)
+		}
 	}
 }

@@ -249,6 +249,10 @@ func (a *Artifact) deliveryTopic(i int, names *nameTable, hint uint32) (string, 
 		return x.Topic, noName
 	}
 	sp := &a.spans[i]
+	if sp.topic != 0 { // noted when the entry was indexed
+		id := uint32(sp.topic - 1)
+		return names.list[id], id
+	}
 	b := a.data[:sp.end]
 	// The target, the start flag, then the message, whose two varints
 	// the span holds already: their sizes are skipped, not read.
