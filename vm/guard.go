@@ -185,6 +185,27 @@ func (m *Machine) evalGuards(topic int, payload []byte, fields []value.Value, bu
 	// them (a list field could be changed through a call).
 	shareLocal, decoded := scalarFields(pt), false
 	var local value.Value
+	// decode gives a guard its payload: for a payloadLocal guard (no
+	// reference to the payload outlives it) decoded into the topic's
+	// reused struct, whose fields are still fresh; otherwise a new value.
+	decode := func(payloadLocal bool) (value.Value, error) {
+		var v value.Value
+		var err error
+		if !payloadLocal {
+			v, err = value.Decode(payload, pt)
+		} else if !shareLocal || !decoded {
+			if v, err = value.DecodeStructInto(payload, pt, m.guardPayloads[topic]); err == nil {
+				local, decoded = v, true
+				m.guardPayloads[topic] = v.AsStruct()
+			}
+		} else {
+			v = local
+		}
+		if err != nil {
+			return v, errors.New("vm: payload of " + m.img.Topics[topic].Name + ": " + err.Error())
+		}
+		return v, nil
+	}
 	// The indexed runs of subs (guardfast.go), next the first not passed.
 	var runs []guardRun
 	if guardIndexOn && fieldEqOn && m.dbg == nil && len(subs) >= minGuardRun {
@@ -208,19 +229,8 @@ func (m *Machine) evalGuards(topic int, payload []byte, fields []value.Value, bu
 			if fields != nil && intOrBool(fields[r.fe.field]) {
 				f = fields[r.fe.field]
 			} else {
-				if r.local {
-					if !shareLocal || !decoded {
-						if local, err = value.DecodeStructInto(payload, pt, m.guardPayloads[topic]); err == nil {
-							m.guardPayloads[topic] = local.AsStruct()
-							decoded = true
-						}
-					}
-					pv = local
-				} else {
-					pv, err = value.Decode(payload, pt)
-				}
-				if err != nil {
-					return nil, used, errors.New("vm: payload of " + m.img.Topics[topic].Name + ": " + err.Error())
+				if pv, err = decode(r.local); err != nil {
+					return nil, used, err
 				}
 				f = pv.AsStruct().Field(int(r.fe.field))
 			}
@@ -231,21 +241,8 @@ func (m *Machine) evalGuards(topic int, payload []byte, fields []value.Value, bu
 			i = r.hi - 1
 			continue
 		}
-		if m.funcs[g.Guard].payloadLocal {
-			// No reference to the payload outlives the guard: decode it
-			// into the topic's reused struct (its fields are still fresh).
-			if !shareLocal || !decoded {
-				if local, err = value.DecodeStructInto(payload, pt, m.guardPayloads[topic]); err == nil {
-					m.guardPayloads[topic] = local.AsStruct()
-					decoded = true
-				}
-			}
-			pv = local
-		} else {
-			pv, err = value.Decode(payload, pt)
-		}
-		if err != nil {
-			return nil, used, errors.New("vm: payload of " + m.img.Topics[topic].Name + ": " + err.Error())
+		if pv, err = decode(m.funcs[g.Guard].payloadLocal); err != nil {
+			return nil, used, err
 		}
 		pvs, err := m.guardParamValues(g.Inst)
 		if err != nil {

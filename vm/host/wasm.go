@@ -575,32 +575,14 @@ func primImport(ctx context.Context, mod api.Module, stack []uint64) {
 		// An error is the poll's that interrupted the call: the guest
 		// sees it as it would from a poll of its own.
 		out, err := g.tier.call(args)
-		switch {
-		case errors.Is(err, vm.ErrInterrupted):
-			res, kind = []byte(err.Error()), abi.Interrupted
-		case errors.Is(err, vm.ErrUncatchable):
-			res, kind = []byte(err.Error()), abi.Uncatchable
-		case err != nil:
-			res, kind = abi.AppendTrapMessage(nil, err), abi.Trap
-		default:
-			res, kind = out, abi.OK
-		}
+		res, kind = primAnswer(out, err)
 	} else if !ok || id > 0xFFFF {
 		res, kind = []byte("bad primitive call"), abi.Bad
 	} else {
 		// args is a view of guest memory, valid during this call: the
 		// host copies what it keeps.
 		out, err := g.cur.host.Prim(uint16(id), args)
-		switch {
-		case errors.Is(err, vm.ErrInterrupted):
-			res, kind = []byte(err.Error()), abi.Interrupted
-		case errors.Is(err, vm.ErrUncatchable):
-			res, kind = []byte(err.Error()), abi.Uncatchable
-		case err != nil:
-			res, kind = abi.AppendTrapMessage(nil, err), abi.Trap
-		default:
-			res, kind = out, abi.OK
-		}
+		res, kind = primAnswer(out, err)
 	}
 	if uint64(len(res)) > uint64(resCap) {
 		if id != abi.FetchID {
@@ -636,4 +618,19 @@ func (t *cappedBuffer) String() string {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	return string(t.b)
+}
+
+// primAnswer is what the guest is told of a call through hale.prim (a
+// primitive or a tier call) that returned out and err: the bytes and the
+// kind of its status word.
+func primAnswer(out []byte, err error) ([]byte, uint32) {
+	switch {
+	case errors.Is(err, vm.ErrInterrupted):
+		return []byte(err.Error()), abi.Interrupted
+	case errors.Is(err, vm.ErrUncatchable):
+		return []byte(err.Error()), abi.Uncatchable
+	case err != nil:
+		return abi.AppendTrapMessage(nil, err), abi.Trap
+	}
+	return out, abi.OK
 }

@@ -193,14 +193,9 @@ func access(img *image.Image, f *image.Func) ([]image.Kind, bool) {
 			if e == nil || e.Kind != image.KindEnum || ins.C < 0 {
 				return nil, false
 			}
-			ft := typeUnknown
-			for vi, v := range e.Variants {
-				if (vi >= 64 || st.variants[ins.B]&(1<<vi) != 0) && int(ins.C) < len(v.Fields) {
-					if ft != typeUnknown && ft != v.Fields[ins.C] {
-						return nil, false
-					}
-					ft = v.Fields[ins.C]
-				}
+			ft, one := enumFieldType(e, st.variants[ins.B], ins.C)
+			if !one {
+				return nil, false
 			}
 			kinds[pc], ok = elemKind(ft, false)
 			t[ins.A] = ft
@@ -324,4 +319,21 @@ func writesN(img *image.Image, in image.Instr) int32 {
 		return int32(max(1, img.Funcs[in.B].FrameSize))
 	}
 	return 1
+}
+
+// enumFieldType is the type of value c of enum e in the variants a
+// register may hold (bit i of variants for variant i; every variant from
+// the 64th on is assumed possible), among those that have a value c. one
+// is false when those variants disagree: the value is then not compiled.
+func enumFieldType(e *image.Type, variants uint64, c int32) (ft image.TypeRef, one bool) {
+	ft = typeUnknown
+	for vi, v := range e.Variants {
+		if (vi >= 64 || variants&(1<<vi) != 0) && int(c) < len(v.Fields) {
+			if ft != typeUnknown && ft != v.Fields[c] {
+				return typeUnknown, false
+			}
+			ft = v.Fields[c]
+		}
+	}
+	return ft, true
 }

@@ -427,14 +427,9 @@ func regionFlow(img *image.Image, f *image.Func, r Region, exit []bool) (*region
 			if e == nil || e.Kind != image.KindEnum || in.C < 0 {
 				return nil, pc
 			}
-			ft := typeUnknown
-			for vi, v := range e.Variants {
-				if (vi >= 64 || st.variants[in.B]&(1<<vi) != 0) && int(in.C) < len(v.Fields) {
-					if ft != typeUnknown && ft != v.Fields[in.C] {
-						return nil, pc
-					}
-					ft = v.Fields[in.C]
-				}
+			ft, one := enumFieldType(e, st.variants[in.B], in.C)
+			if !one {
+				return nil, pc
 			}
 			if !elem(ft) {
 				return nil, pc
