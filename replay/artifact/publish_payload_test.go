@@ -89,3 +89,47 @@ func TestPublishPayload(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkPublishCheck compares a replay's check of a publish read whole
+// (Publish, the topic by name) with the check in place (PublishPayload,
+// the topic by number), over the publishes of largeArtifact.
+func BenchmarkPublishCheck(b *testing.B) {
+	ix, err := Index(mustEncode(b, largeArtifact(30000)))
+	if err != nil {
+		b.Fatal(err)
+	}
+	_, names := ix.Heads()
+	var pubs []int
+	for i := range ix.Len() {
+		if _, ok := ix.Publish(i); ok {
+			pubs = append(pubs, i)
+		}
+	}
+	x, _ := ix.Publish(pubs[0])
+	topic, name, payload := uint32(0), x.Topic, []byte{1, 0}
+	for topic < uint32(len(names)) && names[topic] != name {
+		topic++
+	}
+	b.Run("whole", func(b *testing.B) {
+		same := 0
+		for b.Loop() {
+			for _, i := range pubs {
+				if x, _ := ix.Publish(i); x.Topic == name && bytes.Equal(x.Payload, payload) && x.DelayMS == 0 {
+					same++
+				}
+			}
+		}
+		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(pubs)), "ns/publish")
+	})
+	b.Run("in-place", func(b *testing.B) {
+		same := 0
+		for b.Loop() {
+			for _, i := range pubs {
+				if t, p, d, _ := ix.PublishPayload(i); t == topic && bytes.Equal(p, payload) && d == 0 {
+					same++
+				}
+			}
+		}
+		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(pubs)), "ns/publish")
+	})
+}
