@@ -171,6 +171,10 @@ type Replayer struct {
 	// names they number to the program's instances, for key.
 	spans  []artifact.Span
 	instOf []int
+	// topicNum maps the program's topics to the numbers of the same
+	// names among the spans' (noTopic when the artifact has none), so
+	// that checking a publish compares numbers (recordedPublish).
+	topicNum []uint32
 	// pubs maps a recorded message to its publish entry: by producer
 	// and seq for the program's consumers, in other for the rest.
 	pubs  [][]int
@@ -361,8 +365,19 @@ func (r *Replayer) load() {
 	spans, names := a.Heads()
 	r.spans = spans
 	r.instOf = make([]int, len(names))
+	numOf := make(map[string]uint32, len(names))
 	for id, name := range names {
 		r.instOf[id] = r.instanceOf(name)
+		if _, dup := numOf[name]; !dup {
+			numOf[name] = uint32(id)
+		}
+	}
+	r.topicNum = make([]uint32, len(r.img.Topics))
+	for t, tp := range r.img.Topics {
+		r.topicNum[t] = noTopic
+		if id, ok := numOf[tp.Name]; ok {
+			r.topicNum[t] = id
+		}
 	}
 	ingress := -1           // the first stdin binding's consumer: its publishes are the lines
 	natsOf := map[int]int{} // nats binding consumer -> img.Ingress index
@@ -1052,6 +1067,7 @@ func (r *Replayer) publish(c int, msg host.MessageID, topic int, payload []byte,
 	id := messageID(msg)
 	name := r.topicName(topic)
 	i, recorded := r.publishEntry(id)
+	sameTopic := false
 	switch {
 	case !recorded:
 		if cs != nil {
@@ -1059,25 +1075,23 @@ func (r *Replayer) publish(c int, msg host.MessageID, topic int, payload []byte,
 		}
 		r.finding(artifact.ExtraPublish, cs, "consumer %d: published message %s on topic %s, which the recording does not have", c, id, name)
 	default:
-		x, _ := r.art.Publish(i)
-		if x.Topic != name || !bytes.Equal(x.Payload, payload) {
+		var recPayload []byte
+		var recDelay uint64
+		sameTopic, recPayload, recDelay = r.recordedPublish(i, topic, name)
+		if !sameTopic || !bytes.Equal(recPayload, payload) {
 			if cs != nil {
 				cs.pubMiss++
 			}
 			r.finding(artifact.ChangedPayload, cs, "consumer %d: message %s was published on topic %s with other payload bytes than in the recording", c, id, name)
-		} else if x.DelayMS != delayMS {
+		} else if recDelay != delayMS {
 			if cs != nil {
 				cs.pubMiss++
 			}
-			r.finding(artifact.ChangedPayload, cs, "consumer %d: message %s was published on topic %s after %d ms, in the recording after %d ms", c, id, name, delayMS, x.DelayMS)
+			r.finding(artifact.ChangedPayload, cs, "consumer %d: message %s was published on topic %s after %d ms, in the recording after %d ms", c, id, name, delayMS, recDelay)
 		}
 	}
 	if topic >= 0 && topic < len(r.img.Topics) {
-		expected := false
-		if recorded && r.stoppedRun {
-			x, _ := r.art.Publish(i)
-			expected = x.Topic == name
-		}
+		expected := recorded && r.stoppedRun && sameTopic
 		locked := false
 		for _, s := range targets { // guards and work groups decided these
 			if s < 0 || s >= len(r.img.Instances) {
@@ -1106,6 +1120,23 @@ func (r *Replayer) publish(c int, msg host.MessageID, topic int, payload []byte,
 	if r.rec != nil {
 		r.rec.PublishAfter(c, msg, topic, payload, targets, delayMS)
 	}
+}
+
+// noTopic is topicNum's entry for a topic the artifact does not name.
+const noTopic = ^uint32(0)
+
+// recordedPublish returns whether publish entry i is on topic (named
+// name), and its payload and delay: read in place (Artifact.PublishPayload)
+// with the topic compared by number, or else read whole with the topic
+// compared by name.
+func (r *Replayer) recordedPublish(i, topic int, name string) (sameTopic bool, payload []byte, delayMS uint64) {
+	if topic >= 0 && topic < len(r.topicNum) {
+		if num, p, d, ok := r.art.PublishPayload(i); ok {
+			return num == r.topicNum[topic], p, d
+		}
+	}
+	x, _ := r.art.Publish(i)
+	return x.Topic == name, x.Payload, x.DelayMS
 }
 
 // lateFinding records (with r.mu held) an unexpected delivery to a

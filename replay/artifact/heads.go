@@ -35,6 +35,40 @@ func (a *Artifact) Heads() (spans []Span, names []string) {
 // Publish returns entry i when it is a publish.
 func (a *Artifact) Publish(i int) (Publish, bool) { return a.publish(i) }
 
+// PublishPayload returns publish entry i's topic, numbered as in the
+// names Heads returns, its payload and its delay, for a replay's check of
+// every publish: the payload's place follows from the span (the topic's
+// name and the message identity are in it, and every field is minimally
+// encoded), so only the payload's length and the delay are read, in place.
+// ok is false for an artifact that is not indexed, an entry that is not a
+// publish, or one this reading does not find whole; Publish reads those.
+func (a *Artifact) PublishPayload(i int) (topic uint32, payload []byte, delayMS uint64, ok bool) {
+	if !a.indexed {
+		return noName, nil, 0, false
+	}
+	sp := &a.spans[i]
+	if Kind(sp.kind) != KindPublish || sp.name == noName || int(sp.name) >= len(a.names.list) {
+		return noName, nil, 0, false
+	}
+	n := len(a.names.list[sp.name])
+	at := sp.at + uvarintLen(uint64(n)) + n + uvarintLen(uint64(sp.producer)) + uvarintLen(sp.msgSeq)
+	b := a.data[:sp.end]
+	from, to, ok := fastBytes(b, at)
+	if !ok {
+		return noName, nil, 0, false
+	}
+	end := to
+	if a.Version >= 2 {
+		if delayMS, end, ok = fastUvarint(b, to); !ok {
+			return noName, nil, 0, false
+		}
+	}
+	if end != sp.end {
+		return noName, nil, 0, false
+	}
+	return sp.name, b[from:to:to], delayMS, true
+}
+
 // Invocation returns entry i when it is an invocation, without the
 // allocation that Entry's interface value costs (a replay serves every
 // input call from one).
