@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/tetratelabs/wazero"
@@ -48,6 +49,66 @@ locus Main {
 main { spawn Main; }
 `
 
+// inPlaceSrc has loops whose regions run instructions in place: string
+// elements, concatenation, push onto lists the loop reads, struct and
+// list literals, join and slice, a temporary that holds an int on one
+// path and a string on another (a dirty register).
+const inPlaceSrc = `
+type Pt { a: int, b: float }
+type Table { chars: [string], probs: [float] }
+fn pick(t: Table, r: float) -> int {
+    var i = 0;
+    while i < len(t.probs) - 1 && r >= t.probs[i] { i += 1; }
+    return i;
+}
+fn line(t: Table, n: int) -> string {
+    var out: [string] = [];
+    var ps: [Pt] = [];
+    var r = 0.0;
+    for j in 0..n {
+        r = r + 0.37;
+        if r >= 1.0 { r = r - 1.0; }
+        push(out, t.chars[pick(t, r)]);
+        ps = [Pt { a: j, b: r }];
+        push(ps, Pt { a: ps[0].a + len(out), b: 0.5 });
+        if len(out) % 7 == 0 { push(out, slice(join(out, ""), 0, 2)); }
+    }
+    return join(out, "") + str(len(ps));
+}
+locus Main {
+    on start {
+        let t = Table { chars: ["a", "c", "g", "t"], probs: [0.3, 0.5, 0.8, 1.0] };
+        var s = "";
+        var xs: [int] = [1, 2];
+        for k in 0..4 { s = s + line(t, 40); push(xs, xs[k] + len(s)); }
+        print(s);
+        print(xs);
+    }
+}
+main { spawn Main; }
+`
+
+// TestInPlacePlanned: the loops of inPlaceSrc are regions that run
+// instructions in place, and compile.
+func TestInPlacePlanned(t *testing.T) {
+	img := compile(t, inPlaceSrc)
+	p := NewPlan(img)
+	line := funcIndex(t, img, "line")
+	found := false
+	for _, r := range p.Regions {
+		if info, ok := analyzeRegion(img, p, r); ok && r.Func == line && slices.Contains(info.inplace, true) && len(info.dirty) > 0 &&
+			!slices.Contains(info.exit, true) {
+			found = true
+		}
+	}
+	if !found || InPlaceCount(img, p) == 0 {
+		t.Fatalf("line's loop is no region running instructions in place with a dirty register and no exit (%d regions)", len(p.Regions))
+	}
+	if _, err := Compile(img, p); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // FuzzCompile compiles the tier of every image Unmarshal accepts: the
 // module must be one wazero accepts (a plan the compiler cannot compile,
 // or a module that does not validate, would silently leave the program
@@ -58,7 +119,7 @@ func FuzzCompile(f *testing.F) {
 	// and lists of structs.
 	bench, _ := filepath.Glob(filepath.Join("..", "..", "..", "cmd", "hale", "cli", "testdata", "bench", "*.hl"))
 	paths = append(paths, bench...)
-	srcs := []string{fibSrc, regionSrc}
+	srcs := []string{fibSrc, regionSrc, inPlaceSrc}
 	for _, p := range paths {
 		b, err := os.ReadFile(p)
 		if err != nil {
