@@ -392,18 +392,8 @@ func regionFlow(img *image.Image, f *image.Func, r Region, exit, inplace []bool)
 		st := states[pc-lo].clone()
 		t := st.types
 		in := f.Code[pc]
-		list := func(r int32) *image.Type {
-			if tt := typeOf(t[r]); tt != nil && tt.Kind == image.KindList {
-				return tt
-			}
-			return nil
-		}
-		strct := func(r int32) *image.Type {
-			if tt := typeOf(t[r]); tt != nil && tt.Kind == image.KindStruct {
-				return tt
-			}
-			return nil
-		}
+		list := func(r int32) *image.Type { return typeOfKind(img, t[r], image.KindList) }
+		strct := func(r int32) *image.Type { return typeOfKind(img, t[r], image.KindStruct) }
 		// elem is the scalar type of an element or a field, or bad.
 		elem := func(et image.TypeRef) bool { return scalarType(et) }
 		write := func(r int32, ty image.TypeRef) {
