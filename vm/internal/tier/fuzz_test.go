@@ -160,3 +160,45 @@ func FuzzCompile(f *testing.F) {
 		mod.Close(ctx)
 	})
 }
+
+// TestFastaRegion: fasta's random_fasta loops are regions with no exit
+// inside (their strings, push and join run in place), and the move of
+// the generator into next_random's window is compiled (moveToCall).
+func TestFastaRegion(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("..", "..", "..", "cmd", "hale", "cli", "testdata", "bench", "fasta.hl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	img := compile(t, string(b))
+	p := NewPlan(img)
+	fi, next := funcIndex(t, img, "random_fasta"), funcIndex(t, img, "next_random")
+	code := img.Funcs[fi].Code
+	moves := 0
+	for _, r := range p.Regions {
+		if r.Func != fi {
+			continue
+		}
+		info, ok := analyzeRegion(img, p, r)
+		if !ok {
+			t.Fatalf("region %v does not compile", r)
+		}
+		for pc := r.Header; pc <= r.End; pc++ {
+			in := code[pc]
+			if in.Op == image.OpPush && !info.inplace[pc-r.Header] {
+				t.Errorf("region %v: push at %d does not run in place", r, pc)
+			}
+			if in.Op == image.OpMove && pc+2 <= r.End && code[pc+2].Op == image.OpCall && code[pc+2].B == int32(next) && code[pc+2].A == in.A {
+				moves++
+				if info.inplace[pc-r.Header] || info.exit[pc-r.Header] {
+					t.Errorf("region %v: the move at %d into next_random's window is not compiled", r, pc)
+				}
+			}
+			if info.exit[pc-r.Header] && in.Op != image.OpForList { // the for loop over table.probs (a temporary) exits
+				t.Errorf("region %v: exit at %d (%v)", r, pc, in.Op)
+			}
+		}
+	}
+	if moves == 0 {
+		t.Fatal("no move into next_random's window in a region")
+	}
+}

@@ -374,10 +374,14 @@ func regionFlow(img *image.Image, f *image.Func, r Region, exit, inplace []bool)
 	queued := make([]bool, size)
 	queued[0] = true
 	headers := make([]bool, size)
+	targets := make([]bool, size) // jump targets
 	for pc := lo; pc <= hi; pc++ {
 		in := f.Code[pc]
-		if isJump(in.Op) && int(in.C) <= pc && int(in.C) >= lo {
-			headers[int(in.C)-lo] = true
+		if isJump(in.Op) && int(in.C) >= lo && int(in.C) <= hi {
+			targets[int(in.C)-lo] = true
+			if int(in.C) <= pc {
+				headers[int(in.C)-lo] = true
+			}
 		}
 	}
 	reads := make([][]int32, size) // registers each compiled instruction reads
@@ -426,7 +430,7 @@ func regionFlow(img *image.Image, f *image.Func, r Region, exit, inplace []bool)
 			switch in.Op {
 			case image.OpNop:
 			case image.OpMove:
-				if !scalarType(t[in.B]) {
+				if !scalarType(t[in.B]) && !moveToCall(img, f, r, exit, inplace, targets, pc, t[in.B]) {
 					return nil, pc
 				}
 				rd = []int32{in.B}
@@ -787,6 +791,38 @@ func regionFlow(img *image.Image, f *image.Func, r Region, exit, inplace []bool)
 		info.in = append(info.in, in)
 	}
 	return info, -1
+}
+
+// moveToCall reports whether the move at pc of a list or a struct of type
+// ty only hands it to a compiled call: the call's first argument, in the
+// same straight run of compiled instructions, which overwrites it with
+// its scalar result. Compiled code then copies the address between its
+// locals, and the frame, which holds the result after the call as
+// interpreting leaves it, is never written back in between (no exit, no
+// commit, no instruction in place), so it need not see the move: a
+// call of a compiled function taking a struct or a list (fasta's
+// next_random(g, …)) costs no trip into the guest.
+func moveToCall(img *image.Image, f *image.Func, r Region, exit, inplace, targets []bool, pc int, ty image.TypeRef) bool {
+	if typeOfKind(img, ty, image.KindList) == nil && typeOfKind(img, ty, image.KindStruct) == nil {
+		return false
+	}
+	a := f.Code[pc].A
+	for q := pc + 1; q <= r.End; q++ {
+		in := f.Code[q]
+		if targets[q-r.Header] || exit[q-r.Header] || inplace[q-r.Header] || isJump(in.Op) {
+			return false
+		}
+		if in.Op == image.OpCall {
+			callee := &img.Funcs[in.B]
+			return in.A == a && callee.NumParams > 0 && callee.Locals[0].Type == ty && scalarType(callee.Result)
+		}
+		if w := writes(img, in); w == a || in.Op == image.OpRet || in.Op == image.OpRetVoid {
+			return false
+		}
+		// Anything reading a as a scalar is no correct code; the
+		// instructions a run may hold are scalar ones.
+	}
+	return false
 }
 
 // inPlaceType is the type of the register in-place instruction in
