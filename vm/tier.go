@@ -155,7 +155,7 @@ var stepping *Machine
 // code to go on, or 1 for it to stop: a trap (pending, raised at pc when
 // the call has returned), or a call it does not expect (then nothing is
 // committed). It does not recover from a panic (only a bug in the
-// interpreter would panic here): a deferred recovery cost a sixth of a
+// interpreter would panic here): a deferred recovery cost a third of a
 // step's time in the guest, and the panic ends the guest as one in an
 // export's own code does.
 func TierStep(pc, used int64) int64 {
