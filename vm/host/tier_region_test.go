@@ -320,8 +320,9 @@ func TestTierRegionPlanned(t *testing.T) {
 }
 
 // TestTierPausesRegion: a debugger pausing a run (its poll answers breaks
-// to arm) stops a region running a long loop, and a compiled function
-// called from it: the call is undone, the guest arms the breaks and the
+// to arm) stops a region running a long loop, a compiled function
+// called from it, and a region running instructions in place: the call
+// is undone (back to its last commit), the guest arms the breaks and the
 // interpreter stops at the next statement, as on the native engine.
 func TestTierPausesRegion(t *testing.T) {
 	for _, src := range []string{`
@@ -330,6 +331,21 @@ main { spawn Main; }
 `, `
 fn spin(n: int) -> int { var s = 0; for i in 0..n { s += i & 3; } return s; }
 locus Main { on start { print("go"); print(spin(3000000)); } }
+main { spawn Main; }
+`, `
+locus Main {
+    on start {
+        var s = 0;
+        var l: [string] = [];
+        let xs = ["a", "b"];
+        for i in 0..1000000 {
+            s += i & 3;
+            push(l, xs[i & 1]);
+            if len(l) > 100 { l = []; }
+        }
+        print(s);
+    }
+}
 main { spawn Main; }
 `} {
 		img := compileAll(t, src)
