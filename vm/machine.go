@@ -62,6 +62,7 @@ type Machine struct {
 	regionOrig []image.Instr
 	regions    []regionProbe
 	regionOut  []uint64
+	rcall      regionCall // the region call under way (TierStep)
 
 	// payloads[topic] is the struct reused for the payloads of the topic's
 	// payloadLocal handlers.

@@ -267,7 +267,7 @@ func (m *Machine) execAt(fn int, state []value.Value, budget int64, floor, base 
 			// The header of a compiled loop (tier.go): the loop runs
 			// there unless the tier is off for it, from the header on
 			// (counted here already).
-			next, used, err := m.regionOp(in.A, regs, ip, steps+rest+1)
+			next, nregs, used, err := m.regionOp(in.A, regs, ip, steps+rest+1)
 			if err != nil {
 				m.steps = budget - rest - steps
 				return err
@@ -276,7 +276,7 @@ func (m *Machine) execAt(fn int, state []value.Value, budget int64, floor, base 
 				total := steps + rest + 1 - used
 				steps = min(total, PollSteps)
 				rest = total - steps
-				ip = next
+				ip, regs = next, nregs // regs: a trap in place caught by a caller's try
 				continue
 			}
 			in = &m.regionOrig[in.A]

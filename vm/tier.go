@@ -107,26 +107,163 @@ const regionMaxFallbacks = 4
 
 // regionOp runs region i for the frame at regs, whose header instruction
 // the loop has just counted: budget is the steps left with it. It returns
-// the address to continue at and the steps taken from the header on, or
-// a nil address to interpret the header's instruction. It is kept out
-// of the dispatch loop.
+// the address to continue at, the registers to continue with (another
+// frame's when an instruction run in place trapped and a caller's try
+// caught it) and the steps taken from the header on, or a nil address to
+// interpret the header's instruction. It is kept out of the dispatch
+// loop.
 //
 //go:noinline
-func (m *Machine) regionOp(i int32, regs unsafe.Pointer, ip unsafe.Pointer, budget int64) (next unsafe.Pointer, used int64, err error) {
-	next, used, _, err = m.callRegion(i, regs, ip, budget)
-	return next, used, err
+func (m *Machine) regionOp(i int32, regs unsafe.Pointer, ip unsafe.Pointer, budget int64) (next, nregs unsafe.Pointer, used int64, err error) {
+	next, used, _, trap, err := m.callRegion(i, regs, ip, budget)
+	if err != nil || trap == nil {
+		return next, regs, used, err
+	}
+	// The instruction run in place at the last commit trapped: raised as
+	// the dispatch loop raises a trap of cold (the frame's ip is set).
+	next, nregs, err = m.raise(next, trap)
+	return next, nregs, used, err
 }
 
-func (m *Machine) callRegion(i int32, regs unsafe.Pointer, ip unsafe.Pointer, budget int64) (next unsafe.Pointer, used int64, ok bool, err error) {
+// regionCall is the machine's account of the region call under way, for
+// the instructions it runs in place (TierStep): the frame, the steps the
+// call may take, and the last commit: the pc after the instruction run
+// in place (-1: none yet), the steps taken up to it, and its trap, kept
+// pending until the call has returned.
+type regionCall struct {
+	active bool
+	fc     *funcCode
+	regs   unsafe.Pointer
+	budget int64
+	pc     int
+	used   int64
+	trap   error
+}
+
+// stepping is the machine whose region call is under way: the guest
+// runs one handler at a time, and a region's step is entered only from
+// inside its call.
+var stepping *Machine
+
+// TierStep runs instruction pc of the function of the region call under
+// way in place (tier.GuestStep), used the steps the call has taken with
+// it: it writes the registers compiled code wrote back (the out buffer)
+// into the frame, commits (a fall-back from then on resumes the
+// interpreter after pc with those steps; compiled code has dropped its
+// undo log) and executes the instruction with the interpreter's own
+// code, memory charges and measures included. It returns 0 for compiled
+// code to go on, or 1 for it to stop: a trap (pending, raised at pc when
+// the call has returned), or a call it does not expect (then nothing is
+// committed). It does not recover from a panic (only a bug in the
+// interpreter would panic here): a deferred recovery cost a third of a
+// step's time in the guest, and the panic ends the guest as one in an
+// export's own code does.
+func TierStep(pc, used int64) int64 {
+	m := stepping
+	if m == nil || !m.rcall.active {
+		return 1
+	}
+	return m.tierStep(pc, used)
+}
+
+func (m *Machine) tierStep(pc, used int64) int64 {
+	rc := &m.rcall
+	if pc < 0 || pc >= int64(len(rc.fc.code)) || used <= rc.used || used > rc.budget {
+		return 1
+	}
+	in := &rc.fc.code[pc]
+	if in.Op == opRegion {
+		in = &m.regionOrig[in.A]
+	}
+	if !tier.InPlaceOp(*in) || !m.regionOutOK(rc.fc) {
+		return 1
+	}
+	m.applyRegionOut(rc.regs)
+	rc.pc, rc.used = int(pc)+1, used
+	ip := unsafe.Add(rc.fc.codePtr(), uintptr(pc+1)*instrSize)
+	if err := m.inPlace(in, rc.regs, ip); err != nil {
+		rc.trap = err
+		return 1
+	}
+	return 0
+}
+
+// inPlace executes in, an instruction tier.InPlaceOp accepts, at ip (the
+// next instruction's address) on the frame at regs: the four the
+// dispatch loop executes itself as it does, every other with cold.
+func (m *Machine) inPlace(in *image.Instr, regs, ip unsafe.Pointer) error {
+	switch in.Op {
+	case image.OpMove:
+		*reg(regs, in.A) = *reg(regs, in.B)
+	case image.OpLoadK:
+		*reg(regs, in.A) = m.consts[in.B]
+	case image.OpIndexList:
+		l, i := (*reg(regs, in.B)).AsList(), (*reg(regs, in.C)).AsInt()
+		if uint64(i) >= uint64(l.Len()) {
+			return m.fail(ip, KindIndex, indexMsg(i, l.Len(), "list"))
+		}
+		*reg(regs, in.A) = l.At(int(i))
+	case image.OpField:
+		*reg(regs, in.A) = (*reg(regs, in.B)).AsStruct().Field(int(in.C))
+	default:
+		_, err := m.cold(in, regs, ip)
+		return err
+	}
+	return nil
+}
+
+// regionOutOK reports whether the out buffer names registers of the
+// frame of fc only.
+func (m *Machine) regionOutOK(fc *funcCode) bool {
+	out := m.regionOut
+	if out[0] > tier.MaxRegionOut {
+		return false
+	}
+	for j := range int(out[0]) {
+		if int(uint32(out[1+2*j])) >= fc.frameSize {
+			return false
+		}
+	}
+	return true
+}
+
+// applyRegionOut stores the registers of the out buffer (checked by
+// regionOutOK) into the frame at regs, with Go code: Go's write barrier
+// sees every register store.
+func (m *Machine) applyRegionOut(regs unsafe.Pointer) {
+	out := m.regionOut
+	for j := range int(out[0]) {
+		key, bits := out[1+2*j], out[2+2*j]
+		var v value.Value
+		switch image.Kind(key >> 32) {
+		case 0:
+			continue // a register compiled code did not write (tier.kindDirty)
+		case image.KindInt:
+			v = value.Int(int64(bits))
+		case image.KindFloat:
+			v = value.Float(math.Float64frombits(bits))
+		default:
+			v = value.Bool(bits != 0)
+		}
+		*reg(regs, int32(uint32(key))) = v
+	}
+	out[0] = 0
+}
+
+// callRegion calls region i (see regionOp). After a fall-back, next is
+// the address after the last instruction run in place, if any, and used
+// the steps taken up to it (the writes before it are kept); trap is
+// that instruction's trap, to raise.
+func (m *Machine) callRegion(i int32, regs unsafe.Pointer, ip unsafe.Pointer, budget int64) (next unsafe.Pointer, used int64, ok bool, trap, err error) {
 	pr := &m.regions[i]
 	if pr.off {
-		return nil, 0, false, nil
+		return nil, 0, false, nil, nil
 	}
 	if m.dbg != nil && len(m.dbg.patched) > 0 {
-		return nil, 0, false, nil // the tier is off while breaks are armed
+		return nil, 0, false, nil, nil // the tier is off while breaks are armed
 	}
 	if m.tierHold != 0 && len(m.frames) > m.tierHold {
-		return nil, 0, false, nil
+		return nil, 0, false, nil, nil
 	}
 	if m.regionOut == nil {
 		m.regionOut = make([]uint64, 1+2*tier.MaxRegionOut)
@@ -147,76 +284,82 @@ func (m *Machine) callRegion(i int32, regs unsafe.Pointer, ip unsafe.Pointer, bu
 	b = binary.LittleEndian.AppendUint64(b, uint64(uintptr(unsafe.Pointer(unsafe.SliceData(m.regionOut)))))
 	m.tierBuf = b
 	m.regionOut[0] = 0
+	m.rcall = regionCall{active: true, fc: fc, regs: regs, budget: budget, pc: -1}
+	stepping = m
 	res, err := m.tierCall(b)
-	if err != nil {
+	stepping = nil
+	rc := m.rcall
+	m.rcall = regionCall{}
+	// Where the interpreter goes on when the call falls back: after the
+	// last instruction run in place (committed), or the header.
+	var resume unsafe.Pointer
+	if rc.pc >= 0 {
+		resume = unsafe.Add(fc.codePtr(), uintptr(rc.pc)*instrSize)
+		fr.ip = resume
+	} else {
 		fr.ip = ip
-		return nil, 0, false, err
+	}
+	if err != nil {
+		return nil, 0, false, nil, err
 	}
 	if len(res) == 0 {
-		fr.ip = ip
-		return nil, 0, false, errTierAnswer
+		return nil, 0, false, nil, errTierAnswer
 	}
 	if res[0] == TierFallback {
+		if rc.trap == nil && (len(res) < 2 || res[1] != TierBreaks) {
+			if len(res) > 1 && res[1] == TierLogFull {
+				if len(m.tierLog) >= 2*tierLogMax {
+					pr.off = true
+				} else {
+					m.tierLog = make([]uint64, max(2*tierLogFirst, 2*len(m.tierLog)))
+				}
+			} else if pr.fallbacks++; pr.fallbacks >= regionMaxFallbacks {
+				pr.off = true
+			}
+		} else if rc.trap != nil {
+			if pr.fallbacks++; pr.fallbacks >= regionMaxFallbacks {
+				pr.off = true
+			}
+		}
 		if len(res) > 1 && res[1] == TierBreaks {
 			if err := m.SetBreaks(res[2:]); err != nil {
-				fr.ip = ip
-				return nil, 0, false, err
+				return nil, 0, false, nil, err
 			}
-			return nil, 0, false, nil
 		}
-		if len(res) > 1 && res[1] == TierLogFull {
-			if len(m.tierLog) >= 2*tierLogMax {
-				pr.off = true
-			} else {
-				m.tierLog = make([]uint64, max(2*tierLogFirst, 2*len(m.tierLog)))
-			}
-		} else if pr.fallbacks++; pr.fallbacks >= regionMaxFallbacks {
-			pr.off = true
+		if rc.pc < 0 {
+			return nil, 0, false, nil, nil
 		}
-		return nil, 0, false, nil
+		m.regionSteps(pr, rc.used)
+		return resume, rc.used, false, rc.trap, nil
 	}
-	if res[0] != TierDone || len(res) < 10 {
-		fr.ip = ip
-		return nil, 0, false, errTierAnswer
+	fr.ip = ip
+	if rc.trap != nil || res[0] != TierDone || len(res) < 10 {
+		return nil, 0, false, nil, errTierAnswer
 	}
 	pc := binary.LittleEndian.Uint64(res[1:9])
 	steps, n := binary.Uvarint(res[9:])
-	out := m.regionOut
-	if n <= 0 || steps > uint64(budget) || pc >= uint64(len(fc.code)) || out[0] > tier.MaxRegionOut {
-		fr.ip = ip
-		return nil, 0, false, errTierAnswer
+	if n <= 0 || steps > uint64(budget) || pc >= uint64(len(fc.code)) || !m.regionOutOK(fc) {
+		return nil, 0, false, nil, errTierAnswer
 	}
 	if len(res) > 9+n && res[9+n] == TierLogFull && len(m.tierLog) < 2*tierLogMax {
 		// It committed because its log was half full: the writes are
 		// kept, so a larger log is free to take.
 		m.tierLog = make([]uint64, 2*len(m.tierLog))
 	}
-	for j := range int(out[0]) {
-		key, bits := out[1+2*j], out[2+2*j]
-		rn := int(uint32(key))
-		if rn >= fc.frameSize {
-			fr.ip = ip
-			return nil, 0, false, errTierAnswer
-		}
-		var v value.Value
-		switch image.Kind(key >> 32) {
-		case image.KindInt:
-			v = value.Int(int64(bits))
-		case image.KindFloat:
-			v = value.Float(math.Float64frombits(bits))
-		default:
-			v = value.Bool(bits != 0)
-		}
-		*reg(regs, int32(rn)) = v
-	}
-	// As for functions: a region whose calls are short on average is
-	// interpreted from then on, decided from steps.
+	m.applyRegionOut(regs)
+	m.regionSteps(pr, int64(steps))
+	return unsafe.Add(fc.codePtr(), uintptr(pc)*instrSize), int64(steps), true, nil, nil
+}
+
+// regionSteps counts a call of region pr that took steps: as for
+// functions, a region whose calls are short on average is interpreted
+// from then on, decided from steps.
+func (m *Machine) regionSteps(pr *regionProbe, steps int64) {
 	pr.calls++
-	pr.steps += int64(steps)
+	pr.steps += steps
 	if pr.calls == tierProbeCalls && pr.steps < tierProbeCalls*tierMinSteps {
 		pr.off = true
 	}
-	return unsafe.Add(fc.codePtr(), uintptr(pc)*instrSize), int64(steps), true, nil
 }
 
 // reachesMemory reports whether compiled code handed a parameter of kind

@@ -312,6 +312,13 @@ func breaks(n uint32) (r int32) {
 	return done()
 }
 
+// step runs one instruction of a compiled loop region in place
+// (tier.GuestStep): the region's compiled code calls it directly, while
+// the guest waits in hale.prim for the region's tier call.
+//
+//go:wasmexport hale_step
+func step(pc, used int64) int64 { return vm.TierStep(pc, used) }
+
 var errNoImage = errors.New("guest: no image loaded")
 
 func done() int32 {

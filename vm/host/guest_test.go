@@ -16,6 +16,7 @@ import (
 
 	"github.com/hale-lang/hale/vm"
 	"github.com/hale-lang/hale/vm/guest/abi"
+	"github.com/hale-lang/hale/vm/internal/tier"
 )
 
 // TestGuestFresh rebuilds the guest and fails when the committed
@@ -116,7 +117,7 @@ func TestGuestImports(t *testing.T) {
 		exports = append(exports, name)
 	}
 	sort.Strings(exports)
-	want := []string{"_initialize", abi.ExportAlloc, abi.ExportDeliver, abi.ExportInit, abi.ExportLoad, abi.ExportResult, abi.ExportState, abi.ExportParams, abi.ExportSetParams, abi.ExportGuards, abi.ExportBreaks, abi.ExportMachine, abi.ExportSelect}
+	want := []string{"_initialize", abi.ExportAlloc, abi.ExportDeliver, abi.ExportInit, abi.ExportLoad, abi.ExportResult, abi.ExportState, abi.ExportParams, abi.ExportSetParams, abi.ExportGuards, abi.ExportBreaks, abi.ExportMachine, abi.ExportSelect, tier.GuestStep}
 	sort.Strings(want)
 	if !reflect.DeepEqual(exports, want) {
 		t.Errorf("exports %q, want %q", exports, want)

@@ -77,7 +77,8 @@ type tierInstance struct {
 	regions                   []api.Function // by region (tier.Plan.Regions)
 	fuel, depth, height, stop api.MutableGlobal
 	log, logEnd, commit       api.MutableGlobal
-	guest                     api.Memory // the interpreter guest's, where the undo log is
+	givenG, logBase           api.MutableGlobal // tier.GlobalGiven, tier.GlobalLogBase
+	guest                     api.Memory        // the interpreter guest's, where the undo log is
 	ctx                       context.Context
 	poll                      func() ([]byte, error) // the host's answer: breaks to arm, or nothing
 	stack                     []uint64
@@ -136,7 +137,8 @@ func (w *wasmRuntime) newTierInstance(ctx context.Context, p *wasmProgram, guest
 		v    *api.MutableGlobal
 		name string
 	}{{&t.fuel, tier.GlobalFuel}, {&t.depth, tier.GlobalDepth}, {&t.height, tier.GlobalHeight}, {&t.stop, tier.GlobalStop},
-		{&t.log, tier.GlobalLog}, {&t.logEnd, tier.GlobalLogEnd}, {&t.commit, tier.GlobalCommit}} {
+		{&t.log, tier.GlobalLog}, {&t.logEnd, tier.GlobalLogEnd}, {&t.commit, tier.GlobalCommit},
+		{&t.givenG, tier.GlobalGiven}, {&t.logBase, tier.GlobalLogBase}} {
 		mg, ok := mod.ExportedGlobal(g.name).(api.MutableGlobal)
 		if !ok {
 			mod.Close(ctx)
@@ -210,11 +212,12 @@ func (t *tierInstance) call(args []byte) ([]byte, error) {
 	t.budget, t.err, t.breaks = int64(budget), nil, t.breaks[:0]
 	t.given = min(t.budget, vm.PollSteps)
 	t.fuel.Set(uint64(t.given))
-	t.depth.Set(depth)
+	t.givenG.Set(uint64(t.given))
 	t.height.Set(height)
 	t.stop.Set(0)
 	// An empty log (logLen 0) stops the first write: log > logEnd.
 	t.log.Set(logAt)
+	t.logBase.Set(logAt)
 	t.logEnd.Set(logAt + logLen - 16)
 	// A region commits at a loop header once its log is past half
 	// full (or the host has refilled its fuel: refill sets commit to 0).
@@ -222,6 +225,7 @@ func (t *tierInstance) call(args []byte) ([]byte, error) {
 	if logLen == 0 {
 		t.logEnd.Set(0)
 		t.log.Set(1)
+		t.logBase.Set(1)
 		t.commit.Set(0)
 	}
 	err := f.CallWithStack(t.ctx, t.stack)
@@ -292,6 +296,7 @@ func (t *tierInstance) refill(f int64) int64 {
 		t.given += more
 		f += more
 	}
+	t.givenG.Set(uint64(t.given))
 	return f
 }
 

@@ -8,7 +8,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/hale-lang/hale/codegen/image"
 	"github.com/hale-lang/hale/vm"
 	"github.com/hale-lang/hale/vm/internal/tier"
 )
@@ -22,14 +21,15 @@ import (
 // that run out inside them.
 type regionGen struct {
 	progGen
-	fns int // interpreted functions h0… already written
+	fns         int // interpreted functions h0… already written
+	impureKinds int // how many of impure's statements it picks from
 }
 
 // stmt writes one statement that a region leaves at, or that reads and
 // writes lists and structs.
 func (g *regionGen) impure(indent int) {
 	idx := func() string { return "((" + g.pick(g.ints) + ") & 3)" }
-	switch g.r.IntN(11) {
+	switch g.r.IntN(g.impureKinds) {
 	case 0:
 		g.line(indent, `s = s + "`+string(rune('a'+g.r.IntN(26)))+`";`)
 	case 1:
@@ -54,6 +54,37 @@ func (g *regionGen) impure(indent int) {
 			return
 		}
 		g.line(indent, "x += len(l);")
+	case 11:
+		// In place: a string element (out of range when sl has 3),
+		// concatenation.
+		g.line(indent, "s = s + sl["+idx()+"];")
+	case 12:
+		g.line(indent, "if len(sl) < 6 { push(sl, slice(s, 0, len(s) / 2)); }")
+	case 13:
+		g.line(indent, g.pick(g.ints[2:])+" += len(s) + len(sl);")
+	case 14:
+		// A struct element into a register, then a field write.
+		g.line(indent, "pt = pl[len(pl) - 1];")
+		g.line(indent, "pt.a = pt.a + 1;")
+	case 15:
+		g.line(indent, "if len(pl) > 8 { pl = [pt]; }")
+		g.line(indent, "push(pl, Pt { a: "+g.pick(g.ints)+" & 7, b: "+g.pick(g.flts)+" });")
+	case 16:
+		// Push onto a list the loop reads.
+		g.line(indent, "if len(l) < 40 { push(l, l["+idx()+"] & 255); }")
+	case 17:
+		if g.fns > 0 {
+			g.line(indent, fmt.Sprintf("match try h%d(%s, %s) { Ok(r) => { %s = r & 255; }, Err(e) => { s = s + e.kind; } }",
+				g.r.IntN(g.fns), g.pick(g.ints), g.pick(g.ints), g.pick(g.ints[2:])))
+			return
+		}
+		g.line(indent, "sl["+idx()+"] = s;")
+	case 18:
+		g.line(indent, `s = join(sl, "");`)
+		g.line(indent, "if len(s) > 8 { s = slice(s, len(s) - 3, len(s)); }")
+	case 19:
+		// Memory: out of memory when the run has a small limit.
+		g.line(indent, `if len(s) < 4000 { s = s + s + "z"; push(sl, s); }`)
 	default:
 		g.line(indent, "if len(s) > 3 { s = \"\"; }")
 	}
@@ -98,13 +129,17 @@ func (g *regionGen) block(indent, n int) {
 func (g *regionGen) locals(indent int, a, b string) {
 	for _, l := range []string{"var x = " + a + ";", "var y = " + b + " + 1;", "var p = " + a + " < " + b + ";", "var q = false;",
 		"var u = float(" + a + ");", "var v = 0.25;", "var w1 = 0;", "var w2 = 0;", "var w3 = 0;", `var s = "";`,
-		"var l: [int] = [" + a + ", " + b + ", 3, 4];", "var fl: [float] = [0.5, 1.5];", "var pt = Pt { a: 1, b: 2.0 };"} {
+		"var l: [int] = [" + a + ", " + b + ", 3, 4];", "var fl: [float] = [0.5, 1.5];", "var pt = Pt { a: 1, b: 2.0 };",
+		`var sl: [string] = ["ab", "c", "def"];`, "var pl: [Pt] = [pt];"} {
 		g.line(indent, l)
 	}
 }
 
-func randomRegionProgram(seed uint64) string {
-	g := &regionGen{progGen: progGen{r: rand.New(rand.NewPCG(seed, 7))}}
+// randomRegionProgram writes program seed; its statements are those of
+// impure up to kinds (11: the first generator's; 20: with instructions
+// that regions run in place).
+func randomRegionProgram(seed uint64, kinds int) string {
+	g := &regionGen{progGen: progGen{r: rand.New(rand.NewPCG(seed, 7))}, impureKinds: kinds}
 	g.line(0, "type Pt { a: int, b: float }")
 	g.ints = []string{"a", "b", "x", "y"}
 	g.bools = []string{"p", "q"}
@@ -128,18 +163,11 @@ func randomRegionProgram(seed uint64) string {
 	g.block(2, 3+g.r.IntN(4))
 	g.line(2, `print(format("{} {} {} {} {} {} {} {}", x, y, p, u, v, s, l, fl));`)
 	g.line(2, "print(pt.a);")
+	g.line(2, "print(format(\"{} {}\", sl, len(pl)));")
 	g.line(1, "}")
 	g.line(0, "}")
 	g.line(0, "main { spawn Main; }")
 	return g.b.String()
-}
-
-// runNoTier runs img on the wasm engine with the tier off.
-func runNoTier(t *testing.T, img *image.Image) outcome {
-	t.Helper()
-	disableTier = true
-	defer func() { disableTier = false }()
-	return runWith(t, img, Options{Engine: EngineWasm})
 }
 
 // TestTierRandomRegions runs random programs of loops in a handler and
@@ -155,17 +183,29 @@ func TestTierRandomRegions(t *testing.T) {
 	if testing.Short() {
 		n = 15
 	}
-	withRegions, trapped := 0, 0
+	withRegions, inPlace, trapped, limited := 0, 0, 0, 0
 	answered := tierAnswered.Load()
 	for seed := range uint64(n) {
-		src := randomRegionProgram(seed)
+		src := randomRegionProgram(seed, 20)
 		img, ok := tryCompile(src)
 		if !ok {
 			t.Fatalf("seed %d: the generated program does not compile:\n%s", seed, src)
 		}
-		native := runWith(t, img, Options{Engine: EngineNative})
-		wasm := runWith(t, img, Options{Engine: EngineWasm})
-		plain := runNoTier(t, img)
+		// A quarter of the runs have a small memory limit: strings
+		// that double in a loop run out of it (an instruction run in
+		// place measures, and traps).
+		opts := Options{}
+		if seed%4 == 3 {
+			opts.MemoryLimit = 8<<10 + int64(seed%7)<<10
+			limited++
+		}
+		opts.Engine = EngineNative
+		native := runWith(t, img, opts)
+		opts.Engine = EngineWasm
+		wasm := runWith(t, img, opts)
+		disableTier = true
+		plain := runWith(t, img, opts)
+		disableTier = false
 		for _, o := range []struct {
 			name string
 			out  outcome
@@ -174,22 +214,27 @@ func TestTierRandomRegions(t *testing.T) {
 				t.Fatalf("seed %d: errors: native %v, %s %v", seed, native.err, o.name, o.out.err)
 			}
 			if native.stdout != o.out.stdout || native.stderr != o.out.stderr || native.res.Code != o.out.res.Code {
-				t.Fatalf("seed %d: engines disagree:\n%s\nnative (exit %d):\n%s%s\n%s (exit %d):\n%s%s", seed, src,
+				t.Fatalf("seed %d (memory limit %d): engines disagree:\n%s\nnative (exit %d):\n%s%s\n%s (exit %d):\n%s%s", seed, opts.MemoryLimit, src,
 					native.res.Code, native.stdout, native.stderr, o.name, o.out.res.Code, o.out.stdout, o.out.stderr)
 			}
 		}
 		if native.res.Code == ExitTrap {
 			trapped++
 		}
-		if len(tier.NewPlan(img).Regions) > 0 {
+		p := tier.NewPlan(img)
+		if len(p.Regions) > 0 {
 			withRegions++
+		}
+		if tier.InPlaceCount(img, p) > 0 {
+			inPlace++
 		}
 	}
 	answered = tierAnswered.Load() - answered
-	if withRegions < n*3/4 || trapped == 0 || trapped > n*2/3 || answered < int64(n) {
-		t.Fatalf("%d of %d programs had regions, %d trapped, %d tier calls answered", withRegions, n, trapped, answered)
+	if withRegions < n*3/4 || inPlace < n/2 || trapped == 0 || trapped > n*2/3 || answered < int64(n) {
+		t.Fatalf("%d of %d programs had regions, %d ran instructions in place, %d trapped, %d tier calls answered", withRegions, n, inPlace, trapped, answered)
 	}
-	t.Logf("%d programs, %d with regions, %d trapped, %d tier calls answered", n, withRegions, trapped, answered)
+	t.Logf("%d programs (%d with a small memory limit), %d with regions, %d running instructions in place, %d trapped, %d tier calls answered",
+		n, limited, withRegions, inPlace, trapped, answered)
 }
 
 // TestTierRegionCommits runs loops that write far more list elements
@@ -275,8 +320,9 @@ func TestTierRegionPlanned(t *testing.T) {
 }
 
 // TestTierPausesRegion: a debugger pausing a run (its poll answers breaks
-// to arm) stops a region running a long loop, and a compiled function
-// called from it: the call is undone, the guest arms the breaks and the
+// to arm) stops a region running a long loop, a compiled function
+// called from it, and a region running instructions in place: the call
+// is undone (back to its last commit), the guest arms the breaks and the
 // interpreter stops at the next statement, as on the native engine.
 func TestTierPausesRegion(t *testing.T) {
 	for _, src := range []string{`
@@ -285,6 +331,21 @@ main { spawn Main; }
 `, `
 fn spin(n: int) -> int { var s = 0; for i in 0..n { s += i & 3; } return s; }
 locus Main { on start { print("go"); print(spin(3000000)); } }
+main { spawn Main; }
+`, `
+locus Main {
+    on start {
+        var s = 0;
+        var l: [string] = [];
+        let xs = ["a", "b"];
+        for i in 0..1000000 {
+            s += i & 3;
+            push(l, xs[i & 1]);
+            if len(l) > 100 { l = []; }
+        }
+        print(s);
+    }
+}
 main { spawn Main; }
 `} {
 		img := compileAll(t, src)
@@ -314,4 +375,113 @@ main { spawn Main; }
 			t.Logf("%v: paused at pc %d after %d polls; %q", engine, line, polls, out.stdout)
 		}
 	}
+}
+
+// TestTierInPlace runs loops whose regions run instructions in place
+// (string elements, concatenation, push onto a list the loop reads,
+// struct literals, join, slice) on the native engine and on the wasm
+// engine with the tier: output, trap reports and exit codes must be
+// identical, for traps of an instruction run in place (uncaught, caught
+// by a try in the same frame, caught by a caller's try), out of memory
+// and every budget over a range that stops the run at each instruction
+// of the loop, in place or compiled.
+func TestTierInPlace(t *testing.T) {
+	const src = `
+type Pt { a: int, b: float }
+type Table { chars: [string], probs: [float] }
+fn pick(t: Table, r: float) -> int {
+    var i = 0;
+    while i < len(t.probs) - 1 && r >= t.probs[i] { i += 1; }
+    return i;
+}
+fn line(t: Table, n: int, k: int) -> string {
+    var out: [string] = [];
+    var ps: [Pt] = [];
+    var r = 0.0;
+    for j in 0..n {
+        r = r + 0.37;
+        if r >= 1.0 { r = r - 1.0; }
+        let i = pick(t, r);
+        push(out, t.chars[i + k]);
+        ps = [Pt { a: j, b: r }];
+        push(ps, Pt { a: ps[0].a + len(out), b: 0.5 });
+        if len(out) %% 7 == 0 { push(out, slice(join(out, ""), 0, 2)); }
+    }
+    return join(out, "") + str(len(ps));
+}
+%s
+locus Main {
+    on start {
+        let t = Table { chars: ["a", "c", "g", "t"], probs: [0.3, 0.5, 0.8, 1.0] };
+        var s = "";
+        for k in 0..4 {
+            s = s + line(t, 40, 0);
+            print(len(s));
+        }
+        print(s);
+        %s
+    }
+}
+main { spawn Main; }
+`
+	for _, c := range []struct{ name, budget, tail string }{
+		{"done", "", ""},
+		{"index", "", `print(line(t, 40, 1));`},
+		{"caught", "", `match try line(t, 40, 1) { Ok(v) => { print(v); }, Err(e) => { print(e.message); } }
+        var xs: [string] = ["x"];
+        var j = 0;
+        while j < 10 {
+            match try xs[j] { Ok(v) => { xs[0] = v + "y"; }, Err(e) => { print(e.message); } }
+            push(xs, xs[0]);
+            j += 2;
+        }
+        print(xs);`},
+		{"memory", "", `var u = "u"; for i in 0..40 { u = u + u; } print(len(u));`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			img := compileAll(t, fmt.Sprintf(src, c.budget, c.tail))
+			p := tier.NewPlan(img)
+			if tier.InPlaceCount(img, p) == 0 {
+				t.Fatal("no instruction runs in place")
+			}
+			opts := Options{MemoryLimit: 1 << 20}
+			opts.Engine = EngineNative
+			native := runWith(t, img, opts)
+			before := tierAnswered.Load()
+			opts.Engine = EngineWasm
+			wasm := runWith(t, img, opts)
+			calls := tierAnswered.Load() - before
+			if native.err != nil || wasm.err != nil {
+				t.Fatalf("errors: native %v, wasm %v", native.err, wasm.err)
+			}
+			if native.stdout != wasm.stdout || native.stderr != wasm.stderr || native.res.Code != wasm.res.Code {
+				t.Fatalf("engines disagree:\nnative (exit %d):\n%s%s\nwasm (exit %d):\n%s%s",
+					native.res.Code, native.stdout, native.stderr, wasm.res.Code, wasm.stdout, wasm.stderr)
+			}
+			if calls == 0 {
+				t.Fatal("no tier call answered")
+			}
+			if want := c.name == "index" || c.name == "memory"; want != (native.res.Code == ExitTrap) {
+				t.Fatalf("exit %d", native.res.Code)
+			}
+			t.Logf("%d tier calls; exit %d\n%s", calls, native.res.Code, native.stderr)
+		})
+	}
+	// Budgets: each from 1,000 to 1,400 steps stops the first line's
+	// loop at another instruction.
+	t.Run("budgets", func(t *testing.T) {
+		n := 400
+		if testing.Short() {
+			n = 60
+		}
+		for b := 1000; b < 1000+n; b++ {
+			img := compileAll(t, fmt.Sprintf(src, fmt.Sprintf("@budget(steps: %d)", b), ""))
+			native := runWith(t, img, Options{Engine: EngineNative})
+			wasm := runWith(t, img, Options{Engine: EngineWasm})
+			if native.stdout != wasm.stdout || native.stderr != wasm.stderr || native.res.Code != wasm.res.Code || native.res.Code != ExitTrap {
+				t.Fatalf("budget %d: engines disagree:\nnative (exit %d):\n%s%s\nwasm (exit %d):\n%s%s", b,
+					native.res.Code, native.stdout, native.stderr, wasm.res.Code, wasm.stdout, wasm.stderr)
+			}
+		}
+	})
 }

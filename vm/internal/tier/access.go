@@ -64,6 +64,15 @@ type flowState struct {
 	iters    []int32
 }
 
+// typeOfKind returns type t of img when it is of kind k (a register's
+// type in the analyses: a list, a struct…), else nil.
+func typeOfKind(img *image.Image, t image.TypeRef, k image.Kind) *image.Type {
+	if t < 0 || int(t) >= len(img.Types) || img.Types[t].Kind != k {
+		return nil
+	}
+	return &img.Types[t]
+}
+
 // anyVariant is the variant set of a register nothing is known about.
 const anyVariant = ^uint64(0)
 
@@ -134,18 +143,8 @@ func access(img *image.Image, f *image.Func) ([]image.Kind, bool) {
 				st.variants[r] = anyVariant
 			}
 		}
-		list := func(r int32) *image.Type {
-			if tt := typeOf(t[r]); tt != nil && tt.Kind == image.KindList {
-				return tt
-			}
-			return nil
-		}
-		strct := func(r int32) *image.Type {
-			if tt := typeOf(t[r]); tt != nil && tt.Kind == image.KindStruct {
-				return tt
-			}
-			return nil
-		}
+		list := func(r int32) *image.Type { return typeOfKind(img, t[r], image.KindList) }
+		strct := func(r int32) *image.Type { return typeOfKind(img, t[r], image.KindStruct) }
 		ok := true
 		switch ins.Op {
 		case image.OpMove:

@@ -9,17 +9,25 @@ import (
 	"github.com/hale-lang/hale/codegen/image"
 )
 
-// The module's interface with its host. The module imports one function,
+// The module's interface with its host. The module imports
 // ImportModule.ImportRefill(fuel i64) -> i64, which the compiled code
 // calls when its fuel runs below zero: it returns the fuel refilled (at
 // least zero), or a negative number to stop the call (the budget is used
-// up, or the run was interrupted). The module exports each entry function
+// up, or the run was interrupted), and, when a region runs an
+// instruction in place (region.go), GuestModule.GuestStep(pc i64, steps
+// i64) -> i64, the interpreter guest's own export, which runs
+// instruction pc of the region's function on the frame, steps being
+// those the call has taken up to and including it (GlobalGiven less
+// GlobalFuel): 0 to go on, anything else to stop. The module exports each entry function
 // f as Export(f), taking its parameters as i64 and returning its result as
 // an i64 (see Kind), and three mutable i64 globals the host sets before a
 // call: GlobalFuel (steps the code may take before asking for more),
+// GlobalGiven (the steps handed out so far, fuel included: the host
+// keeps it so at every refill),
 // GlobalDepth (Hale frames already active), GlobalHeight (registers
 // already in use on the interpreter's value stack), GlobalStop (0), and
-// GlobalLog and GlobalLogEnd: the undo log.
+// GlobalLog and GlobalLogEnd: the undo log, and GlobalLogBase, where the
+// log starts (a region resets GlobalLog to it when it commits in place).
 //
 // The undo log makes writes safe to hand back: before compiled code
 // overwrites 8 bytes of guest memory (a list element's or a struct
@@ -37,17 +45,20 @@ import (
 // 100,000 frames deep took 0.17 s where returning takes 0.04 s.) The host
 // reads GlobalStop after the call.
 const (
-	ImportModule = "hale_tier"
-	ImportRefill = "refill"
-	GlobalFuel   = "fuel"
-	GlobalDepth  = "depth"
-	GlobalHeight = "height"
-	GlobalStop   = "stop"
-	GlobalLog    = "log"
-	GlobalLogEnd = "log_end"
-	GlobalCommit = "commit"
-	GuestModule  = "hale_guest"
-	GuestMemory  = "memory"
+	ImportModule  = "hale_tier"
+	ImportRefill  = "refill"
+	GlobalFuel    = "fuel"
+	GlobalDepth   = "depth"
+	GlobalHeight  = "height"
+	GlobalStop    = "stop"
+	GlobalLog     = "log"
+	GlobalLogEnd  = "log_end"
+	GlobalCommit  = "commit"
+	GlobalGiven   = "given"
+	GlobalLogBase = "log_base"
+	GuestModule   = "hale_guest"
+	GuestMemory   = "memory"
+	GuestStep     = "hale_step"
 )
 
 // Export returns the export name of compiled function f.
@@ -70,15 +81,30 @@ func Compile(img *image.Image, p *Plan) ([]byte, error) {
 	if len(p.Compiled) != len(img.Funcs) {
 		return nil, errors.New("tier: plan does not match image")
 	}
-	// Function indices: the import is 0, compiled functions follow in
-	// image order.
+	// Regions: analysed again (NewPlan kept only those that compile).
+	regions := make([]*regionInfo, len(p.Regions))
+	step := false // some region runs an instruction in place
+	for i, r := range p.Regions {
+		info, ok := analyzeRegion(img, p, r)
+		if !ok {
+			return nil, errors.New("tier: " + img.Funcs[r.Func].Name + ": region does not compile")
+		}
+		regions[i] = info
+		step = step || slices.Contains(info.inplace, true)
+	}
+	// Function indices: the imports are 0 (refill) and 1 (the guest's
+	// step, when imported); compiled functions follow in image order.
+	imports := uint32(1)
+	if step {
+		imports = 2
+	}
 	index := make([]uint32, len(img.Funcs))
 	var funcs []int
 	kinds := make([][]image.Kind, len(img.Funcs))
 	memory := false
 	for f, ok := range p.Compiled {
 		if ok {
-			index[f] = uint32(1 + len(funcs))
+			index[f] = imports + uint32(len(funcs))
 			funcs = append(funcs, f)
 			if usesMemory(&img.Funcs[f]) {
 				k, ok := access(img, &img.Funcs[f])
@@ -89,15 +115,7 @@ func Compile(img *image.Image, p *Plan) ([]byte, error) {
 			}
 		}
 	}
-	// Regions: analysed again (NewPlan kept only those that compile).
-	regions := make([]*regionInfo, len(p.Regions))
-	for i, r := range p.Regions {
-		info, ok := analyzeRegion(img, p, r)
-		if !ok {
-			return nil, errors.New("tier: " + img.Funcs[r.Func].Name + ": region does not compile")
-		}
-		regions[i], memory = info, true
-	}
+	memory = memory || len(regions) > 0
 	// Types: 0 is refill's (i64) -> i64; type 1+n is n i64 parameters to
 	// one i64 result.
 	maxParams := 2
@@ -125,15 +143,21 @@ func Compile(img *image.Image, p *Plan) ([]byte, error) {
 	mod.section(1, &sec)
 
 	sec.reset()
+	nimp := imports
 	if memory {
-		sec.u32(2)
-	} else {
-		sec.u32(1)
+		nimp++
 	}
+	sec.u32(nimp)
 	sec.name(ImportModule)
 	sec.name(ImportRefill)
 	sec.byte(0x00) // func
 	sec.u32(0)
+	if step {
+		sec.name(GuestModule)
+		sec.name(GuestStep)
+		sec.byte(0x00) // func
+		sec.u32(1 + 2) // (pc, steps) -> i64
+	}
 	if memory {
 		sec.name(GuestModule)
 		sec.name(GuestMemory)
@@ -171,7 +195,7 @@ func Compile(img *image.Image, p *Plan) ([]byte, error) {
 			entries = append(entries, f)
 		}
 	}
-	globals := []string{GlobalFuel, GlobalDepth, GlobalHeight, GlobalStop, GlobalLog, GlobalLogEnd, GlobalCommit}
+	globals := []string{GlobalFuel, GlobalDepth, GlobalHeight, GlobalStop, GlobalLog, GlobalLogEnd, GlobalCommit, GlobalGiven, GlobalLogBase}
 	sec.u32(uint32(len(entries) + len(regions) + len(globals)))
 	for _, f := range entries {
 		sec.name(Export(f))
@@ -181,7 +205,7 @@ func Compile(img *image.Image, p *Plan) ([]byte, error) {
 	for i := range regions {
 		sec.name(RegionExport(i))
 		sec.byte(0x00)
-		sec.u32(uint32(1 + len(funcs) + i))
+		sec.u32(imports + uint32(len(funcs)+i))
 	}
 	for g, name := range globals {
 		sec.name(name)
@@ -222,8 +246,13 @@ const (
 	globalLog
 	globalLogEnd
 	globalCommit
+	globalGiven
+	globalLogBase
 	numGlobals
 )
+
+// funcStep is the function index of the guest's step (GuestStep).
+const funcStep = 1
 
 // compileFunc writes the body of one function. Its registers are its
 // first locals (the parameters, then FrameSize-NumParams more), followed
@@ -264,6 +293,7 @@ func compileFunc(w *buffer, img *image.Image, f *image.Func, index []uint32, kin
 	}
 	isExit := func(pc int) bool { return rg != nil && rg.exit[pc-lo] }
 	isHeader := func(pc int) bool { return rg != nil && rg.headers[pc-lo] }
+	isInPlace := func(pc int) bool { return rg != nil && rg.inplace[pc-lo] }
 	kindAt := func(pc int) image.Kind {
 		if rg != nil {
 			return rg.kinds[pc-lo]
@@ -278,6 +308,10 @@ func compileFunc(w *buffer, img *image.Image, f *image.Func, index []uint32, kin
 		switch {
 		case isExit(pc):
 			leader[pc] = true
+			leader[pc+1] = true
+		case isInPlace(pc):
+			// It ends its segment: the steps it hands the guest are
+			// those charged up to it.
 			leader[pc+1] = true
 		case isJump(in.Op):
 			if int(in.C) >= lo && int(in.C) <= hi {
@@ -315,6 +349,7 @@ func compileFunc(w *buffer, img *image.Image, f *image.Func, index []uint32, kin
 	t0, t1, t2 := regs+w.off+2, regs+w.off+3, regs+w.off+4
 
 	// Locals beyond the parameters.
+	groups := len(w.b) // the byte of the count of local groups (< 128)
 	if extra := f.FrameSize - f.NumParams; rg != nil {
 		w.u32(3)
 		w.u32(regs)
@@ -330,6 +365,13 @@ func compileFunc(w *buffer, img *image.Image, f *image.Func, index []uint32, kin
 	w.byte(typeI32)
 	w.u32(3)
 	w.byte(typeI64)
+	if rg != nil && len(rg.dirty) > 0 {
+		// A flag per register that may be dirty (typeDirty).
+		w.b[groups] += 1
+		w.u32(uint32(len(rg.dirty)))
+		w.byte(typeI32)
+		w.dirtyBase = t2 + 1
+	}
 
 	if rg == nil {
 		// Prologue: count the frame, and stop when the interpreter would
@@ -424,6 +466,24 @@ func compileFunc(w *buffer, img *image.Image, f *image.Func, index []uint32, kin
 				continue
 			}
 			w.charge(int64(starts[cur+1] - pc))
+		}
+		if isInPlace(pc) {
+			w.regionStep(img, rg, pc, in)
+			continue
+		}
+		if rg != nil && len(rg.dirty) > 0 {
+			// Compiled code writes a register that may be dirty: its
+			// flag is set (before: the write may branch; a stop before
+			// it writes hands the call back anyway). A void call and
+			// assert leave their register as it was.
+			if d := writes(img, in); d >= 0 && !(in.Op == image.OpCall && img.Funcs[in.B].Result == image.TVoid) &&
+				!(in.Op == image.OpCallB && image.Builtin(in.B) == image.BuiltinAssert) {
+				if k, ok := rg.dirty[d]; ok {
+					w.i32Const(1)
+					w.op(opLocalSet)
+					w.u32(w.dirtyBase + uint32(k))
+				}
+			}
 		}
 		switch in.Op {
 		case image.OpNop:

@@ -16,10 +16,11 @@ import (
 // copies back. It leaves:
 //
 //   - at a jump out of the loop, or when the loop ends;
-//   - at an instruction it has no compiled form for (building a value,
-//     a string, a primitive, a return, a for loop over a list beginning
-//     or ending, a register that would hold a container): a side exit,
-//     where the interpreter executes that instruction and goes on;
+//   - at an instruction it has no compiled form for and cannot run in
+//     place (a primitive, a print, a publish, a call of an interpreted
+//     function, a return, a for loop over a list beginning or ending): a
+//     side exit, where the interpreter executes that instruction and
+//     goes on;
 //   - at a loop header inside it (its own included), when its undo log
 //     is past half full or the host refilled its fuel: a commit point.
 //     The writes before it are then exactly what interpreting would have
@@ -27,6 +28,18 @@ import (
 //     header, calls the region again: a region's log stays bounded
 //     however long the loop runs, and a fall-back re-runs at most what
 //     followed the last commit.
+//
+// An instruction with no compiled form that stays in the frame (building
+// a list, a struct, an enum or a string, reading a string or a container
+// out of a list or a struct, push, a pure builtin: inPlaceOp) is run *in
+// place*: compiled code writes its registers back to the out buffer,
+// drops its undo log and calls the interpreter guest's export
+// GuestStep(pc, steps), which applies the registers to the frame, notes
+// the commit (the interpreter resumes after pc with those steps if
+// the call falls back later), executes the one instruction with the
+// interpreter's own code and answers 0 to go on (compiled code then
+// reloads the register it wrote) or non-zero to stop (a trap, kept
+// pending by the guest, or anything unsure).
 //
 // The out buffer is count n, then n pairs (register | kind<<32, bits);
 // kind is Int, Bool or Float.
@@ -59,6 +72,10 @@ const typeEntry image.TypeRef = -3
 type regionInfo struct {
 	Region
 	exit    []bool // by pc - Header: leaves the region there
+	inplace []bool // by pc - Header: runs in place (GuestStep)
+	// types[pc - Header] is the type of the register an in-place
+	// instruction writes (see inPlaceDest), which compiled code reloads.
+	types   []image.TypeRef
 	headers []bool // by pc - Header: a commit point
 	kinds   []image.Kind
 	// in are the registers loaded at entry: check is the kind their
@@ -67,7 +84,14 @@ type regionInfo struct {
 	// out[pc] are the registers written back when the region leaves at
 	// pc (inside it or not), with their kinds.
 	out map[int][]regionOut
+	// dirty numbers the registers that may be dirty (typeDirty): their
+	// flags are locals of compiled code.
+	dirty map[int32]int
 }
+
+// kindDirty is the kind of a dirty register in regionOut: written back
+// as an int when its flag is set, else left as it is.
+const kindDirty image.Kind = 255
 
 type regionIn struct {
 	reg   int32
@@ -98,6 +122,58 @@ func regionOp(img *image.Image, p *Plan, in image.Instr) bool {
 		return false
 	}
 	return simpleOps[in.Op] || memOps[in.Op]
+}
+
+// InPlaceCount returns how many instructions p's regions run in place
+// (tests and measurements).
+func InPlaceCount(img *image.Image, p *Plan) int {
+	n := 0
+	for _, r := range p.Regions {
+		if info, ok := analyzeRegion(img, p, r); ok {
+			for _, in := range info.inplace {
+				if in {
+					n++
+				}
+			}
+		}
+	}
+	return n
+}
+
+// InPlaceOp reports whether in may run in place in a region (see
+// inPlaceOp): the guest checks it before it runs one.
+func InPlaceOp(in image.Instr) bool { return inPlaceOp(in) }
+
+// inPlaceOp reports whether in may run in place in a region: it has no
+// compiled form (or its operands' types do not allow one), it stays in
+// the frame (no call of interpreted code, no return, no jump, nothing
+// through the host) and writes at most register inPlaceDest. The guest
+// executes it with the interpreter's own code (vm.Machine.TierStep).
+func inPlaceOp(in image.Instr) bool {
+	switch in.Op {
+	case image.OpMove, image.OpLoadK, image.OpRemFloat,
+		image.OpConcatStr, image.OpConcatBytes, image.OpConcatList,
+		image.OpEq, image.OpNe, image.OpEqStr, image.OpNeStr, image.OpLtStr, image.OpLeStr,
+		image.OpFormat, image.OpNewList, image.OpNewMap, image.OpEmptyMap, image.OpNewStruct, image.OpNewEnum,
+		image.OpIndexList, image.OpIndexMap, image.OpIndexStr, image.OpSetIndexList, image.OpSetIndexMap,
+		image.OpField, image.OpSetField, image.OpEnumField,
+		image.OpLenList, image.OpLenMap, image.OpLenStr, image.OpPush:
+		return true
+	case image.OpCallB:
+		// Every builtin but print is pure (the others' failures are
+		// traps).
+		return image.Builtin(in.B) != image.BuiltinPrint
+	}
+	return false
+}
+
+// inPlaceDest is the register an in-place instruction writes, or -1.
+func inPlaceDest(in image.Instr) int32 {
+	switch in.Op {
+	case image.OpPush, image.OpSetIndexList, image.OpSetIndexMap, image.OpSetField:
+		return -1
+	}
+	return in.A
 }
 
 // findRegions appends to p.Regions the loops of f that compile.
@@ -159,23 +235,56 @@ func (s *regionState) clone() *regionState {
 	return &regionState{append([]image.TypeRef(nil), s.types...), append([]bool(nil), s.written...), append([]uint64(nil), s.variants...)}
 }
 
+// typeScalarMix is a register written with different scalar types on
+// different paths. A correct image never reads it before writing it
+// again (every read has one type), so it is written back with its bits
+// as an int: a scalar of any kind costs nothing to the memory measure.
+const typeScalarMix image.TypeRef = -4
+
+func mixable(t image.TypeRef) bool { return scalarType(t) || t == typeScalarMix }
+
+// typeDirty is a register written (with a scalar) on some paths only,
+// holding on the others a value of another kind that the frame holds
+// (an in-place instruction's string or container): a correct image does
+// not read it before writing it again, but the frame must get the bits
+// that compiled code wrote, and keep its value on the other paths.
+// Compiled code keeps a flag for it (set when it writes it, cleared when
+// an in-place instruction commits), and writes it back, as an int, only
+// when the flag is set.
+const typeDirty image.TypeRef = -5
+
 // join merges o into s and reports whether s changed: an entry type
 // gives way to any other (a register the region has not written on a
 // path holds, on that path, whatever the interpreter left: only a value
-// of its declared type can be read later), two different types
-// conflict.
+// of its declared type can be read later), two different scalar types
+// mix, a scalar written on one path and a value the region did not
+// write on the other is dirty, other different types conflict.
 func (s *regionState) join(o *regionState) bool {
 	changed := false
 	for r := range s.types {
 		a, b := s.types[r], o.types[r]
+		aw, bw := s.written[r], o.written[r]
+		t := a
 		switch {
-		case a == b, b == typeEntry, a == typeConflict:
+		case a == typeDirty || b == typeDirty:
+			t = typeDirty
+		case aw && !bw && mixable(a) && b != typeEntry && !mixable(b),
+			bw && !aw && mixable(b) && a != typeEntry && !mixable(a):
+			t = typeDirty
+		case a == b, b == typeEntry:
 		case a == typeEntry:
-			s.types[r], changed = b, true
+			t = b
+		case a == typeConflict || b == typeConflict:
+			t = typeConflict
+		case mixable(a) && mixable(b):
+			t = typeScalarMix
 		default:
-			s.types[r], changed = typeConflict, true
+			t = typeConflict
 		}
-		if o.written[r] && !s.written[r] {
+		if t != a {
+			s.types[r], changed = t, true
+		}
+		if bw && !aw {
 			s.written[r], changed = true, true
 		}
 		if u := s.variants[r] | o.variants[r]; u != s.variants[r] {
@@ -193,23 +302,38 @@ func analyzeRegion(img *image.Image, p *Plan, r Region) (*regionInfo, bool) {
 	f := &img.Funcs[r.Func]
 	lo, hi := r.Header, r.End
 	size := hi - lo + 1
-	exit := make([]bool, size)
+	exit, inplace := make([]bool, size), make([]bool, size)
 	for pc := lo; pc <= hi; pc++ {
-		exit[pc-lo] = !regionOp(img, p, f.Code[pc])
+		in := f.Code[pc]
+		if !regionOp(img, p, in) {
+			if inPlaceOp(in) {
+				inplace[pc-lo] = true
+			} else {
+				exit[pc-lo] = true
+			}
+		}
 	}
-	for tries := 0; tries <= min(size, 32); tries++ {
+	for tries := 0; tries <= min(2*size, 64); tries++ {
 		if exit[0] {
 			return nil, false
 		}
-		info, bad := regionFlow(img, f, r, exit)
+		info, bad := regionFlow(img, f, r, exit, inplace)
 		if bad == -2 {
 			return nil, false
 		}
 		if bad >= 0 {
-			exit[bad-lo] = true
+			// An instruction whose operands' types do not allow its
+			// compiled form runs in place if it can; one that cannot
+			// be run in place (its registers would not write back)
+			// is an exit.
+			if !inplace[bad-lo] && inPlaceOp(f.Code[bad]) {
+				inplace[bad-lo] = true
+			} else {
+				inplace[bad-lo], exit[bad-lo] = false, true
+			}
 			continue
 		}
-		info.exit = exit
+		info.exit, info.inplace = exit, inplace
 		return info, true
 	}
 	return nil, false
@@ -219,7 +343,7 @@ func analyzeRegion(img *image.Image, p *Plan, r Region) (*regionInfo, bool) {
 // It returns the pc of an instruction that must become an exit (its
 // types do not allow its compiled form), -2 when the region does not
 // compile, or -1 and what the compiler needs.
-func regionFlow(img *image.Image, f *image.Func, r Region, exit []bool) (*regionInfo, int) {
+func regionFlow(img *image.Image, f *image.Func, r Region, exit, inplace []bool) (*regionInfo, int) {
 	lo, hi := r.Header, r.End
 	size, regs := hi-lo+1, f.FrameSize
 	typeOf := func(t image.TypeRef) *image.Type {
@@ -250,13 +374,18 @@ func regionFlow(img *image.Image, f *image.Func, r Region, exit []bool) (*region
 	queued := make([]bool, size)
 	queued[0] = true
 	headers := make([]bool, size)
+	targets := make([]bool, size) // jump targets
 	for pc := lo; pc <= hi; pc++ {
 		in := f.Code[pc]
-		if isJump(in.Op) && int(in.C) <= pc && int(in.C) >= lo {
-			headers[int(in.C)-lo] = true
+		if isJump(in.Op) && int(in.C) >= lo && int(in.C) <= hi {
+			targets[int(in.C)-lo] = true
+			if int(in.C) <= pc {
+				headers[int(in.C)-lo] = true
+			}
 		}
 	}
 	reads := make([][]int32, size) // registers each compiled instruction reads
+	types := make([]image.TypeRef, size)
 	for len(work) > 0 {
 		pc := work[len(work)-1]
 		work = work[:len(work)-1]
@@ -267,18 +396,8 @@ func regionFlow(img *image.Image, f *image.Func, r Region, exit []bool) (*region
 		st := states[pc-lo].clone()
 		t := st.types
 		in := f.Code[pc]
-		list := func(r int32) *image.Type {
-			if tt := typeOf(t[r]); tt != nil && tt.Kind == image.KindList {
-				return tt
-			}
-			return nil
-		}
-		strct := func(r int32) *image.Type {
-			if tt := typeOf(t[r]); tt != nil && tt.Kind == image.KindStruct {
-				return tt
-			}
-			return nil
-		}
+		list := func(r int32) *image.Type { return typeOfKind(img, t[r], image.KindList) }
+		strct := func(r int32) *image.Type { return typeOfKind(img, t[r], image.KindStruct) }
 		// elem is the scalar type of an element or a field, or bad.
 		elem := func(et image.TypeRef) bool { return scalarType(et) }
 		write := func(r int32, ty image.TypeRef) {
@@ -287,158 +406,180 @@ func regionFlow(img *image.Image, f *image.Func, r Region, exit []bool) (*region
 			st.variants[r] = anyVariant
 		}
 		var rd []int32
-		switch in.Op {
-		case image.OpNop:
-		case image.OpMove:
-			if !scalarType(t[in.B]) {
-				return nil, pc
+		if inplace[pc-lo] {
+			// The guest runs it on the frame, after every register
+			// written so far is written back: none is written from
+			// then on, and compiled code reloads the one it writes (it
+			// reads none of the others' locals: the guest reads the
+			// frame).
+			rt := inPlaceType(img, f, in, t, st.variants, typeOf)
+			moved := anyVariant
+			if in.Op == image.OpMove {
+				moved = st.variants[in.B]
 			}
-			rd = []int32{in.B}
-			write(in.A, t[in.B])
-		case image.OpLoadK:
-			switch img.Consts[in.B].Kind {
-			case image.KindInt:
-				write(in.A, image.TInt)
-			case image.KindFloat:
-				write(in.A, image.TFloat)
-			default:
-				write(in.A, image.TBool)
-			}
-		case image.OpLoadInt:
-			write(in.A, image.TInt)
-		case image.OpAddInt, image.OpSubInt, image.OpMulInt, image.OpDivInt, image.OpRemInt,
-			image.OpAndInt, image.OpOrInt, image.OpXorInt, image.OpShlInt, image.OpShrInt:
-			rd = []int32{in.B, in.C}
-			write(in.A, image.TInt)
-		case image.OpAddIntK, image.OpNegInt, image.OpNotInt:
-			rd = []int32{in.B}
-			write(in.A, image.TInt)
-		case image.OpAddFloat, image.OpSubFloat, image.OpMulFloat, image.OpDivFloat:
-			rd = []int32{in.B, in.C}
-			write(in.A, image.TFloat)
-		case image.OpNegFloat:
-			rd = []int32{in.B}
-			write(in.A, image.TFloat)
-		case image.OpNot:
-			rd = []int32{in.B}
-			write(in.A, image.TBool)
-		case image.OpEqInt, image.OpNeInt, image.OpLtInt, image.OpLeInt,
-			image.OpEqFloat, image.OpNeFloat, image.OpLtFloat, image.OpLeFloat:
-			rd = []int32{in.B, in.C}
-			write(in.A, image.TBool)
-		case image.OpJump:
-		case image.OpJumpT, image.OpJumpF, image.OpJLtIntK, image.OpJLeIntK, image.OpJGtIntK, image.OpJGeIntK,
-			image.OpJEqIntK, image.OpJNeIntK:
-			rd = []int32{in.A}
-		case image.OpJLtInt, image.OpJLeInt, image.OpJEqInt, image.OpJNeInt:
-			rd = []int32{in.A, in.B}
-		case image.OpLoopRange:
-			rd = []int32{in.A, in.B}
-			write(in.A, image.TInt)
-		case image.OpCall:
-			callee := &img.Funcs[in.B]
-			for i := range callee.NumParams {
-				a := in.A + int32(i)
-				if int(a) >= regs {
+			clear(st.written)
+			if d := inPlaceDest(in); d >= 0 {
+				if int(d) >= regs {
 					return nil, -2
 				}
-				pt := callee.Locals[i].Type
-				if !scalarType(pt) && t[a] != pt {
-					return nil, pc // a container of another (or no known) type
+				t[d] = rt
+				st.variants[d] = moved
+				types[pc-lo] = rt
+			}
+		} else {
+			switch in.Op {
+			case image.OpNop:
+			case image.OpMove:
+				if !scalarType(t[in.B]) && !moveToCall(img, f, r, exit, inplace, targets, pc, t[in.B]) {
+					return nil, pc
 				}
-				rd = append(rd, a)
-			}
-			if callee.Result != image.TVoid {
-				write(in.A, callee.Result)
-			}
-		case image.OpCallB:
-			b := image.Builtin(in.B)
-			switch b {
-			case image.BuiltinAbsInt, image.BuiltinFloatOfInt, image.BuiltinAbsFloat,
-				image.BuiltinSqrt, image.BuiltinFloor, image.BuiltinCeil, image.BuiltinAssert:
-				rd = []int32{in.C}
-			default:
-				if int(in.C)+1 >= regs {
-					return nil, -2
-				}
-				rd = []int32{in.C, in.C + 1}
-			}
-			switch b {
-			case image.BuiltinAbsInt, image.BuiltinMinInt, image.BuiltinMaxInt:
-				write(in.A, image.TInt)
-			case image.BuiltinAssert:
-				// Its result (none) is left as it was: nothing reads it.
-			default:
-				write(in.A, image.TFloat)
-			}
-		case image.OpIndexList, image.OpForList:
-			l := list(in.B)
-			if l == nil || !elem(l.Elem) {
-				return nil, pc
-			}
-			kinds[pc-lo] = kindOfScalar(l.Elem)
-			if in.Op == image.OpForList {
-				if int(in.B)+1 >= regs {
-					return nil, -2
-				}
-				rd = []int32{in.B, in.B + 1}
-				write(in.A, l.Elem)
-				write(in.B+1, image.TInt)
-			} else {
-				rd = []int32{in.B, in.C}
-				write(in.A, l.Elem)
-			}
-		case image.OpSetIndexList:
-			l := list(in.A)
-			if l == nil || !elem(l.Elem) {
-				return nil, pc
-			}
-			kinds[pc-lo] = kindOfScalar(l.Elem)
-			rd = []int32{in.A, in.B, in.C}
-		case image.OpField, image.OpSetField:
-			sr, fi := in.B, in.C
-			if in.Op == image.OpSetField {
-				sr, fi = in.A, in.B
-			}
-			s := strct(sr)
-			if s == nil || fi < 0 || int(fi) >= len(s.Fields) || !elem(s.Fields[fi].Type) {
-				return nil, pc
-			}
-			kinds[pc-lo] = kindOfScalar(s.Fields[fi].Type)
-			if in.Op == image.OpField {
 				rd = []int32{in.B}
-				write(in.A, s.Fields[fi].Type)
-			} else {
-				rd = []int32{in.A, in.C}
+				write(in.A, t[in.B])
+			case image.OpLoadK:
+				switch img.Consts[in.B].Kind {
+				case image.KindInt:
+					write(in.A, image.TInt)
+				case image.KindFloat:
+					write(in.A, image.TFloat)
+				default:
+					write(in.A, image.TBool)
+				}
+			case image.OpLoadInt:
+				write(in.A, image.TInt)
+			case image.OpAddInt, image.OpSubInt, image.OpMulInt, image.OpDivInt, image.OpRemInt,
+				image.OpAndInt, image.OpOrInt, image.OpXorInt, image.OpShlInt, image.OpShrInt:
+				rd = []int32{in.B, in.C}
+				write(in.A, image.TInt)
+			case image.OpAddIntK, image.OpNegInt, image.OpNotInt:
+				rd = []int32{in.B}
+				write(in.A, image.TInt)
+			case image.OpAddFloat, image.OpSubFloat, image.OpMulFloat, image.OpDivFloat:
+				rd = []int32{in.B, in.C}
+				write(in.A, image.TFloat)
+			case image.OpNegFloat:
+				rd = []int32{in.B}
+				write(in.A, image.TFloat)
+			case image.OpNot:
+				rd = []int32{in.B}
+				write(in.A, image.TBool)
+			case image.OpEqInt, image.OpNeInt, image.OpLtInt, image.OpLeInt,
+				image.OpEqFloat, image.OpNeFloat, image.OpLtFloat, image.OpLeFloat:
+				rd = []int32{in.B, in.C}
+				write(in.A, image.TBool)
+			case image.OpJump:
+			case image.OpJumpT, image.OpJumpF, image.OpJLtIntK, image.OpJLeIntK, image.OpJGtIntK, image.OpJGeIntK,
+				image.OpJEqIntK, image.OpJNeIntK:
+				rd = []int32{in.A}
+			case image.OpJLtInt, image.OpJLeInt, image.OpJEqInt, image.OpJNeInt:
+				rd = []int32{in.A, in.B}
+			case image.OpLoopRange:
+				rd = []int32{in.A, in.B}
+				write(in.A, image.TInt)
+			case image.OpCall:
+				callee := &img.Funcs[in.B]
+				for i := range callee.NumParams {
+					a := in.A + int32(i)
+					if int(a) >= regs {
+						return nil, -2
+					}
+					pt := callee.Locals[i].Type
+					if !scalarType(pt) && t[a] != pt {
+						return nil, pc // a container of another (or no known) type
+					}
+					rd = append(rd, a)
+				}
+				if callee.Result != image.TVoid {
+					write(in.A, callee.Result)
+				}
+			case image.OpCallB:
+				b := image.Builtin(in.B)
+				switch b {
+				case image.BuiltinAbsInt, image.BuiltinFloatOfInt, image.BuiltinAbsFloat,
+					image.BuiltinSqrt, image.BuiltinFloor, image.BuiltinCeil, image.BuiltinAssert:
+					rd = []int32{in.C}
+				default:
+					if int(in.C)+1 >= regs {
+						return nil, -2
+					}
+					rd = []int32{in.C, in.C + 1}
+				}
+				switch b {
+				case image.BuiltinAbsInt, image.BuiltinMinInt, image.BuiltinMaxInt:
+					write(in.A, image.TInt)
+				case image.BuiltinAssert:
+					// Its result (none) is left as it was: nothing reads it.
+				default:
+					write(in.A, image.TFloat)
+				}
+			case image.OpIndexList, image.OpForList:
+				l := list(in.B)
+				if l == nil || !elem(l.Elem) {
+					return nil, pc
+				}
+				kinds[pc-lo] = kindOfScalar(l.Elem)
+				if in.Op == image.OpForList {
+					if int(in.B)+1 >= regs {
+						return nil, -2
+					}
+					rd = []int32{in.B, in.B + 1}
+					write(in.A, l.Elem)
+					write(in.B+1, image.TInt)
+				} else {
+					rd = []int32{in.B, in.C}
+					write(in.A, l.Elem)
+				}
+			case image.OpSetIndexList:
+				l := list(in.A)
+				if l == nil || !elem(l.Elem) {
+					return nil, pc
+				}
+				kinds[pc-lo] = kindOfScalar(l.Elem)
+				rd = []int32{in.A, in.B, in.C}
+			case image.OpField, image.OpSetField:
+				sr, fi := in.B, in.C
+				if in.Op == image.OpSetField {
+					sr, fi = in.A, in.B
+				}
+				s := strct(sr)
+				if s == nil || fi < 0 || int(fi) >= len(s.Fields) || !elem(s.Fields[fi].Type) {
+					return nil, pc
+				}
+				kinds[pc-lo] = kindOfScalar(s.Fields[fi].Type)
+				if in.Op == image.OpField {
+					rd = []int32{in.B}
+					write(in.A, s.Fields[fi].Type)
+				} else {
+					rd = []int32{in.A, in.C}
+				}
+			case image.OpLenList:
+				if list(in.B) == nil {
+					return nil, pc
+				}
+				rd = []int32{in.B}
+				write(in.A, image.TInt)
+			case image.OpJNeVariant:
+				if e := typeOf(t[in.A]); e == nil || e.Kind != image.KindEnum {
+					return nil, pc
+				}
+				rd = []int32{in.A}
+			case image.OpEnumField:
+				e := typeOf(t[in.B])
+				if e == nil || e.Kind != image.KindEnum || in.C < 0 {
+					return nil, pc
+				}
+				ft, one := enumFieldType(e, st.variants[in.B], in.C)
+				if !one {
+					return nil, pc
+				}
+				if !elem(ft) {
+					return nil, pc
+				}
+				kinds[pc-lo] = kindOfScalar(ft)
+				rd = []int32{in.B}
+				write(in.A, ft)
+			default:
+				return nil, -2
 			}
-		case image.OpLenList:
-			if list(in.B) == nil {
-				return nil, pc
-			}
-			rd = []int32{in.B}
-			write(in.A, image.TInt)
-		case image.OpJNeVariant:
-			if e := typeOf(t[in.A]); e == nil || e.Kind != image.KindEnum {
-				return nil, pc
-			}
-			rd = []int32{in.A}
-		case image.OpEnumField:
-			e := typeOf(t[in.B])
-			if e == nil || e.Kind != image.KindEnum || in.C < 0 {
-				return nil, pc
-			}
-			ft, one := enumFieldType(e, st.variants[in.B], in.C)
-			if !one {
-				return nil, pc
-			}
-			if !elem(ft) {
-				return nil, pc
-			}
-			kinds[pc-lo] = kindOfScalar(ft)
-			rd = []int32{in.B}
-			write(in.A, ft)
-		default:
-			return nil, -2
 		}
 		reads[pc-lo] = rd
 		// Successors.
@@ -484,7 +625,7 @@ func regionFlow(img *image.Image, f *image.Func, r Region, exit []bool) (*region
 			}
 		}
 	}
-	info := &regionInfo{Region: r, headers: headers, kinds: kinds, out: map[int][]regionOut{}}
+	info := &regionInfo{Region: r, headers: headers, kinds: kinds, types: types, out: map[int][]regionOut{}}
 	// The registers to write back at each exit: those the region may
 	// have written on the way, each with one scalar type.
 	outs := func(pc int, st *regionState) bool {
@@ -493,10 +634,16 @@ func regionFlow(img *image.Image, f *image.Func, r Region, exit []bool) (*region
 			if !w {
 				continue
 			}
-			if !scalarType(st.types[reg]) {
+			k := image.KindInt
+			switch {
+			case st.types[reg] == typeDirty:
+				k = kindDirty
+			case scalarType(st.types[reg]):
+				k = kindOfScalar(st.types[reg])
+			case !mixable(st.types[reg]):
 				return false
 			}
-			o = append(o, regionOut{int32(reg), kindOfScalar(st.types[reg])})
+			o = append(o, regionOut{int32(reg), k})
 		}
 		if len(o) > MaxRegionOut {
 			return false
@@ -509,16 +656,38 @@ func regionFlow(img *image.Image, f *image.Func, r Region, exit []bool) (*region
 		if st == nil {
 			continue
 		}
-		if (exit[pc-lo] || headers[pc-lo]) && !outs(pc, st) {
+		if (exit[pc-lo] || headers[pc-lo] || inplace[pc-lo]) && !outs(pc, st) {
 			if exit[pc-lo] || pc == lo {
 				return nil, -2
 			}
-			return nil, pc // a commit point here would not write back: make it an exit
+			return nil, pc // a commit point or an in-place instruction here would not write back: make it an exit
 		}
 	}
 	for pc, st := range outside {
 		if !outs(pc, st) {
 			return nil, -2
+		}
+	}
+	// The registers that may be dirty, each with its flag (a local of
+	// compiled code); a for loop's registers are written when it jumps
+	// only, so one never is.
+	info.dirty = map[int32]int{}
+	for _, o := range info.out {
+		for _, x := range o {
+			if _, ok := info.dirty[x.reg]; !ok && x.kind == kindDirty {
+				info.dirty[x.reg] = len(info.dirty)
+			}
+		}
+	}
+	for pc := lo; pc <= hi; pc++ {
+		if in := f.Code[pc]; states[pc-lo] != nil && !exit[pc-lo] && !inplace[pc-lo] &&
+			(in.Op == image.OpForList || in.Op == image.OpLoopRange) {
+			if _, ok := info.dirty[in.A]; ok {
+				return nil, -2
+			}
+			if _, ok := info.dirty[in.B+1]; ok && in.Op == image.OpForList {
+				return nil, -2
+			}
 		}
 	}
 	// The registers read before the region writes them, found backwards
@@ -551,8 +720,13 @@ func regionFlow(img *image.Image, f *image.Func, r Region, exit []bool) (*region
 				}
 			}
 			// Written registers are dead above (a for loop writes its
-			// element and index only when it jumps: keep them).
-			if w := writes(img, in); w >= 0 && in.Op != image.OpForList && !(in.Op == image.OpCallB && image.Builtin(in.B) == image.BuiltinAssert) &&
+			// element and index only when it jumps: keep them; an
+			// in-place instruction's is reloaded).
+			if inplace[pc-lo] {
+				if d := inPlaceDest(in); d >= 0 {
+					next[d] = false
+				}
+			} else if w := writes(img, in); w >= 0 && in.Op != image.OpForList && !(in.Op == image.OpCallB && image.Builtin(in.B) == image.BuiltinAssert) &&
 				!(in.Op == image.OpCall && img.Funcs[in.B].Result == image.TVoid) {
 				next[w] = false
 			}
@@ -598,6 +772,13 @@ func regionFlow(img *image.Image, f *image.Func, r Region, exit []bool) (*region
 				in.kind, in.check = Enum, true
 			}
 		}
+		if (in.kind == List || in.kind == Struct) && !live[0][reg] {
+			// Written (by compiled code or in place) before it is
+			// read on every path: what the frame holds at entry does
+			// not matter (a list the loop creates in place, not yet
+			// created at the first entry).
+			continue
+		}
 		if !in.check && live[0][reg] && scalarType(t) {
 			in.check = true
 			switch t {
@@ -610,6 +791,113 @@ func regionFlow(img *image.Image, f *image.Func, r Region, exit []bool) (*region
 		info.in = append(info.in, in)
 	}
 	return info, -1
+}
+
+// moveToCall reports whether the move at pc of a list or a struct of type
+// ty only hands it to a compiled call: the call's first argument, in the
+// same straight run of compiled instructions, which overwrites it with
+// its scalar result. Compiled code then copies the address between its
+// locals, and the frame, which holds the result after the call as
+// interpreting leaves it, is never written back in between (no exit, no
+// commit, no instruction in place), so it need not see the move: a
+// call of a compiled function taking a struct or a list (fasta's
+// next_random(g, …)) costs no trip into the guest.
+func moveToCall(img *image.Image, f *image.Func, r Region, exit, inplace, targets []bool, pc int, ty image.TypeRef) bool {
+	if typeOfKind(img, ty, image.KindList) == nil && typeOfKind(img, ty, image.KindStruct) == nil {
+		return false
+	}
+	a := f.Code[pc].A
+	for q := pc + 1; q <= r.End; q++ {
+		in := f.Code[q]
+		if targets[q-r.Header] || exit[q-r.Header] || inplace[q-r.Header] || isJump(in.Op) {
+			return false
+		}
+		if in.Op == image.OpCall {
+			callee := &img.Funcs[in.B]
+			return in.A == a && callee.NumParams > 0 && callee.Locals[0].Type == ty && scalarType(callee.Result)
+		}
+		if w := writes(img, in); w == a || in.Op == image.OpRet || in.Op == image.OpRetVoid {
+			return false
+		}
+		// Anything reading a as a scalar is no correct code; the
+		// instructions a run may hold are scalar ones.
+	}
+	return false
+}
+
+// inPlaceType is the type of the register in-place instruction in
+// writes, as far as the region relies on it: what the instruction
+// gives (a struct literal its type, an element its list's element type,
+// a string a string), else the register's declared type when it is a
+// typed slot, else typeConflict (compiled code may not use it).
+func inPlaceType(img *image.Image, f *image.Func, in image.Instr, t []image.TypeRef, variants []uint64, typeOf func(image.TypeRef) *image.Type) image.TypeRef {
+	known := func(r image.TypeRef) bool { return r >= 0 && int(r) < len(img.Types) && r != image.TVoid }
+	var rt image.TypeRef = typeConflict
+	switch in.Op {
+	case image.OpMove:
+		rt = t[in.B]
+	case image.OpLoadK:
+		switch img.Consts[in.B].Kind {
+		case image.KindInt:
+			rt = image.TInt
+		case image.KindFloat:
+			rt = image.TFloat
+		case image.KindBool:
+			rt = image.TBool
+		case image.KindString:
+			rt = image.TString
+		case image.KindBytes:
+			rt = image.TBytes
+		case image.KindEnum:
+			rt = img.Consts[in.B].Type
+		}
+	case image.OpRemFloat:
+		rt = image.TFloat
+	case image.OpEq, image.OpNe, image.OpEqStr, image.OpNeStr, image.OpLtStr, image.OpLeStr:
+		rt = image.TBool
+	case image.OpLenList, image.OpLenMap, image.OpLenStr, image.OpIndexStr:
+		rt = image.TInt
+	case image.OpConcatStr, image.OpFormat:
+		rt = image.TString
+	case image.OpConcatBytes:
+		rt = image.TBytes
+	case image.OpConcatList:
+		if tt := typeOf(t[in.B]); tt != nil && tt.Kind == image.KindList && t[in.B] == t[in.C] {
+			rt = t[in.B]
+		}
+	case image.OpNewStruct:
+		if tt := typeOf(image.TypeRef(in.C)); tt != nil && tt.Kind == image.KindStruct {
+			rt = image.TypeRef(in.C)
+		}
+	case image.OpIndexList:
+		if tt := typeOf(t[in.B]); tt != nil && tt.Kind == image.KindList {
+			rt = tt.Elem
+		}
+	case image.OpIndexMap:
+		if tt := typeOf(t[in.B]); tt != nil && tt.Kind == image.KindMap {
+			rt = tt.Elem
+		}
+	case image.OpField:
+		if tt := typeOf(t[in.B]); tt != nil && tt.Kind == image.KindStruct && in.C >= 0 && int(in.C) < len(tt.Fields) {
+			rt = tt.Fields[in.C].Type
+		}
+	case image.OpEnumField:
+		if tt := typeOf(t[in.B]); tt != nil && tt.Kind == image.KindEnum && in.C >= 0 {
+			if ft, one := enumFieldType(tt, variants[in.B], in.C); one {
+				rt = ft
+			}
+		}
+	}
+	if !known(rt) && int(in.A) < f.NumSlots && in.A >= 0 {
+		d := f.Locals[in.A].Type
+		if tt := typeOf(d); tt != nil && (scalarType(d) || tt.Kind == image.KindList || tt.Kind == image.KindStruct || tt.Kind == image.KindEnum) {
+			rt = d
+		}
+	}
+	if !known(rt) {
+		return typeConflict
+	}
+	return rt
 }
 
 // valueKindOf is the vm/value kind byte of a register kind.
@@ -685,6 +973,94 @@ func (w *buffer) regionCommit(rg *regionInfo, pc int) {
 // regionExit writes the out buffer (parameter 1) for leaving at pc and
 // returns pc.
 func (w *buffer) regionExit(rg *regionInfo, pc int) {
+	w.regionOut(rg, pc)
+	w.i64Const(int64(pc))
+	w.op(opReturn)
+}
+
+// regionStep runs instruction in, at pc, in place: it writes the
+// registers back to the out buffer, drops the undo log (the guest
+// commits: everything so far is final), calls the guest's step with pc
+// and the steps taken (charged up to pc included), stops when it answers
+// non-zero, and reloads the register the instruction wrote. Nothing else
+// compiled code holds is cached about a container: a list's length and
+// elements, a struct's fields are read from memory at every access.
+func (w *buffer) regionStep(img *image.Image, rg *regionInfo, pc int, in image.Instr) {
+	w.regionOut(rg, pc)
+	for _, k := range rg.dirty {
+		w.i32Const(0)
+		w.op(opLocalSet)
+		w.u32(w.dirtyBase + uint32(k))
+	}
+	w.op(opGlobalGet)
+	w.u32(globalLogBase)
+	w.op(opGlobalSet)
+	w.u32(globalLog)
+	w.i64Const(int64(pc))
+	w.op(opGlobalGet)
+	w.u32(globalGiven)
+	w.op(opGlobalGet)
+	w.u32(globalFuel)
+	w.op(opI64Sub)
+	w.op(opCall)
+	w.u32(funcStep)
+	w.op(opI64Eqz)
+	w.op(opI32Eqz)
+	w.stopIf()
+	d := inPlaceDest(in)
+	if d < 0 {
+		return
+	}
+	rt := rg.types[pc-rg.Header]
+	at := uint32(d) * valueSize
+	base := func() { w.op(opLocalGet); w.u32(0); w.op(opI32WrapI64) }
+	checkKind := func(k image.Kind) {
+		base()
+		w.mem(opI32Load8U, at+valueKind)
+		w.i32Const(int32(k))
+		w.op(opI32Ne)
+		w.stopIf()
+	}
+	var k image.Kind
+	if rt >= 0 && int(rt) < len(img.Types) {
+		k = img.Types[rt].Kind
+	}
+	switch {
+	case scalarType(rt):
+		checkKind(kindOfScalar(rt))
+		base()
+		w.mem(opI64Load, at+valueBits)
+		w.op(opLocalSet)
+		w.u32(w.reg(d))
+	case k == image.KindList || k == image.KindStruct:
+		checkKind(k)
+		base()
+		w.mem(opI64Load, at+valuePtr)
+		w.op(opLocalTee)
+		w.u32(w.reg(d))
+		w.op(opI64Eqz)
+		w.stopIf()
+	case k == image.KindEnum:
+		checkKind(k)
+		w.op(opLocalGet)
+		w.u32(0)
+		w.i64Const(int64(at))
+		w.op(opI64Add)
+		w.op(opLocalSet)
+		w.u32(w.reg(d))
+	default:
+		// A string, a map, or a type the region does not rely on: its
+		// bits, as the interpreter would read them as a scalar.
+		base()
+		w.mem(opI64Load, at+valueBits)
+		w.op(opLocalSet)
+		w.u32(w.reg(d))
+	}
+}
+
+// regionOut writes the out buffer (parameter 1) with the registers
+// written back at pc.
+func (w *buffer) regionOut(rg *regionInfo, pc int) {
 	out := func() { w.op(opLocalGet); w.u32(1); w.op(opI32WrapI64) }
 	o := rg.out[pc]
 	out()
@@ -692,13 +1068,22 @@ func (w *buffer) regionExit(rg *regionInfo, pc int) {
 	w.mem(opI64Store, 0)
 	for i, x := range o {
 		out()
-		w.i64Const(int64(x.reg) | int64(x.kind)<<32)
+		if x.kind == kindDirty {
+			// An int when its flag is set, else kind 0: left as it is.
+			w.op(opLocalGet)
+			w.u32(w.dirtyBase + uint32(rg.dirty[x.reg]))
+			w.op(opI64ExtendI32U)
+			w.i64Const(32)
+			w.op(opI64Shl)
+			w.i64Const(int64(x.reg))
+			w.op(opI64Or)
+		} else {
+			w.i64Const(int64(x.reg) | int64(x.kind)<<32)
+		}
 		w.mem(opI64Store, uint32(8+16*i))
 		out()
 		w.op(opLocalGet)
 		w.u32(w.reg(x.reg))
 		w.mem(opI64Store, uint32(16+16*i))
 	}
-	w.i64Const(int64(pc))
-	w.op(opReturn)
 }

@@ -92,6 +92,8 @@ type buffer struct {
 	// off is the local of register 0: 0 in a function (its registers
 	// are its first locals), 2 in a region (after its two parameters).
 	off uint32
+	// dirtyBase is the local of a region's first dirty flag.
+	dirtyBase uint32
 }
 
 // reg returns the local of register r.
