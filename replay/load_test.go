@@ -158,10 +158,10 @@ func (r *Replayer) loadReference() {
 	group := func(c uint32) int { return int(min(uint64(c), uint64(nc))) }
 	start := make([]int, nc+2)
 	nPublishes := make([]int, nc)
-	for i := range spans {
-		g := group(spans[i].Consumer())
+	for i := range spans.Len() {
+		g := group(spans.Consumer(i))
 		start[g+1]++
-		if g < nc && spans[i].Kind() == artifact.KindPublish {
+		if g < nc && spans.Kind(i) == artifact.KindPublish {
 			nPublishes[g]++
 		}
 	}
@@ -172,10 +172,10 @@ func (r *Replayer) loadReference() {
 	for g := 1; g < len(start); g++ {
 		start[g] += start[g-1]
 	}
-	flat := make([]int, len(spans))
+	flat := make([]int, spans.Len())
 	fill := slices.Clone(start[:nc+1])
-	for i := range spans {
-		g := group(spans[i].Consumer())
+	for i := range spans.Len() {
+		g := group(spans.Consumer(i))
 		flat[fill[g]] = i
 		fill[g]++
 	}
@@ -184,13 +184,13 @@ func (r *Replayer) loadReference() {
 		idx := flat[start[g]:start[g+1]]
 		if g == nc {
 			for _, i := range idx {
-				if sp := &spans[i]; sp.Kind() == artifact.KindPublish {
+				if sp := spans.At(i); sp.Kind() == artifact.KindPublish {
 					addPublish(sp.Message(), i)
 				}
 			}
 			continue
 		}
-		bySeq := func(i, j int) int { return cmp.Compare(spans[i].Seq(), spans[j].Seq()) }
+		bySeq := func(i, j int) int { return cmp.Compare(spans.Seq(i), spans.Seq(j)) }
 		if !slices.IsSortedFunc(idx, bySeq) {
 			slices.SortStableFunc(idx, bySeq)
 		}
@@ -207,7 +207,7 @@ func (r *Replayer) loadReference() {
 			runFrom = len(calls)
 		}
 		for _, i := range idx {
-			sp := &spans[i]
+			sp := spans.At(i)
 			switch sp.Kind() {
 			case artifact.KindPublish:
 				addPublish(sp.Message(), i)

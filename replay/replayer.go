@@ -169,7 +169,7 @@ type Replayer struct {
 	byName map[string]int    // instance name → index
 	// spans are the artifact's (Artifact.heads), and instOf maps the
 	// names they number to the program's instances, for key.
-	spans  []artifact.Span
+	spans  artifact.Spans
 	instOf []int
 	// topicNum maps the program's topics to the numbers of the same
 	// names among the spans' (noTopic when the artifact has none), so
@@ -399,8 +399,8 @@ func (r *Replayer) load() {
 	nPublishes := make([]int, nc)
 	lastSeq := make([]uint64, nc)
 	inOrder := true // every consumer's entries in seq order
-	for i := range spans {
-		sp := &spans[i]
+	for i := range spans.Len() {
+		sp := spans.At(i)
 		g := group(sp.Consumer())
 		count[g]++
 		if g < nc {
@@ -442,7 +442,7 @@ func (r *Replayer) load() {
 	}
 	// take adds entry i, of group g, to the tables.
 	take := func(g, i int) {
-		sp := &spans[i]
+		sp := spans.At(i)
 		if g == nc { // consumers the program does not have
 			if sp.Kind() == artifact.KindPublish {
 				r.addPublish(sp.Message(), i, g)
@@ -488,25 +488,25 @@ func (r *Replayer) load() {
 		}
 	}
 	if inOrder {
-		for i := range spans {
-			take(group(spans[i].Consumer()), i)
+		for i := range spans.Len() {
+			take(group(spans.Consumer(i)), i)
 		}
 	} else {
 		start := make([]int, nc+2) // group g's entries are flat[start[g]:start[g+1]]
 		for g, n := range count {
 			start[g+1] = start[g] + n
 		}
-		flat := make([]int, len(spans))
+		flat := make([]int, spans.Len())
 		fill := slices.Clone(start[:nc+1])
-		for i := range spans {
-			g := group(spans[i].Consumer())
+		for i := range spans.Len() {
+			g := group(spans.Consumer(i))
 			flat[fill[g]] = i
 			fill[g]++
 		}
 		for g := 0; g <= nc; g++ {
 			idx := flat[start[g]:start[g+1]]
 			if g < nc {
-				slices.SortStableFunc(idx, func(i, j int) int { return cmp.Compare(spans[i].Seq(), spans[j].Seq()) })
+				slices.SortStableFunc(idx, func(i, j int) int { return cmp.Compare(spans.Seq(i), spans.Seq(j)) })
 			}
 			for _, i := range idx {
 				take(g, i)
@@ -521,7 +521,7 @@ func (r *Replayer) load() {
 
 // key is the identity of cs's recorded delivery i.
 func (r *Replayer) key(cs *replayConsumer, i int) deliveryKey {
-	sp := &r.spans[cs.deliveries[i].entry]
+	sp := r.spans.At(cs.deliveries[i].entry)
 	if sp.Start() {
 		return deliveryKey{inst: r.instOf[sp.Name()], start: true}
 	}
@@ -561,7 +561,7 @@ func (cs *replayConsumer) recorded(a *artifact.Artifact, i int) *artifact.Entry 
 // first one added (load adds a group's entries in seq order).
 func (r *Replayer) addPublish(m artifact.MessageID, i, g int) {
 	// first reports whether entry j, already noted, stays.
-	first := func(j int) bool { return min(int64(r.spans[j].Consumer()), int64(len(r.cons))) <= int64(g) }
+	first := func(j int) bool { return min(int64(r.spans.Consumer(j)), int64(len(r.cons))) <= int64(g) }
 	if int64(m.Producer) >= int64(len(r.cons)) || m.Seq > uint64(r.art.Len()) {
 		if j, dup := r.other[m]; !dup || !first(j) {
 			r.other[m] = i
@@ -782,7 +782,7 @@ func (r *Replayer) serve(cs *replayConsumer, p stdlib.Primitive, args []byte, li
 	)
 	if i, ok := run.next(cs); ok {
 		at = i
-		if unboxedCalls && p.Effect != stdlib.Exit && p.Journal != stdlib.Output && r.spans[i].Kind() == artifact.KindInvocation {
+		if unboxedCalls && p.Effect != stdlib.Exit && p.Journal != stdlib.Output && r.spans.Kind(i) == artifact.KindInvocation {
 			inv, isInv = r.art.Invocation(i)
 		}
 		if !isInv {
@@ -1473,7 +1473,7 @@ func (r *Replayer) Stats() Stats {
 		}
 		unused := func(run *callRun) {
 			for _, i := range cs.callEntries[min(run.from+run.used, run.to):run.to] {
-				if r.spans[i].Kind() == artifact.KindInvocation {
+				if r.spans.Kind(i) == artifact.KindInvocation {
 					s.Unconsumed++
 				} else {
 					s.OutputMismatches++
