@@ -124,7 +124,8 @@ func compareTables(t *testing.T, seed uint64, got, want *Replayer) {
 }
 
 // loadReference is load before 2026-12-02 (with the addPublish of then):
-// the reference for TestLoadMatchesReference.
+// the reference for TestLoadMatchesReference. Only the types of the
+// tables it fills changed since (entry numbers in 32 bits).
 func (r *Replayer) loadReference() {
 	a := r.art
 	spans, _ := a.Heads()
@@ -150,7 +151,7 @@ func (r *Replayer) loadReference() {
 			seqs = append(seqs, -1)
 		}
 		if seqs[m.Seq] < 0 {
-			seqs[m.Seq] = i
+			seqs[m.Seq] = int32(i) // the tables' type since (32 bits)
 		}
 		r.pubs[m.Producer] = seqs
 	}
@@ -165,9 +166,9 @@ func (r *Replayer) loadReference() {
 			nPublishes[g]++
 		}
 	}
-	r.pubs = make([][]int, nc)
+	r.pubs = make([][]int32, nc)
 	for g, n := range nPublishes {
-		r.pubs[g] = make([]int, 0, n+1)
+		r.pubs[g] = make([]int32, 0, n+1)
 	}
 	for g := 1; g < len(start); g++ {
 		start[g] += start[g-1]
@@ -198,7 +199,7 @@ func (r *Replayer) loadReference() {
 		var calls []int
 		runFrom := 0
 		closeRun := func() {
-			run := callRun{from: runFrom, to: len(calls)}
+			run := callRun{from: int32(runFrom), to: int32(len(calls))}
 			if n := len(cs.deliveries); n > 0 {
 				cs.deliveries[n-1].calls = run
 			} else {
@@ -222,7 +223,7 @@ func (r *Replayer) loadReference() {
 				}
 			case artifact.KindDelivery:
 				closeRun()
-				cs.deliveries = append(cs.deliveries, recordedDelivery{entry: i})
+				cs.deliveries = append(cs.deliveries, recordedDelivery{entry: int32(i)})
 			case artifact.KindInvocation, artifact.KindOutput, artifact.KindExit:
 				calls = append(calls, i)
 			case artifact.KindIngress:
@@ -246,6 +247,9 @@ func (r *Replayer) loadReference() {
 			}
 		}
 		closeRun()
-		cs.callEntries = calls
+		cs.callEntries = make([]int32, len(calls))
+		for k, i := range calls {
+			cs.callEntries[k] = int32(i)
+		}
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -177,7 +178,7 @@ type Replayer struct {
 	topicNum []uint32
 	// pubs maps a recorded message to its publish entry: by producer
 	// and seq for the program's consumers, in other for the rest.
-	pubs  [][]int
+	pubs  [][]int32
 	other map[artifact.MessageID]int
 	// stoppedRun is set when the recorded run ended by exit or trap (or
 	// anything but quiescence): deliveries of recorded messages that
@@ -212,7 +213,7 @@ type replayConsumer struct {
 	deliveries []recordedDelivery
 	// callEntries are the entries of the consumer's recorded calls, in
 	// order; each handler run's are a window of it.
-	callEntries []int
+	callEntries []int32
 	index       map[deliveryKey]int // delivery identity → index in deliveries; see lookup
 	indexOnce   sync.Once
 	pre         callRun               // calls before the first delivery
@@ -263,8 +264,11 @@ type replayConsumer struct {
 
 // recordedDelivery is one recorded delivery of a consumer: its entry
 // (whose span gives its identity, see key) and its handler run's calls.
+// Entry numbers and their counts are held in 32 bits (NewReplayer
+// refuses an artifact of more entries), so that a delivery takes 16
+// bytes of the tables rather than 32.
 type recordedDelivery struct {
-	entry int
+	entry int32
 	calls callRun
 }
 
@@ -279,13 +283,13 @@ type deliveryKey struct {
 // callRun is the recorded calls of one handler run, the entries
 // callEntries[from:to] of its consumer, and how many the replay has used.
 type callRun struct {
-	from, to, used int
+	from, to, used int32
 }
 
 // next returns the run's next unused call entry.
 func (run *callRun) next(cs *replayConsumer) (int, bool) {
 	if run.from+run.used < run.to {
-		return cs.callEntries[run.from+run.used], true
+		return int(cs.callEntries[run.from+run.used]), true
 	}
 	return 0, false
 }
@@ -333,6 +337,11 @@ func NewReplayer(art *artifact.Artifact, img *image.Image, opts Options) *Replay
 			n: -1, given: -1, countedPub: map[deliveryKey]bool{}}
 		r.cons[id].cur = &r.cons[id].pre
 		r.cons[id].ingress = c.Kind == image.ConsumerIngress
+	}
+	if art.Len() > math.MaxInt32 {
+		// The tables number entries in 32 bits; such an artifact (2^31
+		// entries, 64 GiB of index) could not be held in memory anyway.
+		panic(fmt.Sprintf("replay: %d entries are more than a replay can hold (%d)", art.Len(), math.MaxInt32))
 	}
 	r.load()
 	r.noDeliveries = true
@@ -419,26 +428,26 @@ func (r *Replayer) load() {
 		}
 	}
 	// A consumer numbers its messages from 0 as it publishes them.
-	r.pubs = make([][]int, nc)
+	r.pubs = make([][]int32, nc)
 	for g, n := range nPublishes {
-		r.pubs[g] = make([]int, 0, n+1)
+		r.pubs[g] = make([]int32, 0, n+1)
 	}
 	lineType := &value.Type{Kind: value.KindStruct, Fields: []value.Field{{Name: "text", Type: value.StringType}}}
-	calls := make([][]int, nc) // each consumer's call entries
-	runFrom := make([]int, nc) // calls[g][runFrom[g]:] belong to g's current run
+	calls := make([][]int32, nc) // each consumer's call entries
+	runFrom := make([]int32, nc) // calls[g][runFrom[g]:] belong to g's current run
 	for g, cs := range r.cons {
 		cs.deliveries = make([]recordedDelivery, 0, nDeliveries[g])
-		calls[g] = make([]int, 0, nCalls[g])
+		calls[g] = make([]int32, 0, nCalls[g])
 	}
 	closeRun := func(g int) {
 		cs := r.cons[g]
-		run := callRun{from: runFrom[g], to: len(calls[g])}
+		run := callRun{from: runFrom[g], to: int32(len(calls[g]))}
 		if n := len(cs.deliveries); n > 0 {
 			cs.deliveries[n-1].calls = run
 		} else {
 			cs.pre = run
 		}
-		runFrom[g] = len(calls[g])
+		runFrom[g] = int32(len(calls[g]))
 	}
 	// take adds entry i, of group g, to the tables.
 	take := func(g, i int) {
@@ -464,9 +473,9 @@ func (r *Replayer) load() {
 			}
 		case artifact.KindDelivery:
 			closeRun(g)
-			cs.deliveries = append(cs.deliveries, recordedDelivery{entry: i})
+			cs.deliveries = append(cs.deliveries, recordedDelivery{entry: int32(i)})
 		case artifact.KindInvocation, artifact.KindOutput, artifact.KindExit:
-			calls[g] = append(calls[g], i)
+			calls[g] = append(calls[g], int32(i))
 		case artifact.KindIngress:
 			if b, ok := natsOf[g]; ok {
 				if x, ok := a.Entry(i).Body.(artifact.Ingress); ok {
@@ -521,7 +530,7 @@ func (r *Replayer) load() {
 
 // key is the identity of cs's recorded delivery i.
 func (r *Replayer) key(cs *replayConsumer, i int) deliveryKey {
-	sp := r.spans.At(cs.deliveries[i].entry)
+	sp := r.spans.At(int(cs.deliveries[i].entry))
 	if sp.Start() {
 		return deliveryKey{inst: r.instOf[sp.Name()], start: true}
 	}
@@ -572,8 +581,8 @@ func (r *Replayer) addPublish(m artifact.MessageID, i, g int) {
 	for uint64(len(seqs)) <= m.Seq {
 		seqs = append(seqs, -1)
 	}
-	if j := seqs[m.Seq]; j < 0 || !first(j) {
-		seqs[m.Seq] = i
+	if j := seqs[m.Seq]; j < 0 || !first(int(j)) {
+		seqs[m.Seq] = int32(i)
 	}
 	r.pubs[m.Producer] = seqs
 }
@@ -582,7 +591,7 @@ func (r *Replayer) addPublish(m artifact.MessageID, i, g int) {
 func (r *Replayer) publishEntry(m artifact.MessageID) (int, bool) {
 	if int64(m.Producer) < int64(len(r.pubs)) {
 		if seqs := r.pubs[m.Producer]; m.Seq < uint64(len(seqs)) && seqs[m.Seq] >= 0 {
-			return seqs[m.Seq], true
+			return int(seqs[m.Seq]), true
 		}
 	}
 	i, ok := r.other[m]
@@ -1372,7 +1381,7 @@ func (r *Replayer) Next(c int, pending []host.Delivery) (int, time.Duration) {
 		}
 		cs.timeouts++
 		cs.abandoned = true
-		rd, _ := r.art.Delivery(cs.deliveries[cs.pos].entry)
+		rd, _ := r.art.Delivery(int(cs.deliveries[cs.pos].entry))
 		r.nFindings++
 		if len(r.findings) < maxFindings {
 			r.findings = append(r.findings, Finding{Kind: OrderTimeout, At: artifact.Coordinate{Consumer: uint32(c), N: uint64(cs.pos)},
@@ -1473,7 +1482,7 @@ func (r *Replayer) Stats() Stats {
 		}
 		unused := func(run *callRun) {
 			for _, i := range cs.callEntries[min(run.from+run.used, run.to):run.to] {
-				if r.spans.Kind(i) == artifact.KindInvocation {
+				if r.spans.Kind(int(i)) == artifact.KindInvocation {
 					s.Unconsumed++
 				} else {
 					s.OutputMismatches++
