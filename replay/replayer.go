@@ -409,15 +409,15 @@ func (r *Replayer) load() {
 	lastSeq := make([]uint64, nc)
 	inOrder := true // every consumer's entries in seq order
 	for i := range spans.Len() {
-		sp := spans.At(i)
-		g := group(sp.Consumer())
+		g := group(spans.Consumer(i))
 		count[g]++
 		if g < nc {
-			if sp.Seq() < lastSeq[g] {
+			seq := spans.Seq(i)
+			if seq < lastSeq[g] {
 				inOrder = false
 			}
-			lastSeq[g] = sp.Seq()
-			switch sp.Kind() {
+			lastSeq[g] = seq
+			switch spans.Kind(i) {
 			case artifact.KindDelivery:
 				nDeliveries[g]++
 			case artifact.KindInvocation, artifact.KindOutput, artifact.KindExit:
@@ -451,17 +451,17 @@ func (r *Replayer) load() {
 	}
 	// take adds entry i, of group g, to the tables.
 	take := func(g, i int) {
-		sp := spans.At(i)
+		kind := spans.Kind(i)
 		if g == nc { // consumers the program does not have
-			if sp.Kind() == artifact.KindPublish {
-				r.addPublish(sp.Message(), i, g)
+			if kind == artifact.KindPublish {
+				r.addPublish(spans.Message(i), i, g)
 			}
 			return
 		}
 		cs := r.cons[g]
-		switch sp.Kind() {
+		switch kind {
 		case artifact.KindPublish:
-			r.addPublish(sp.Message(), i, g)
+			r.addPublish(spans.Message(i), i, g)
 			cs.recPublishes++
 			if g == ingress {
 				x, _ := a.Publish(i)
@@ -530,11 +530,11 @@ func (r *Replayer) load() {
 
 // key is the identity of cs's recorded delivery i.
 func (r *Replayer) key(cs *replayConsumer, i int) deliveryKey {
-	sp := r.spans.At(int(cs.deliveries[i].entry))
-	if sp.Start() {
-		return deliveryKey{inst: r.instOf[sp.Name()], start: true}
+	j := int(cs.deliveries[i].entry)
+	if r.spans.Start(j) {
+		return deliveryKey{inst: r.instOf[r.spans.Name(j)], start: true}
 	}
-	return deliveryKey{inst: r.instOf[sp.Name()], msg: sp.Message()}
+	return deliveryKey{inst: r.instOf[r.spans.Name(j)], msg: r.spans.Message(j)}
 }
 
 // lookup returns the index in cs.deliveries of the recorded delivery with

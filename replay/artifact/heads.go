@@ -4,7 +4,7 @@ package artifact
 // each one's consumer, seq, kind and message, read without decoding the
 // entry's fields. The replayer builds its per-consumer tables from the
 // heads of every entry (see Artifact.Heads).
-type Spans struct{ t *spanTable }
+type Spans = spanTable
 
 // Span is the head of one entry.
 type Span struct {
@@ -15,23 +15,35 @@ type Span struct {
 }
 
 // Len returns the number of entries.
-func (s Spans) Len() int { return len(s.t.list) }
+func (t *spanTable) Len() int { return len(t.list) }
 
 // At returns entry i's head.
-func (s Spans) At(i int) Span {
-	sp := &s.t.list[i]
+func (t *spanTable) At(i int) Span {
+	sp := &t.list[i]
 	return Span{consumer: sp.consumer, producer: sp.producer, name: sp.name, kind: Kind(sp.kind),
-		start: sp.start(), seq: s.t.seq(sp), msgSeq: s.t.msgSeq(sp)}
+		start: sp.start(), seq: t.seq(sp), msgSeq: t.msgSeq(sp)}
 }
 
 // Seq returns entry i's seq, as At(i).Seq() does.
-func (s Spans) Seq(i int) uint64 { return s.t.seq(&s.t.list[i]) }
+func (t *spanTable) Seq(i int) uint64 { return t.seq(&t.list[i]) }
 
 // Consumer returns entry i's consumer, as At(i).Consumer() does.
-func (s Spans) Consumer(i int) uint32 { return s.t.list[i].consumer }
+func (t *spanTable) Consumer(i int) uint32 { return t.list[i].consumer }
 
 // Kind returns entry i's kind, as At(i).Kind() does.
-func (s Spans) Kind(i int) Kind { return Kind(s.t.list[i].kind) }
+func (t *spanTable) Kind(i int) Kind { return Kind(t.list[i].kind) }
+
+// Message returns entry i's message, as At(i).Message() does.
+func (t *spanTable) Message(i int) MessageID {
+	sp := &t.list[i]
+	return MessageID{Producer: sp.producer, Seq: t.msgSeq(sp)}
+}
+
+// Name returns entry i's name, as At(i).Name() does.
+func (t *spanTable) Name(i int) uint32 { return t.list[i].name }
+
+// Start returns whether entry i is a start delivery, as At(i).Start() does.
+func (t *spanTable) Start(i int) bool { return t.list[i].start() }
 
 // Seq returns the entry's seq.
 func (s Span) Seq() uint64 { return s.seq }
@@ -56,7 +68,7 @@ func (s Span) Start() bool { return s.start }
 // Heads returns the head of every entry and the names they refer to.
 func (a *Artifact) Heads() (spans Spans, names []string) {
 	t, table := a.heads()
-	return Spans{t}, table.list
+	return *t, table.list
 }
 
 // Publish returns entry i when it is a publish.

@@ -311,7 +311,8 @@ func checkHeads(t *testing.T, a, full *Artifact) {
 		if h.Name() != noName {
 			got.name = names[h.Name()]
 		}
-		if got != want || spans.Seq(i) != want.seq || spans.Consumer(i) != want.consumer || spans.Kind(i) != want.kind {
+		if got != want || spans.Seq(i) != want.seq || spans.Consumer(i) != want.consumer || spans.Kind(i) != want.kind ||
+			spans.Message(i) != h.Message() || spans.Name(i) != h.Name() || spans.Start(i) != want.start {
 			t.Fatalf("entry %d: head %+v, decoded %+v", i, got, want)
 		}
 	}
