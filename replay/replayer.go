@@ -229,6 +229,7 @@ type replayConsumer struct {
 	// given is the recorded delivery Next gave last (-1 when it gave one
 	// in arrival order); Next runs on the consumer's goroutine too.
 	given      int
+	givenKey   deliveryKey // the identity of recorded delivery given, when given >= 0
 	handled    int
 	misses     int
 	missingIn  int
@@ -1170,7 +1171,7 @@ func (r *Replayer) Deliver(c, n int, d *host.Delivery, state host.StateReader) e
 	r.leaveRun(cs)
 	key := keyOf(d)
 	cs.n, cs.runInputs, cs.runOutputs = n, 0, 0
-	i, ok := cs.given, cs.given >= 0 && r.key(cs, cs.given) == key
+	i, ok := cs.given, cs.given >= 0 && cs.givenKey == key
 	if !ok {
 		i, ok = r.lookup(cs, key)
 	}
@@ -1365,7 +1366,7 @@ func (r *Replayer) Next(c int, pending []host.Delivery) (int, time.Duration) {
 			d := &pending[i]
 			if d.Target == want.inst && d.Message.Seq == want.msg.Seq && d.Message.Producer == int(want.msg.Producer) &&
 				d.IsStart() == want.start {
-				cs.given = cs.pos
+				cs.given, cs.givenKey = cs.pos, want
 				cs.gave()
 				cs.holdSince = time.Time{}
 				r.progressed()
