@@ -1,9 +1,13 @@
 package hale
 
 import (
+	"io/fs"
 	"runtime"
+	"sort"
 	"strings"
 	"testing"
+
+	"github.com/zeebo/blake3"
 )
 
 func TestToolchainDigestIsStableAndCoversSources(t *testing.T) {
@@ -60,5 +64,49 @@ func TestBuildDigestIncludesGoVersion(t *testing.T) {
 	}
 	if v := runtime.Version(); strings.ContainsAny(v, `/\`) {
 		t.Errorf("runtime.Version() %q looks like it holds a path", v)
+	}
+}
+
+// TestToolchainDigestMatchesReadFile holds the streamed digest to the
+// digest of every source read whole, as it was computed before.
+func TestToolchainDigestMatchesReadFile(t *testing.T) {
+	h := blake3.New()
+	var paths []string
+	_ = fs.WalkDir(toolchainSources, ".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			if d.Name() == "testdata" {
+				return fs.SkipDir
+			}
+			return nil
+		}
+		if partOfToolchain(p) {
+			paths = append(paths, p)
+		}
+		return nil
+	})
+	sort.Strings(paths)
+	for _, p := range paths {
+		data, err := toolchainSources.ReadFile(p)
+		if err != nil {
+			continue
+		}
+		writeField(h, []byte(p))
+		writeField(h, data)
+	}
+	var want [32]byte
+	copy(want[:], h.Sum(nil))
+	if got := ToolchainDigest(); got != want {
+		t.Fatalf("ToolchainDigest %x, read whole %x", got, want)
+	}
+	// A buffer smaller than most files, so that they take several reads.
+	small := blake3.New()
+	for _, p := range paths {
+		hashSource(small, p, make([]byte, 100))
+	}
+	if got := small.Sum(nil); string(got) != string(want[:]) {
+		t.Fatalf("hashed through a 100-byte buffer: %x, read whole %x", got, want)
 	}
 }

@@ -124,7 +124,8 @@ func compareTables(t *testing.T, seed uint64, got, want *Replayer) {
 }
 
 // loadReference is load before 2026-12-02 (with the addPublish of then):
-// the reference for TestLoadMatchesReference.
+// the reference for TestLoadMatchesReference. Only the types of the
+// tables it fills changed since (entry numbers in 32 bits).
 func (r *Replayer) loadReference() {
 	a := r.art
 	spans, _ := a.Heads()
@@ -150,7 +151,7 @@ func (r *Replayer) loadReference() {
 			seqs = append(seqs, -1)
 		}
 		if seqs[m.Seq] < 0 {
-			seqs[m.Seq] = i
+			seqs[m.Seq] = int32(i) // the tables' type since (32 bits)
 		}
 		r.pubs[m.Producer] = seqs
 	}
@@ -158,24 +159,24 @@ func (r *Replayer) loadReference() {
 	group := func(c uint32) int { return int(min(uint64(c), uint64(nc))) }
 	start := make([]int, nc+2)
 	nPublishes := make([]int, nc)
-	for i := range spans {
-		g := group(spans[i].Consumer())
+	for i := range spans.Len() {
+		g := group(spans.Consumer(i))
 		start[g+1]++
-		if g < nc && spans[i].Kind() == artifact.KindPublish {
+		if g < nc && spans.Kind(i) == artifact.KindPublish {
 			nPublishes[g]++
 		}
 	}
-	r.pubs = make([][]int, nc)
+	r.pubs = make([][]int32, nc)
 	for g, n := range nPublishes {
-		r.pubs[g] = make([]int, 0, n+1)
+		r.pubs[g] = make([]int32, 0, n+1)
 	}
 	for g := 1; g < len(start); g++ {
 		start[g] += start[g-1]
 	}
-	flat := make([]int, len(spans))
+	flat := make([]int, spans.Len())
 	fill := slices.Clone(start[:nc+1])
-	for i := range spans {
-		g := group(spans[i].Consumer())
+	for i := range spans.Len() {
+		g := group(spans.Consumer(i))
 		flat[fill[g]] = i
 		fill[g]++
 	}
@@ -184,13 +185,13 @@ func (r *Replayer) loadReference() {
 		idx := flat[start[g]:start[g+1]]
 		if g == nc {
 			for _, i := range idx {
-				if sp := &spans[i]; sp.Kind() == artifact.KindPublish {
+				if sp := spans.At(i); sp.Kind() == artifact.KindPublish {
 					addPublish(sp.Message(), i)
 				}
 			}
 			continue
 		}
-		bySeq := func(i, j int) int { return cmp.Compare(spans[i].Seq(), spans[j].Seq()) }
+		bySeq := func(i, j int) int { return cmp.Compare(spans.Seq(i), spans.Seq(j)) }
 		if !slices.IsSortedFunc(idx, bySeq) {
 			slices.SortStableFunc(idx, bySeq)
 		}
@@ -198,7 +199,7 @@ func (r *Replayer) loadReference() {
 		var calls []int
 		runFrom := 0
 		closeRun := func() {
-			run := callRun{from: runFrom, to: len(calls)}
+			run := callRun{from: int32(runFrom), to: int32(len(calls))}
 			if n := len(cs.deliveries); n > 0 {
 				cs.deliveries[n-1].calls = run
 			} else {
@@ -207,7 +208,7 @@ func (r *Replayer) loadReference() {
 			runFrom = len(calls)
 		}
 		for _, i := range idx {
-			sp := &spans[i]
+			sp := spans.At(i)
 			switch sp.Kind() {
 			case artifact.KindPublish:
 				addPublish(sp.Message(), i)
@@ -222,7 +223,7 @@ func (r *Replayer) loadReference() {
 				}
 			case artifact.KindDelivery:
 				closeRun()
-				cs.deliveries = append(cs.deliveries, recordedDelivery{entry: i})
+				cs.deliveries = append(cs.deliveries, recordedDelivery{entry: int32(i)})
 			case artifact.KindInvocation, artifact.KindOutput, artifact.KindExit:
 				calls = append(calls, i)
 			case artifact.KindIngress:
@@ -246,6 +247,9 @@ func (r *Replayer) loadReference() {
 			}
 		}
 		closeRun()
-		cs.callEntries = calls
+		cs.callEntries = make([]int32, len(calls))
+		for k, i := range calls {
+			cs.callEntries[k] = int32(i)
+		}
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -169,7 +170,7 @@ type Replayer struct {
 	byName map[string]int    // instance name → index
 	// spans are the artifact's (Artifact.heads), and instOf maps the
 	// names they number to the program's instances, for key.
-	spans  []artifact.Span
+	spans  artifact.Spans
 	instOf []int
 	// topicNum maps the program's topics to the numbers of the same
 	// names among the spans' (noTopic when the artifact has none), so
@@ -177,7 +178,7 @@ type Replayer struct {
 	topicNum []uint32
 	// pubs maps a recorded message to its publish entry: by producer
 	// and seq for the program's consumers, in other for the rest.
-	pubs  [][]int
+	pubs  [][]int32
 	other map[artifact.MessageID]int
 	// stoppedRun is set when the recorded run ended by exit or trap (or
 	// anything but quiescence): deliveries of recorded messages that
@@ -212,7 +213,7 @@ type replayConsumer struct {
 	deliveries []recordedDelivery
 	// callEntries are the entries of the consumer's recorded calls, in
 	// order; each handler run's are a window of it.
-	callEntries []int
+	callEntries []int32
 	index       map[deliveryKey]int // delivery identity → index in deliveries; see lookup
 	indexOnce   sync.Once
 	pre         callRun               // calls before the first delivery
@@ -228,6 +229,7 @@ type replayConsumer struct {
 	// given is the recorded delivery Next gave last (-1 when it gave one
 	// in arrival order); Next runs on the consumer's goroutine too.
 	given      int
+	givenKey   deliveryKey // the identity of recorded delivery given, when given >= 0
 	handled    int
 	misses     int
 	missingIn  int
@@ -263,8 +265,11 @@ type replayConsumer struct {
 
 // recordedDelivery is one recorded delivery of a consumer: its entry
 // (whose span gives its identity, see key) and its handler run's calls.
+// Entry numbers and their counts are held in 32 bits (NewReplayer
+// refuses an artifact of more entries), so that a delivery takes 16
+// bytes of the tables rather than 32.
 type recordedDelivery struct {
-	entry int
+	entry int32
 	calls callRun
 }
 
@@ -279,13 +284,13 @@ type deliveryKey struct {
 // callRun is the recorded calls of one handler run, the entries
 // callEntries[from:to] of its consumer, and how many the replay has used.
 type callRun struct {
-	from, to, used int
+	from, to, used int32
 }
 
 // next returns the run's next unused call entry.
 func (run *callRun) next(cs *replayConsumer) (int, bool) {
 	if run.from+run.used < run.to {
-		return cs.callEntries[run.from+run.used], true
+		return int(cs.callEntries[run.from+run.used]), true
 	}
 	return 0, false
 }
@@ -298,8 +303,13 @@ type recentDelivery struct {
 	d host.Delivery
 }
 
-// NewReplayer prepares the replay of art, an admitted artifact, by img,
-// the program as compiled now.
+// maxReplayEntries is the most entries a replay holds: the tables number
+// entries in 32 bits (such an artifact, 2^31 entries, would need 64 GiB
+// of index, so no replay could hold it anyway). Run refuses more.
+const maxReplayEntries = math.MaxInt32
+
+// NewReplayer prepares the replay of art, an admitted artifact of at most
+// maxReplayEntries entries, by img, the program as compiled now.
 func NewReplayer(art *artifact.Artifact, img *image.Image, opts Options) *Replayer {
 	r := &Replayer{
 		art:       art,
@@ -333,6 +343,9 @@ func NewReplayer(art *artifact.Artifact, img *image.Image, opts Options) *Replay
 			n: -1, given: -1, countedPub: map[deliveryKey]bool{}}
 		r.cons[id].cur = &r.cons[id].pre
 		r.cons[id].ingress = c.Kind == image.ConsumerIngress
+	}
+	if art.Len() > maxReplayEntries {
+		panic("replay: NewReplayer called with more entries than a replay can hold (Run refuses them)")
 	}
 	r.load()
 	r.noDeliveries = true
@@ -399,16 +412,16 @@ func (r *Replayer) load() {
 	nPublishes := make([]int, nc)
 	lastSeq := make([]uint64, nc)
 	inOrder := true // every consumer's entries in seq order
-	for i := range spans {
-		sp := &spans[i]
-		g := group(sp.Consumer())
+	for i := range spans.Len() {
+		g := group(spans.Consumer(i))
 		count[g]++
 		if g < nc {
-			if sp.Seq() < lastSeq[g] {
+			seq := spans.Seq(i)
+			if seq < lastSeq[g] {
 				inOrder = false
 			}
-			lastSeq[g] = sp.Seq()
-			switch sp.Kind() {
+			lastSeq[g] = seq
+			switch spans.Kind(i) {
 			case artifact.KindDelivery:
 				nDeliveries[g]++
 			case artifact.KindInvocation, artifact.KindOutput, artifact.KindExit:
@@ -419,40 +432,40 @@ func (r *Replayer) load() {
 		}
 	}
 	// A consumer numbers its messages from 0 as it publishes them.
-	r.pubs = make([][]int, nc)
+	r.pubs = make([][]int32, nc)
 	for g, n := range nPublishes {
-		r.pubs[g] = make([]int, 0, n+1)
+		r.pubs[g] = make([]int32, 0, n+1)
 	}
 	lineType := &value.Type{Kind: value.KindStruct, Fields: []value.Field{{Name: "text", Type: value.StringType}}}
-	calls := make([][]int, nc) // each consumer's call entries
-	runFrom := make([]int, nc) // calls[g][runFrom[g]:] belong to g's current run
+	calls := make([][]int32, nc) // each consumer's call entries
+	runFrom := make([]int32, nc) // calls[g][runFrom[g]:] belong to g's current run
 	for g, cs := range r.cons {
 		cs.deliveries = make([]recordedDelivery, 0, nDeliveries[g])
-		calls[g] = make([]int, 0, nCalls[g])
+		calls[g] = make([]int32, 0, nCalls[g])
 	}
 	closeRun := func(g int) {
 		cs := r.cons[g]
-		run := callRun{from: runFrom[g], to: len(calls[g])}
+		run := callRun{from: runFrom[g], to: int32(len(calls[g]))}
 		if n := len(cs.deliveries); n > 0 {
 			cs.deliveries[n-1].calls = run
 		} else {
 			cs.pre = run
 		}
-		runFrom[g] = len(calls[g])
+		runFrom[g] = int32(len(calls[g]))
 	}
 	// take adds entry i, of group g, to the tables.
 	take := func(g, i int) {
-		sp := &spans[i]
+		kind := spans.Kind(i)
 		if g == nc { // consumers the program does not have
-			if sp.Kind() == artifact.KindPublish {
-				r.addPublish(sp.Message(), i, g)
+			if kind == artifact.KindPublish {
+				r.addPublish(spans.Message(i), i, g)
 			}
 			return
 		}
 		cs := r.cons[g]
-		switch sp.Kind() {
+		switch kind {
 		case artifact.KindPublish:
-			r.addPublish(sp.Message(), i, g)
+			r.addPublish(spans.Message(i), i, g)
 			cs.recPublishes++
 			if g == ingress {
 				x, _ := a.Publish(i)
@@ -464,9 +477,9 @@ func (r *Replayer) load() {
 			}
 		case artifact.KindDelivery:
 			closeRun(g)
-			cs.deliveries = append(cs.deliveries, recordedDelivery{entry: i})
+			cs.deliveries = append(cs.deliveries, recordedDelivery{entry: int32(i)})
 		case artifact.KindInvocation, artifact.KindOutput, artifact.KindExit:
-			calls[g] = append(calls[g], i)
+			calls[g] = append(calls[g], int32(i))
 		case artifact.KindIngress:
 			if b, ok := natsOf[g]; ok {
 				if x, ok := a.Entry(i).Body.(artifact.Ingress); ok {
@@ -488,25 +501,25 @@ func (r *Replayer) load() {
 		}
 	}
 	if inOrder {
-		for i := range spans {
-			take(group(spans[i].Consumer()), i)
+		for i := range spans.Len() {
+			take(group(spans.Consumer(i)), i)
 		}
 	} else {
 		start := make([]int, nc+2) // group g's entries are flat[start[g]:start[g+1]]
 		for g, n := range count {
 			start[g+1] = start[g] + n
 		}
-		flat := make([]int, len(spans))
+		flat := make([]int, spans.Len())
 		fill := slices.Clone(start[:nc+1])
-		for i := range spans {
-			g := group(spans[i].Consumer())
+		for i := range spans.Len() {
+			g := group(spans.Consumer(i))
 			flat[fill[g]] = i
 			fill[g]++
 		}
 		for g := 0; g <= nc; g++ {
 			idx := flat[start[g]:start[g+1]]
 			if g < nc {
-				slices.SortStableFunc(idx, func(i, j int) int { return cmp.Compare(spans[i].Seq(), spans[j].Seq()) })
+				slices.SortStableFunc(idx, func(i, j int) int { return cmp.Compare(spans.Seq(i), spans.Seq(j)) })
 			}
 			for _, i := range idx {
 				take(g, i)
@@ -521,11 +534,11 @@ func (r *Replayer) load() {
 
 // key is the identity of cs's recorded delivery i.
 func (r *Replayer) key(cs *replayConsumer, i int) deliveryKey {
-	sp := &r.spans[cs.deliveries[i].entry]
-	if sp.Start() {
-		return deliveryKey{inst: r.instOf[sp.Name()], start: true}
+	j := int(cs.deliveries[i].entry)
+	if r.spans.Start(j) {
+		return deliveryKey{inst: r.instOf[r.spans.Name(j)], start: true}
 	}
-	return deliveryKey{inst: r.instOf[sp.Name()], msg: sp.Message()}
+	return deliveryKey{inst: r.instOf[r.spans.Name(j)], msg: r.spans.Message(j)}
 }
 
 // lookup returns the index in cs.deliveries of the recorded delivery with
@@ -561,7 +574,7 @@ func (cs *replayConsumer) recorded(a *artifact.Artifact, i int) *artifact.Entry 
 // first one added (load adds a group's entries in seq order).
 func (r *Replayer) addPublish(m artifact.MessageID, i, g int) {
 	// first reports whether entry j, already noted, stays.
-	first := func(j int) bool { return min(int64(r.spans[j].Consumer()), int64(len(r.cons))) <= int64(g) }
+	first := func(j int) bool { return min(int64(r.spans.Consumer(j)), int64(len(r.cons))) <= int64(g) }
 	if int64(m.Producer) >= int64(len(r.cons)) || m.Seq > uint64(r.art.Len()) {
 		if j, dup := r.other[m]; !dup || !first(j) {
 			r.other[m] = i
@@ -572,8 +585,8 @@ func (r *Replayer) addPublish(m artifact.MessageID, i, g int) {
 	for uint64(len(seqs)) <= m.Seq {
 		seqs = append(seqs, -1)
 	}
-	if j := seqs[m.Seq]; j < 0 || !first(j) {
-		seqs[m.Seq] = i
+	if j := seqs[m.Seq]; j < 0 || !first(int(j)) {
+		seqs[m.Seq] = int32(i)
 	}
 	r.pubs[m.Producer] = seqs
 }
@@ -582,7 +595,7 @@ func (r *Replayer) addPublish(m artifact.MessageID, i, g int) {
 func (r *Replayer) publishEntry(m artifact.MessageID) (int, bool) {
 	if int64(m.Producer) < int64(len(r.pubs)) {
 		if seqs := r.pubs[m.Producer]; m.Seq < uint64(len(seqs)) && seqs[m.Seq] >= 0 {
-			return seqs[m.Seq], true
+			return int(seqs[m.Seq]), true
 		}
 	}
 	i, ok := r.other[m]
@@ -782,7 +795,7 @@ func (r *Replayer) serve(cs *replayConsumer, p stdlib.Primitive, args []byte, li
 	)
 	if i, ok := run.next(cs); ok {
 		at = i
-		if unboxedCalls && p.Effect != stdlib.Exit && p.Journal != stdlib.Output && r.spans[i].Kind() == artifact.KindInvocation {
+		if unboxedCalls && p.Effect != stdlib.Exit && p.Journal != stdlib.Output && r.spans.Kind(i) == artifact.KindInvocation {
 			inv, isInv = r.art.Invocation(i)
 		}
 		if !isInv {
@@ -1161,7 +1174,7 @@ func (r *Replayer) Deliver(c, n int, d *host.Delivery, state host.StateReader) e
 	r.leaveRun(cs)
 	key := keyOf(d)
 	cs.n, cs.runInputs, cs.runOutputs = n, 0, 0
-	i, ok := cs.given, cs.given >= 0 && r.key(cs, cs.given) == key
+	i, ok := cs.given, cs.given >= 0 && cs.givenKey == key
 	if !ok {
 		i, ok = r.lookup(cs, key)
 	}
@@ -1356,7 +1369,7 @@ func (r *Replayer) Next(c int, pending []host.Delivery) (int, time.Duration) {
 			d := &pending[i]
 			if d.Target == want.inst && d.Message.Seq == want.msg.Seq && d.Message.Producer == int(want.msg.Producer) &&
 				d.IsStart() == want.start {
-				cs.given = cs.pos
+				cs.given, cs.givenKey = cs.pos, want
 				cs.gave()
 				cs.holdSince = time.Time{}
 				r.progressed()
@@ -1372,7 +1385,7 @@ func (r *Replayer) Next(c int, pending []host.Delivery) (int, time.Duration) {
 		}
 		cs.timeouts++
 		cs.abandoned = true
-		rd, _ := r.art.Delivery(cs.deliveries[cs.pos].entry)
+		rd, _ := r.art.Delivery(int(cs.deliveries[cs.pos].entry))
 		r.nFindings++
 		if len(r.findings) < maxFindings {
 			r.findings = append(r.findings, Finding{Kind: OrderTimeout, At: artifact.Coordinate{Consumer: uint32(c), N: uint64(cs.pos)},
@@ -1473,7 +1486,7 @@ func (r *Replayer) Stats() Stats {
 		}
 		unused := func(run *callRun) {
 			for _, i := range cs.callEntries[min(run.from+run.used, run.to):run.to] {
-				if r.spans[i].Kind() == artifact.KindInvocation {
+				if r.spans.Kind(int(i)) == artifact.KindInvocation {
 					s.Unconsumed++
 				} else {
 					s.OutputMismatches++

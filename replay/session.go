@@ -67,6 +67,9 @@ func Run(ctx context.Context, art *artifact.Artifact, img *image.Image, opts Ses
 	if err := Replayable(img); err != nil {
 		return nil, err
 	}
+	if art.Len() > maxReplayEntries {
+		return nil, fmt.Errorf("the recording holds %d entries, more than a replay can hold (%d)", art.Len(), maxReplayEntries)
+	}
 	record := opts.Record || opts.Output != "" || opts.AllowLiveEffects
 	first, err := runPass(ctx, art, img, opts, record, opts.Output, opts.Stdout, opts.Stderr)
 	if err != nil {

@@ -68,7 +68,7 @@ type Artifact struct {
 	// each entry lies in them, and the names its entries share.
 	indexed bool
 	data    []byte
-	spans   []span
+	spans   spanTable
 	names   *nameTable
 }
 

@@ -149,7 +149,7 @@ func decodeAs(data []byte, keep bool, split int) (*Artifact, *FormatError) {
 		a.Entries = make([]Entry, 0, n)
 	default:
 		a.indexed, a.data, a.names = true, data, c.names
-		a.spans = make([]span, 0, n)
+		a.spans.list = make([]span, 0, n)
 		if split > 0 && n >= split {
 			sum = hashAhead(data)
 			if ferr := c.indexHalves(a, n, framed, marks, &found); ferr != nil {
@@ -176,11 +176,11 @@ func decodeAs(data []byte, keep bool, split int) (*Artifact, *FormatError) {
 			return a, c.err
 		}
 		if !keep {
-			sp := bc.span(kind)
+			sp := bc.span(kind, &a.spans.wide)
 			if bc.finish(); bc.err != nil {
 				return a, bc.err
 			}
-			a.spans = append(a.spans, sp)
+			a.spans.list = append(a.spans.list, sp)
 			found.add(sp.consumer)
 			continue
 		}
@@ -221,10 +221,11 @@ func (c *cursor) indexHalves(a *Artifact, n, framed int, marks []int, found *ent
 		half = n / 2
 		_, mid = countEntries(c.data[c.pos:c.pos+framed], half)
 	}
-	a.spans = a.spans[:n]
+	a.spans.list = a.spans.list[:n]
 	type part struct {
 		cur   *cursor
 		found entryCounts
+		wide  []wideSpan
 		err   *FormatError
 	}
 	first := &part{cur: &cursor{data: c.data, pos: c.pos, end: c.pos + mid, top: true, names: c.names, v2: c.v2}}
@@ -232,9 +233,9 @@ func (c *cursor) indexHalves(a *Artifact, n, framed int, marks []int, found *ent
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		second.err = second.cur.indexRange(a.spans[half:], half, &second.found)
+		second.err = second.cur.indexRange(a.spans.list[half:], half, &second.found, &second.wide)
 	}()
-	first.err = first.cur.indexRange(a.spans[:half], 0, &first.found)
+	first.err = first.cur.indexRange(a.spans.list[:half], 0, &first.found, &first.wide)
 	<-done
 	if first.err != nil {
 		return first.err
@@ -247,12 +248,20 @@ func (c *cursor) indexHalves(a *Artifact, n, framed int, marks []int, found *ent
 	for id, s := range second.cur.names.list {
 		renumber[id] = c.names.idOf(s)
 	}
-	for i := range a.spans[half:] {
-		if sp := &a.spans[half+i]; sp.name != noName {
+	// And its wide spans number their values in a list of its own,
+	// which follows the first half's.
+	a.spans.wide = append(append(a.spans.wide, first.wide...), second.wide...)
+	shift := uint32(len(a.spans.wide) - len(second.wide))
+	for i := range a.spans.list[half:] {
+		sp := &a.spans.list[half+i]
+		if sp.name != noName {
 			sp.name = renumber[sp.name]
 			if sp.topic != 0 {
 				sp.topic = spanTopic(renumber[sp.topic-1])
 			}
+		}
+		if sp.flags&spanWide != 0 {
+			sp.at32 += shift
 		}
 	}
 	found.merge(&first.found)
@@ -263,10 +272,10 @@ func (c *cursor) indexHalves(a *Artifact, n, framed int, marks []int, found *ent
 
 // indexRange indexes len(spans) entry records from c.pos, entries first
 // on, all of them framed: it is the loop of decodeAs for such records.
-func (c *cursor) indexRange(spans []span, first int, found *entryCounts) *FormatError {
+func (c *cursor) indexRange(spans []span, first int, found *entryCounts, wide *[]wideSpan) *FormatError {
 	for i := range spans {
 		start := c.pos
-		if next, ok := fastRecord(c.data, start, c.end, c.names, c.v2, &spans[i]); ok {
+		if next, ok := fastRecord(c.data, start, c.end, c.names, c.v2, &spans[i], wide); ok {
 			found.add(spans[i].consumer)
 			c.pos = next
 			continue
@@ -277,7 +286,7 @@ func (c *cursor) indexRange(spans []span, first int, found *entryCounts) *Format
 		if c.err != nil {
 			return c.err
 		}
-		sp := bc.span(kind)
+		sp := bc.span(kind, wide)
 		if bc.finish(); bc.err != nil {
 			return bc.err
 		}
@@ -854,14 +863,18 @@ func (c *cursor) body(kind Kind) Entry {
 
 // span reads an entry body as body does, checking every field, and
 // returns where it lies instead of what it holds, with the few fields a
-// replay's tables are built from.
-func (c *cursor) span(kind Kind) span {
-	sp := span{consumer: c.consumer(), seq: c.uvarint("seq"), at: c.pos, end: c.end, name: noName}
+// replay's tables are built from (its wide values appended to *wide).
+func (c *cursor) span(kind Kind, wide *[]wideSpan) (sp span) {
+	sp = span{consumer: c.consumer(), name: noName}
+	seq := c.uvarint("seq")
+	at, end := c.pos, c.end
+	var msgSeq uint64
 	if kind.known() {
 		sp.kind = uint8(kind)
 	} else {
-		sp.msgSeq = uint64(kind) // see span.kind
+		msgSeq = uint64(kind) // see span.kind
 	}
+	defer func() { setPlace(&sp, wide, seq, msgSeq, at, end) }()
 	switch kind {
 	case KindInvocation:
 		x := c.invocation()
@@ -870,13 +883,16 @@ func (c *cursor) span(kind Kind) span {
 		}
 	case KindPublish:
 		x := c.publish()
-		sp.producer, sp.msgSeq = x.Message.Producer, x.Message.Seq
+		sp.producer, msgSeq = x.Message.Producer, x.Message.Seq
 		if c.err == nil {
 			sp.name = c.names.idOf(x.Topic)
 		}
 	case KindDelivery:
 		x := c.delivery()
-		sp.producer, sp.msgSeq, sp.start = x.Message.Producer, x.Message.Seq, x.Start
+		sp.producer, msgSeq = x.Message.Producer, x.Message.Seq
+		if x.Start {
+			sp.flags |= spanStart
+		}
 		if c.err == nil {
 			sp.name = c.names.idOf(x.Target)
 		}

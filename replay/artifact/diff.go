@@ -500,8 +500,8 @@ func sameStreams(a *Artifact, ai []int, b *Artifact, bi []int) bool {
 	}
 	for k, i := range ai {
 		j := bi[k]
-		x, y := &a.spans[i], &b.spans[j]
-		if x.kind != y.kind || x.kind == 0 || !bytes.Equal(a.data[x.at:x.end], b.data[y.at:y.end]) {
+		x, y := &a.spans.list[i], &b.spans.list[j]
+		if x.kind != y.kind || x.kind == 0 || !bytes.Equal(a.data[a.spans.at(x):a.spans.end(x)], b.data[b.spans.at(y):b.spans.end(y)]) {
 			return false
 		}
 	}

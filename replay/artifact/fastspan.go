@@ -16,7 +16,7 @@ import "math"
 // fastRecord indexes the entry record at data[at:end] (its marker, its
 // length and its body) into sp and returns where the next record starts.
 // When it gives up, sp holds nothing of use.
-func fastRecord(data []byte, at, end int, names *nameTable, v2 bool, sp *span) (int, bool) {
+func fastRecord(data []byte, at, end int, names *nameTable, v2 bool, sp *span, wide *[]wideSpan) (int, bool) {
 	b := data[:end]
 	kind, i, ok := fastUvarint(b, at)
 	if !ok {
@@ -26,36 +26,37 @@ func fastRecord(data []byte, at, end int, names *nameTable, v2 bool, sp *span) (
 	if !ok || n > uint64(end-i) {
 		return 0, false
 	}
-	return i + int(n), fastSpan(data, i, i+int(n), Kind(kind), names, v2, sp)
+	return i + int(n), fastSpan(data, i, i+int(n), Kind(kind), names, v2, sp, wide)
 }
 
 // fastSpan indexes the entry whose body is data[at:end], of kind kind,
 // when it is a well-formed publish, delivery or invocation (that did not
 // trap), of format version 2 or newer when v2, interning its names in names as the general reader does.
-// (Spans are filled in place: returning them costs two copies each.)
-func fastSpan(data []byte, at, end int, kind Kind, names *nameTable, v2 bool, sp *span) bool {
+// (Spans are filled in place: returning them costs two copies each.) A
+// wide span's values are appended to *wide (setPlace).
+func fastSpan(data []byte, at, end int, kind Kind, names *nameTable, v2 bool, sp *span, wide *[]wideSpan) bool {
 	if kind != KindPublish && kind != KindDelivery && kind != KindInvocation {
 		return false
 	}
 	b := data[:end]
 	i := at
 	var ok bool
-	*sp = span{kind: uint8(kind), end: end, name: noName}
-	var c uint64
+	*sp = span{kind: uint8(kind), name: noName}
+	var c, seq, msgSeq uint64
 	if c, i, ok = fastUvarint(b, i); !ok || c > math.MaxUint32 {
 		return false
 	}
 	sp.consumer = uint32(c)
-	if sp.seq, i, ok = fastUvarint(b, i); !ok {
+	if seq, i, ok = fastUvarint(b, i); !ok {
 		return false
 	}
-	sp.at = i
+	fields := i
 	switch kind {
 	case KindPublish:
 		if sp.name, i, ok = fastName(b, i, names); !ok {
 			return false
 		}
-		if sp.producer, sp.msgSeq, i, ok = fastMessage(b, i); !ok {
+		if sp.producer, msgSeq, i, ok = fastMessage(b, i); !ok {
 			return false
 		}
 		if _, i, ok = fastBytes(b, i); !ok {
@@ -70,10 +71,13 @@ func fastSpan(data []byte, at, end int, kind Kind, names *nameTable, v2 bool, sp
 		if sp.name, i, ok = fastName(b, i, names); !ok || i >= len(b) || b[i] > 1 {
 			return false
 		}
-		sp.start = b[i] == 1
+		start := b[i] == 1
+		if start {
+			sp.flags |= spanStart
+		}
 		i++
-		if !sp.start {
-			if sp.producer, sp.msgSeq, i, ok = fastMessage(b, i); !ok {
+		if !start {
+			if sp.producer, msgSeq, i, ok = fastMessage(b, i); !ok {
 				return false
 			}
 			var topic uint32
@@ -101,7 +105,11 @@ func fastSpan(data []byte, at, end int, kind Kind, names *nameTable, v2 bool, sp
 			return false
 		}
 	}
-	return i == end
+	if i != end {
+		return false
+	}
+	setPlace(sp, wide, seq, msgSeq, fields, end)
+	return true
 }
 
 // spanTopic is span.topic for a topic numbered id.

@@ -161,14 +161,18 @@ func admitAgreesWithVerify(t *testing.T, data []byte, a *Artifact) {
 	if err != nil {
 		t.Fatalf("Index refuses what Decode accepts: %v", err)
 	}
+	checkHeads(t, ix, a) // the 32-byte spans, wide or not, against the entries
 	if ierr := ix.Verify(); (ierr == nil) != (verr == nil) || ierr != nil && ierr.Error() != verr.Error() {
 		t.Fatalf("Verify on the index: %v; on the decoded entries: %v", ierr, verr)
 	}
 	// Split in two, the index is read by the fast reader, whose spans
 	// note the deliveries' topics (which Verify then does not read).
-	if sx, ferr := decodeIndexedFrom(data, 1); ferr != nil {
+	sx, ferr := decodeIndexedFrom(data, 1)
+	if ferr != nil {
 		t.Fatalf("the split index refuses what Decode accepts: %v", ferr)
-	} else if serr := sx.Verify(); (serr == nil) != (verr == nil) || serr != nil && serr.Error() != verr.Error() {
+	}
+	checkHeads(t, sx, a)
+	if serr := sx.Verify(); (serr == nil) != (verr == nil) || serr != nil && serr.Error() != verr.Error() {
 		t.Fatalf("Verify on the split index: %v; on the decoded entries: %v", serr, verr)
 	}
 	id := Identity{BuildDigest: a.Header.BuildDigest, ShapeHash: a.Header.ShapeHash}

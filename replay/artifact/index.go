@@ -1,5 +1,7 @@
 package artifact
 
+import "math"
+
 // An artifact from Index or Admit keeps an index of its entries rather
 // than the entries themselves (see decodeIndexed): one span per entry, in one
 // array with no pointers in it. A replay reads an entry's fields from the
@@ -9,28 +11,98 @@ package artifact
 
 // span locates one entry's fields in Artifact.data and holds the few of
 // them that a replay's tables are built from. It has no pointers, so
-// the garbage collector never scans the index.
+// the garbage collector never scans the index, and it is 32 bytes: its
+// offsets and seqs are held in 32 bits. An entry whose offsets or seqs
+// do not fit (an artifact of 4 GiB or more, a seq of 2^32 or more, an
+// unknown kind's code of 2^32 or more) is wide: its span holds the
+// number of its wideSpan in the spanTable's wide list in at, and the
+// wide list holds those four values whole. Read them through the
+// spanTable (seq, msgSeq, at, end), never from the span's fields.
 type span struct {
-	seq      uint64
-	at, end  int    // the kind's fields: data[at:end]
-	msgSeq   uint64 // publish, delivery: the message's seq; an entry of an unknown kind: its kind code
-	consumer uint32
-	producer uint32 // publish, delivery: the message's producer
-	name     uint32 // publish: the topic, delivery: the target, invocation: the primitive, as numbered in the nameTable; else noName
-	kind     uint8  // a known kind, or 0 (the code is in msgSeq)
-	start    bool   // delivery: a start delivery
+	at32, size32 uint32 // the kind's fields: data[at:at+size]; when wide, at32 numbers the wideSpan
+	seq32        uint32
+	msg32        uint32 // publish, delivery: the message's seq; an entry of an unknown kind: its kind code
+	consumer     uint32
+	producer     uint32 // publish, delivery: the message's producer
+	name         uint32 // publish: the topic, delivery: the target, invocation: the primitive, as numbered in the nameTable; else noName
+	kind         uint8  // a known kind, or 0 (the code is in msgSeq)
+	flags        uint8  // spanStart, spanWide
 	// topic is, for a delivery of a message read by fastSpan, its
 	// topic's number in the nameTable plus one, so that Verify need not
 	// read the topic again; 0 when not noted (a number of 1<<16-1 or
-	// more, or an entry the general reader read). It fills what was
-	// padding: a span is 48 bytes either way.
+	// more, or an entry the general reader read).
 	topic uint16
+}
+
+// span flags.
+const (
+	spanStart = 1 << iota // delivery: a start delivery
+	spanWide              // the offsets and seqs are in the wide list
+)
+
+// wideSpan holds the offsets and seqs of a wide span whole.
+type wideSpan struct {
+	seq, msgSeq uint64
+	at, end     int
+}
+
+// spanTable is an index's spans and the wide values of the few that
+// need them.
+type spanTable struct {
+	list []span
+	wide []wideSpan
+}
+
+// start reports whether a delivery is a start delivery.
+func (sp *span) start() bool { return sp.flags&spanStart != 0 }
+
+func (t *spanTable) seq(sp *span) uint64 {
+	if sp.flags&spanWide != 0 {
+		return t.wide[sp.at32].seq
+	}
+	return uint64(sp.seq32)
+}
+
+func (t *spanTable) msgSeq(sp *span) uint64 {
+	if sp.flags&spanWide != 0 {
+		return t.wide[sp.at32].msgSeq
+	}
+	return uint64(sp.msg32)
+}
+
+// at and end delimit the entry's fields (after its consumer and seq).
+func (t *spanTable) at(sp *span) int {
+	if sp.flags&spanWide != 0 {
+		return t.wide[sp.at32].at
+	}
+	return int(sp.at32)
+}
+
+func (t *spanTable) end(sp *span) int {
+	if sp.flags&spanWide != 0 {
+		return t.wide[sp.at32].end
+	}
+	return int(sp.at32) + int(sp.size32)
+}
+
+// setPlace sets sp's seq, message seq and field offsets, in its own
+// fields when they fit in 32 bits, else in a wideSpan appended to *wide.
+func setPlace(sp *span, wide *[]wideSpan, seq, msgSeq uint64, at, end int) {
+	if seq <= math.MaxUint32 && msgSeq <= math.MaxUint32 && uint64(end) <= math.MaxUint32 {
+		sp.seq32, sp.msg32, sp.at32, sp.size32 = uint32(seq), uint32(msgSeq), uint32(at), uint32(end-at)
+		sp.flags &^= spanWide
+		return
+	}
+	sp.flags |= spanWide
+	sp.seq32, sp.msg32, sp.size32 = 0, 0, 0
+	sp.at32 = uint32(len(*wide))
+	*wide = append(*wide, wideSpan{seq: seq, msgSeq: msgSeq, at: at, end: end})
 }
 
 // Len returns the number of entries.
 func (a *Artifact) Len() int {
 	if a.indexed {
-		return len(a.spans)
+		return len(a.spans.list)
 	}
 	return len(a.Entries)
 }
@@ -40,24 +112,25 @@ func (a *Artifact) Entry(i int) Entry {
 	if !a.indexed {
 		return a.Entries[i]
 	}
-	sp := &a.spans[i]
+	sp := &a.spans.list[i]
 	if Kind(sp.kind) == KindInvocation {
 		// Served for every input call a replay makes.
 		if x, ok := a.invocation(i); ok {
-			return Entry{Consumer: sp.consumer, Seq: sp.seq, Body: x}
+			return Entry{Consumer: sp.consumer, Seq: a.spans.seq(sp), Body: x}
 		}
 	}
 	c := a.reader(i)
-	return Entry{Consumer: sp.consumer, Seq: sp.seq, Body: c.fields(a.kindOf(i))}
+	return Entry{Consumer: sp.consumer, Seq: a.spans.seq(sp), Body: c.fields(a.kindOf(i))}
 }
 
 // invocation reads indexed entry i, an invocation, with the primitive
 // from its span; it gives up (false) on a trapped call, whose message the
 // general reader reads.
 func (a *Artifact) invocation(i int) (Invocation, bool) {
-	sp := &a.spans[i]
-	b := a.data[:sp.end]
-	_, j, ok := fastBytes(b, sp.at)
+	sp := &a.spans.list[i]
+	end := a.spans.end(sp)
+	b := a.data[:end]
+	_, j, ok := fastBytes(b, a.spans.at(sp))
 	if !ok || sp.name == noName {
 		return Invocation{}, false
 	}
@@ -77,14 +150,14 @@ func (a *Artifact) invocation(i int) (Invocation, bool) {
 	default:
 		ok = false
 	}
-	return x, ok && to == sp.end
+	return x, ok && to == end
 }
 
 // head returns entry i's consumer, seq and kind without reading its fields.
 func (a *Artifact) head(i int) (consumer uint32, seq uint64, kind Kind) {
 	if a.indexed {
-		sp := &a.spans[i]
-		return sp.consumer, sp.seq, a.kindOf(i)
+		sp := &a.spans.list[i]
+		return sp.consumer, a.spans.seq(sp), a.kindOf(i)
 	}
 	e := &a.Entries[i]
 	if e.Body == nil {
@@ -95,36 +168,41 @@ func (a *Artifact) head(i int) (consumer uint32, seq uint64, kind Kind) {
 
 // kindOf returns indexed entry i's kind code.
 func (a *Artifact) kindOf(i int) Kind {
-	sp := &a.spans[i]
+	sp := &a.spans.list[i]
 	if sp.kind != 0 {
 		return Kind(sp.kind)
 	}
-	return Kind(sp.msgSeq)
+	return Kind(a.spans.msgSeq(sp))
 }
 
 // heads returns the artifact's spans and the names they number. Those of
 // a decoded artifact are made for the call and locate nothing (at and
 // end are 0): only their consumer, seq, kind, message and name are set.
-func (a *Artifact) heads() ([]span, *nameTable) {
+func (a *Artifact) heads() (*spanTable, *nameTable) {
 	if a.indexed {
-		return a.spans, a.names
+		return &a.spans, a.names
 	}
 	names := &nameTable{}
-	spans := make([]span, len(a.Entries))
+	t := &spanTable{list: make([]span, len(a.Entries))}
 	for i, e := range a.Entries {
-		sp := &spans[i]
-		sp.consumer, sp.seq, sp.name = e.Consumer, e.Seq, noName
+		sp := &t.list[i]
+		sp.consumer, sp.name = e.Consumer, noName
+		var msgSeq uint64
 		switch x := e.Body.(type) {
 		case Publish:
-			sp.producer, sp.msgSeq, sp.name = x.Message.Producer, x.Message.Seq, names.idOf(x.Topic)
+			sp.producer, msgSeq, sp.name = x.Message.Producer, x.Message.Seq, names.idOf(x.Topic)
 		case Delivery:
-			sp.producer, sp.msgSeq, sp.start, sp.name = x.Message.Producer, x.Message.Seq, x.Start, names.idOf(x.Target)
+			sp.producer, msgSeq, sp.name = x.Message.Producer, x.Message.Seq, names.idOf(x.Target)
+			if x.Start {
+				sp.flags |= spanStart
+			}
 		}
 		if e.Body != nil && e.Body.Kind().known() {
 			sp.kind = uint8(e.Body.Kind())
 		}
+		setPlace(sp, &t.wide, e.Seq, msgSeq, 0, 0)
 	}
-	return spans, names
+	return t, names
 }
 
 // publish returns entry i's fields when it is a publish, without the
@@ -134,14 +212,15 @@ func (a *Artifact) publish(i int) (Publish, bool) {
 		x, ok := a.Entries[i].Body.(Publish)
 		return x, ok
 	}
-	sp := &a.spans[i]
+	sp := &a.spans.list[i]
 	if Kind(sp.kind) != KindPublish {
 		return Publish{}, false
 	}
 	// Every message's payload is compared, so the topic comes from the
 	// span and only the payload is read, past the fields before it.
-	b := a.data[:sp.end]
-	if _, j, ok := fastBytes(b, sp.at); ok {
+	spEnd := a.spans.end(sp)
+	b := a.data[:spEnd]
+	if _, j, ok := fastBytes(b, a.spans.at(sp)); ok {
 		if _, _, j, ok = fastMessage(b, j); ok {
 			if from, to, ok := fastBytes(b, j); ok {
 				var delay uint64
@@ -149,8 +228,8 @@ func (a *Artifact) publish(i int) (Publish, bool) {
 				if a.Version >= 2 {
 					delay, end, ok = fastUvarint(b, to)
 				}
-				if ok && end == sp.end {
-					return Publish{Topic: a.names.list[sp.name], Message: MessageID{sp.producer, sp.msgSeq},
+				if ok && end == spEnd {
+					return Publish{Topic: a.names.list[sp.name], Message: MessageID{sp.producer, a.spans.msgSeq(sp)},
 						Payload: b[from:to:to], DelayMS: delay}, true
 				}
 			}
@@ -166,7 +245,7 @@ func (a *Artifact) delivery(i int) (Delivery, bool) {
 		x, ok := a.Entries[i].Body.(Delivery)
 		return x, ok
 	}
-	if Kind(a.spans[i].kind) != KindDelivery {
+	if Kind(a.spans.list[i].kind) != KindDelivery {
 		return Delivery{}, false
 	}
 	c := a.reader(i)
@@ -176,8 +255,9 @@ func (a *Artifact) delivery(i int) (Delivery, bool) {
 // reader returns a cursor over indexed entry i's fields. It only reads
 // the interned names, so readers on several goroutines may share them.
 func (a *Artifact) reader(i int) cursor {
-	sp := &a.spans[i]
-	return cursor{data: a.data, pos: sp.at, end: sp.end, start: sp.at, what: entryLabel(a.kindOf(i)),
+	sp := &a.spans.list[i]
+	at := a.spans.at(sp)
+	return cursor{data: a.data, pos: at, end: a.spans.end(sp), start: at, what: entryLabel(a.kindOf(i)),
 		entry: i, names: a.names, frozen: true, v2: a.Version >= 2}
 }
 
@@ -188,9 +268,9 @@ func (a *Artifact) full() *Artifact {
 		return a
 	}
 	b := *a
-	b.indexed, b.spans, b.data, b.names = false, nil, nil, nil
-	b.Entries = make([]Entry, len(a.spans))
-	for i := range a.spans {
+	b.indexed, b.spans, b.data, b.names = false, spanTable{}, nil, nil
+	b.Entries = make([]Entry, len(a.spans.list))
+	for i := range a.spans.list {
 		b.Entries[i] = a.Entry(i)
 	}
 	return &b

@@ -166,15 +166,15 @@ func TestDeliveryTopicNoted(t *testing.T) {
 		}
 		noted := 0
 		for i := 1; i < ix.Len(); i += 2 {
-			sp := ix.spans[i]
+			sp := ix.spans.list[i]
 			if sp.topic != 0 {
 				noted++
 			}
 			name, id := ix.deliveryTopic(i, ix.names, noName)
 			// The same entry, its topic read from its bytes.
-			ix.spans[i].topic = 0
+			ix.spans.list[i].topic = 0
 			wantName, wantID := ix.deliveryTopic(i, ix.names, noName)
-			ix.spans[i].topic = sp.topic
+			ix.spans.list[i].topic = sp.topic
 			if name != wantName || id != wantID || name != a.Entries[i].Body.(Delivery).Topic {
 				t.Fatalf("split %d, entry %d: topic %q (%d), read from the entry %q (%d)", split, i, name, id, wantName, wantID)
 			}
@@ -183,6 +183,137 @@ func TestDeliveryTopicNoted(t *testing.T) {
 		// (split) all but those numbered 1<<16-1 and on.
 		if split == 0 && noted != 0 || split > 0 && (noted == 0 || noted == n) {
 			t.Fatalf("split %d: %d of %d deliveries noted their topic", split, noted, n)
+		}
+	}
+}
+
+// refHead is an entry's head as the 48-byte span held it, read from the
+// decoded entry: the reference for the 32-bit spans and their wide list.
+type refHead struct {
+	consumer, producer uint32
+	seq, msgSeq        uint64
+	kind               Kind
+	start              bool
+	name               string
+}
+
+func refHeadOf(e Entry) refHead {
+	h := refHead{consumer: e.Consumer, seq: e.Seq}
+	switch x := e.Body.(type) {
+	case Publish:
+		h.producer, h.msgSeq, h.name = x.Message.Producer, x.Message.Seq, x.Topic
+	case Delivery:
+		h.producer, h.msgSeq, h.start, h.name = x.Message.Producer, x.Message.Seq, x.Start, x.Target
+	case Invocation:
+		h.name = x.Primitive
+	}
+	if e.Body != nil && e.Body.Kind().known() {
+		h.kind = e.Body.Kind()
+	}
+	return h
+}
+
+// TestSpansMatchEntries holds the index's 32-byte spans to the decoded
+// entries, on artifacts whose seqs, message seqs and unknown kinds' codes
+// fit in 32 bits and on ones where some do not (wide spans), read whole,
+// split in two (where each half keeps its own wide list until they are
+// joined) and as a decoded artifact's heads: every head, every entry and
+// every field place must be what the decoder reads.
+func TestSpansMatchEntries(t *testing.T) {
+	if s := reflect.TypeFor[span]().Size(); s != 32 {
+		t.Errorf("a span is %d bytes, want 32", s)
+	}
+	for _, wide := range []uint64{0, 1 << 33, 1<<64 - 1} {
+		a := largeArtifact(splitFrom + 100)
+		// Make some entries wide: a huge seq on consumer 1 from the
+		// middle on (a new numbering, which Verify refuses, but the index
+		// must hold it), a message seq, an unknown kind's code.
+		for i := range a.Entries {
+			e := &a.Entries[i]
+			if wide == 0 {
+				break
+			}
+			if e.Consumer == 1 && i > len(a.Entries)/3 {
+				e.Seq += wide - uint64(len(a.Entries))
+			}
+			switch i % 97 {
+			case 5:
+				if x, ok := e.Body.(Publish); ok {
+					x.Message.Seq = wide - uint64(i)
+					e.Body = x
+				}
+			case 11:
+				e.Body = Unknown{Code: Kind(wide - uint64(i)), Data: []byte{byte(i), 7}}
+			}
+		}
+		data := mustEncode(t, a)
+		full, err := Decode(data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, split := range []int{0, 1, splitFrom} {
+			ix, ferr := decodeIndexedFrom(data, split)
+			if ferr != nil {
+				t.Fatal(ferr)
+			}
+			if wide == 0 && len(ix.spans.wide) != 0 || wide != 0 && len(ix.spans.wide) < 10 {
+				t.Fatalf("wide %d, split %d: %d wide spans", wide, split, len(ix.spans.wide))
+			}
+			checkHeads(t, ix, full)
+			for i, want := range full.Entries {
+				if got := ix.Entry(i); !reflect.DeepEqual(got, want) {
+					t.Fatalf("wide %d, split %d, entry %d: indexed %#v, decoded %#v", wide, split, i, got, want)
+				}
+				if _, ok := want.Body.(Unknown); ok && ix.kindOf(i) != want.Body.Kind() {
+					t.Fatalf("entry %d: kind %d, decoded %d", i, ix.kindOf(i), want.Body.Kind())
+				}
+			}
+			if iv, fv := ix.Verify(), full.Verify(); (iv == nil) != (fv == nil) || iv != nil && iv.Error() != fv.Error() {
+				t.Fatalf("wide %d, split %d: Verify %v on the index, %v on the entries", wide, split, ix.Verify(), full.Verify())
+			}
+		}
+		checkHeads(t, full, full)
+	}
+	// Offsets past 4 GiB, which no test artifact reaches, go wide too.
+	var sp span
+	var wl []wideSpan
+	t32 := spanTable{wide: wl}
+	for _, at := range []int{0, 1<<32 - 10, 1 << 32, 1<<40 + 3} {
+		end := at + 9
+		setPlace(&sp, &t32.wide, 7, 8, at, end)
+		if t32.at(&sp) != at || t32.end(&sp) != end || t32.seq(&sp) != 7 || t32.msgSeq(&sp) != 8 {
+			t.Fatalf("at %d: read back %d..%d, seq %d, message %d", at, t32.at(&sp), t32.end(&sp), t32.seq(&sp), t32.msgSeq(&sp))
+		}
+		if (sp.flags&spanWide != 0) != (end > math.MaxUint32) {
+			t.Fatalf("at %d: wide %v", at, sp.flags&spanWide != 0)
+		}
+	}
+}
+
+// checkHeads compares a's heads with the decoded entries of full.
+func checkHeads(t *testing.T, a, full *Artifact) {
+	t.Helper()
+	spans, names := a.Heads()
+	if spans.Len() != len(full.Entries) {
+		t.Fatalf("%d heads, %d entries", spans.Len(), len(full.Entries))
+	}
+	for i, e := range full.Entries {
+		want := refHeadOf(e)
+		if !a.indexed && want.kind == KindInvocation {
+			want.name = "" // a decoded artifact's heads name publishes and deliveries only
+		}
+		if x, ok := e.Body.(Unknown); ok && a.indexed {
+			want.msgSeq = uint64(x.Code) // an index holds an unknown kind's code there
+		}
+		h := spans.At(i)
+		got := refHead{consumer: h.Consumer(), seq: h.Seq(), producer: h.Message().Producer, msgSeq: h.Message().Seq,
+			kind: h.Kind(), start: h.Start()}
+		if h.Name() != noName {
+			got.name = names[h.Name()]
+		}
+		if got != want || spans.Seq(i) != want.seq || spans.Consumer(i) != want.consumer || spans.Kind(i) != want.kind ||
+			spans.Message(i) != h.Message() || spans.Name(i) != h.Name() || spans.Start(i) != want.start {
+			t.Fatalf("entry %d: head %+v, decoded %+v", i, got, want)
 		}
 	}
 }

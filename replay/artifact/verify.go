@@ -65,7 +65,7 @@ func (a *Artifact) Verify() error {
 	// and a trap's or exit's fields are read from the entry itself.
 	spans, names := a.heads()
 	subs := newSubscriptions(len(names.list))
-	consumers.reservePublishes(spans)
+	consumers.reservePublishes(spans.list)
 	var exit *Exit
 	traps := 0
 
@@ -79,21 +79,21 @@ func (a *Artifact) Verify() error {
 		return nil
 	}
 
-	for i := range spans {
-		sp := &spans[i]
+	for i := range spans.list {
+		sp := &spans.list[i]
 		c := consumers.get(sp.consumer)
 		if c == nil {
 			return bad(i, "consumer %d is not in the consumer table", sp.consumer)
 		}
-		if sp.seq != c.next {
-			return bad(i, "consumer %d has seq %d where %d was expected", sp.consumer, sp.seq, c.next)
+		if seq := spans.seq(sp); seq != c.next {
+			return bad(i, "consumer %d has seq %d where %d was expected", sp.consumer, seq, c.next)
 		}
 		c.next++
 
 		switch Kind(sp.kind) {
 		case KindPublish:
 			want := MessageID{Producer: sp.consumer, Seq: uint64(len(c.published))}
-			if got := (MessageID{Producer: sp.producer, Seq: sp.msgSeq}); got != want {
+			if got := (MessageID{Producer: sp.producer, Seq: spans.msgSeq(sp)}); got != want {
 				return bad(i, "publish by consumer %d has message identity %s where %s was expected", sp.consumer, got, want)
 			}
 			c.published = append(c.published, sp.name)
@@ -105,12 +105,12 @@ func (a *Artifact) Verify() error {
 				}
 				c.target = sp.name
 			}
-			if !sp.start {
-				msg := MessageID{Producer: sp.producer, Seq: sp.msgSeq}
+			if !sp.start() {
+				msg := MessageID{Producer: sp.producer, Seq: spans.msgSeq(sp)}
 				producer := consumers.get(sp.producer)
 				published := noName
-				if producer != nil && sp.msgSeq < uint64(len(producer.published)) {
-					published = producer.published[sp.msgSeq]
+				if producer != nil && msg.Seq < uint64(len(producer.published)) {
+					published = producer.published[msg.Seq]
 				}
 				topic, topicID := a.deliveryTopic(i, names, published)
 				if program != nil && !subs.subscribed(program, target, sp.name, topic, topicID) {
@@ -248,17 +248,18 @@ func (a *Artifact) deliveryTopic(i int, names *nameTable, hint uint32) (string, 
 		}
 		return x.Topic, noName
 	}
-	sp := &a.spans[i]
+	sp := &a.spans.list[i]
 	if sp.topic != 0 { // noted when the entry was indexed
 		id := uint32(sp.topic - 1)
 		return names.list[id], id
 	}
-	b := a.data[:sp.end]
+	end := a.spans.end(sp)
+	b := a.data[:end]
 	// The target, the start flag, then the message, whose two varints
 	// the span holds already: their sizes are skipped, not read.
-	if _, j, ok := fastBytes(b, sp.at); ok {
-		j += 1 + uvarintLen(uint64(sp.producer)) + uvarintLen(sp.msgSeq)
-		if from, to, ok := fastBytes(b, j); ok && to == sp.end {
+	if _, j, ok := fastBytes(b, a.spans.at(sp)); ok {
+		j += 1 + uvarintLen(uint64(sp.producer)) + uvarintLen(a.spans.msgSeq(sp))
+		if from, to, ok := fastBytes(b, j); ok && to == end {
 			topic := b[from:to]
 			if hint != noName && names.list[hint] == string(topic) {
 				return names.list[hint], hint
