@@ -29,9 +29,12 @@ type Machine struct {
 	host   Host
 	types  []*value.Type
 	consts []value.Value
-	funcs  []funcCode
-	prims  []primCode
-	insts  []instance
+	// variants[k] is what OpNewEnum needs of enum constant k, taken
+	// from it once (zero for other constants).
+	variants []variantCtor
+	funcs    []funcCode
+	prims    []primCode
+	insts    []instance
 	// handlers[locus][topic] is the function handling topic, or -1.
 	handlers [][]int32
 
@@ -115,6 +118,16 @@ type funcCode struct {
 	payloadLocal bool
 }
 
+// variantCtor is an enum variant as OpNewEnum makes it: its type, its
+// index, the number of values it carries and the size a new one is
+// charged (value.ShallowSize of it).
+type variantCtor struct {
+	t    *value.Type
+	vi   int
+	n    int
+	size int64
+}
+
 type primCode struct {
 	id     uint16
 	name   string
@@ -170,8 +183,17 @@ func New(img *image.Image, host Host) (*Machine, error) {
 	}
 	m.SetMemoryLimit(DefaultMemoryLimit)
 	m.consts = make([]value.Value, len(img.Consts))
+	m.variants = make([]variantCtor, len(img.Consts))
 	for i, k := range img.Consts {
 		m.consts[i] = m.constValue(k)
+		if k.Kind == image.KindEnum {
+			t := m.types[k.Type]
+			n := len(t.Variants[k.Variant].Fields)
+			m.variants[i] = variantCtor{t: t, vi: k.Variant, n: n}
+			if n > 0 {
+				m.variants[i].size = value.SizeObjectHeader + value.SizeSlot*int64(n)
+			}
+		}
 	}
 	m.funcs = make([]funcCode, len(img.Funcs))
 	for i := range img.Funcs {
