@@ -622,7 +622,11 @@ func (m *Machine) cold(in *image.Instr, regs, ip unsafe.Pointer) (unsafe.Pointer
 		m.charge(value.SizeObjectHeader + value.SizeSlot*int64(len(t.Fields)))
 	case image.OpNewEnum:
 		c := &m.variants[in.C]
-		*reg(regs, in.A) = value.NewEnum(c.t, c.vi, window(regs, in.B, c.n))
+		if c.n == 2 { // a node of a tree, a pair
+			*reg(regs, in.A) = value.NewEnum2(c.t, c.vi, reg(regs, in.B), reg(regs, in.B+1))
+		} else {
+			*reg(regs, in.A) = value.NewEnum(c.t, c.vi, window(regs, in.B, c.n))
+		}
 		m.charge(c.size)
 
 	case image.OpIndexMap:

@@ -182,6 +182,16 @@ func NewEnum(t *Type, i int, vals []Value) Value {
 	return Value{k: KindEnum, n: uint64(i) | enumBoxed, p: unsafe.Pointer(o)}
 }
 
+// NewEnum2 returns variant i of enum type t carrying a copy of *a and
+// *b, like NewEnum(t, i, []Value{*a, *b}) but small enough to be inlined
+// into the interpreter's operation: i must be a variant of t that
+// carries two values.
+func NewEnum2(t *Type, i int, a, b *Value) Value {
+	o := &obj2[enumObj]{h: enumObj{typ: t, n: 2}, a: [2]Value{*a, *b}}
+	o.h.v = &o.a[0]
+	return Value{k: KindEnum, n: uint64(i) | enumBoxed, p: unsafe.Pointer(&o.h)}
+}
+
 // allocEnum allocates the object of a variant of n void values (n > 0).
 func allocEnum(t *Type, n int) *enumObj {
 	var e *enumObj

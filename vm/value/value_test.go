@@ -633,3 +633,29 @@ func TestObjectLayout(t *testing.T) {
 		}
 	}
 }
+
+// NewEnum2 makes what NewEnum makes of the same two values: equal, with
+// the same encoding and size, in one allocation, holding copies.
+func TestNewEnum2(t *testing.T) {
+	a, b := Float(1.5), Float(-2)
+	v := NewEnum2(shapeT, 1, &a, &b)
+	w := NewEnum(shapeT, 1, []Value{a, b})
+	if eq, err := Equal(v, w); err != nil || !eq {
+		t.Fatalf("Equal: %v %v", eq, err)
+	}
+	ev, err1 := Encode(nil, v)
+	ew, err2 := Encode(nil, w)
+	if err1 != nil || err2 != nil || string(ev) != string(ew) {
+		t.Fatalf("encodings %x %x (%v %v)", ev, ew, err1, err2)
+	}
+	if ShallowSize(v) != ShallowSize(w) || v.EnumType() != shapeT || v.Variant() != 1 {
+		t.Error("size, type or variant differ")
+	}
+	a = Float(9)
+	if p := v.Payload(); len(p) != 2 || p[0].AsFloat() != 1.5 || p[1].AsFloat() != -2 {
+		t.Errorf("payload %v", p)
+	}
+	if n := testing.AllocsPerRun(50, func() { _ = NewEnum2(shapeT, 1, &a, &b) }); n != 1 {
+		t.Errorf("%v allocations, want 1", n)
+	}
+}
