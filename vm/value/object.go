@@ -62,15 +62,35 @@ func (s *Struct) Type() *Type { return s.typ }
 func (s *Struct) Len() int { return s.n }
 
 // Field returns field i (in declaration order).
-func (s *Struct) Field(i int) Value { return s.fields()[i] }
+func (s *Struct) Field(i int) Value { return s.indexable()[i] }
 
 // SetField replaces field i.
-func (s *Struct) SetField(i int, v Value) { s.fields()[i] = v }
+func (s *Struct) SetField(i int, v Value) { s.indexable()[i] = v }
+
+// indexable returns the fields as a slice to index, and only to index:
+// it reads the address and count as a slice's data pointer and length,
+// which they are laid out as, with no check (the interpreter's loop
+// inlines Field, where a check or a call would cost every field read),
+// and its capacity is not the fields'.
+func (s *Struct) indexable() []Value { return *(*[]Value)(unsafe.Pointer(&s.f)) }
 
 // Fields returns the fields themselves, not a copy.
 func (s *Struct) Fields() []Value { return s.fields() }
 
-func (s *Struct) fields() []Value { return unsafe.Slice(s.f, s.n) }
+func (s *Struct) fields() []Value { return valuesAt(s.f, s.n) }
+
+// maxValues bounds the values of one object, for valuesAt.
+const maxValues = 1 << 28
+
+// valuesAt returns the n values from p. It slices an array pointer
+// rather than calling unsafe.Slice, whose checks (a multiplication that
+// is a Go call in the wasm guest) every field read would pay.
+func valuesAt(p *Value, n int) []Value {
+	if p == nil {
+		return nil
+	}
+	return (*[maxValues]Value)(unsafe.Pointer(p))[:n:n]
+}
 
 // objN is an object of n values: its header h (a Struct or an enumObj)
 // and its values in one allocation.
@@ -151,7 +171,7 @@ type enumObj struct {
 	mark uint32 // the Sizer pass that last counted it
 }
 
-func (o *enumObj) vals() []Value { return unsafe.Slice(o.v, o.n) }
+func (o *enumObj) vals() []Value { return valuesAt(o.v, o.n) }
 
 // NewEnum returns variant i of enum type t carrying a copy of vals (nil or
 // empty for a unit variant). It panics if i is not a variant of t.

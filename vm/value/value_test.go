@@ -659,3 +659,25 @@ func TestNewEnum2(t *testing.T) {
 		t.Errorf("%v allocations, want 1", n)
 	}
 }
+
+// A field outside the struct panics (only a malformed image asks for
+// one; the interpreter turns the panic into a trap), on an empty struct
+// too.
+func TestFieldOutOfRange(t *testing.T) {
+	for _, c := range []struct {
+		v Value
+		i int
+	}{{NewStruct(pointT, nil), 2}, {NewStruct(pointT, nil), -1}, {NewStruct(emptyT, nil), 0}} {
+		s := c.v.AsStruct()
+		for _, f := range []func(){func() { s.Field(c.i) }, func() { s.SetField(c.i, Int(1)) }} {
+			func() {
+				defer func() {
+					if recover() == nil {
+						t.Errorf("field %d of %s did not panic", c.i, s.Type())
+					}
+				}()
+				f()
+			}()
+		}
+	}
+}
