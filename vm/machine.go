@@ -29,12 +29,9 @@ type Machine struct {
 	host   Host
 	types  []*value.Type
 	consts []value.Value
-	// variants[k] is what OpNewEnum needs of enum constant k, taken
-	// from it once (zero for other constants).
-	variants []variantCtor
-	funcs    []funcCode
-	prims    []primCode
-	insts    []instance
+	funcs  []funcCode
+	prims  []primCode
+	insts  []instance
 	// handlers[locus][topic] is the function handling topic, or -1.
 	handlers [][]int32
 
@@ -99,6 +96,11 @@ type Machine struct {
 	guardIdxMade []bool
 
 	dbg *debugger // armed breaks (debug.go); nil without a debugger
+
+	// variants[k] is what OpNewEnum needs of enum constant k, taken
+	// from it once (zero for other constants). It is last so that the
+	// fields the dispatch loop reads keep their offsets.
+	variants []variantCtor
 }
 
 // funcCode is a function ready to run. Its code is a copy of the image's
