@@ -61,6 +61,46 @@ func BenchmarkWhileLoop1e6(b *testing.B) {
         assert(s == 499999500000, "sum");`))
 }
 
+// BenchmarkTrees builds and walks a perfect binary tree of 32,767 enum
+// nodes (binary-trees' make_tree(14) and check): per node a call, a
+// test and a value made.
+func BenchmarkTrees(b *testing.B) {
+	benchStart(b, startProg(`
+enum Tree { Empty, Node(Tree, Tree) }
+fn make_tree(depth: int) -> Tree {
+    if depth == 0 { return Tree::Node(Tree::Empty, Tree::Empty); }
+    return Tree::Node(make_tree(depth - 1), make_tree(depth - 1));
+}
+fn check(t: Tree) -> int {
+    match t {
+        Tree::Empty => { return 0; },
+        Tree::Node(l, r) => { return 1 + check(l) + check(r); },
+    }
+}`, `        assert(check(make_tree(14)) == 32767, "nodes");`))
+}
+
+// BenchmarkCalls makes a million calls of a function that returns its
+// argument.
+func BenchmarkCalls(b *testing.B) {
+	benchStart(b, startProg(`
+fn id(x: int) -> int { return x; }`, `
+        var s = 0;
+        for i in 0..1000000 { s = id(i); }
+        assert(s == 999999, "last");`))
+}
+
+// BenchmarkFields reads and writes float fields of structs in a list,
+// as n-body's advance does.
+func BenchmarkFields(b *testing.B) {
+	benchStart(b, startProg(`
+type P { x: float, v: float, m: float }`, `
+        let ps = [P { x: 0.0, v: 1.0, m: 2.0 }, P { x: 1.0, v: 0.5, m: 1.0 }];
+        for i in 0..200000 {
+            for p in ps { p.x = p.x + p.v * 0.01; p.v = p.v - p.x * p.m * 0.001; }
+        }
+        assert(ps[0].x != 0.0, "moved");`))
+}
+
 func BenchmarkStrings(b *testing.B) {
 	benchStart(b, startProg("", `
         var parts: [string] = [];

@@ -97,6 +97,11 @@ type Machine struct {
 	guardIdxMade []bool
 
 	dbg *debugger // armed breaks (debug.go); nil without a debugger
+
+	// variants[k] is what OpNewEnum needs of enum constant k, taken
+	// from it once (zero for other constants). It is last so that the
+	// fields the dispatch loop reads keep their offsets.
+	variants []variantCtor
 }
 
 // funcCode is a function ready to run. Its code is a copy of the image's
@@ -114,6 +119,16 @@ type funcCode struct {
 	// payloadLocal: a handler that only reads fields of its payload
 	// (register 0), so no reference to the payload outlives its run.
 	payloadLocal bool
+}
+
+// variantCtor is an enum variant as OpNewEnum makes it: its type, its
+// index, the number of values it carries and the size a new one is
+// charged (value.ShallowSize of it).
+type variantCtor struct {
+	t    *value.Type
+	vi   int
+	n    int
+	size int64
 }
 
 type primCode struct {
@@ -171,8 +186,17 @@ func New(img *image.Image, host Host) (*Machine, error) {
 	}
 	m.SetMemoryLimit(DefaultMemoryLimit)
 	m.consts = make([]value.Value, len(img.Consts))
+	m.variants = make([]variantCtor, len(img.Consts))
 	for i, k := range img.Consts {
 		m.consts[i] = m.constValue(k)
+		if k.Kind == image.KindEnum {
+			t := m.types[k.Type]
+			n := len(t.Variants[k.Variant].Fields)
+			m.variants[i] = variantCtor{t: t, vi: k.Variant, n: n}
+			if n > 0 {
+				m.variants[i].size = value.SizeObjectHeader + value.SizeSlot*int64(n)
+			}
+		}
 	}
 	m.funcs = make([]funcCode, len(img.Funcs))
 	for i := range img.Funcs {

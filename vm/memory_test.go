@@ -2,11 +2,13 @@ package vm_test
 
 import (
 	"errors"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/hale-lang/hale/vm"
+	"github.com/hale-lang/hale/vm/value"
 )
 
 // oomSrc keeps every list it makes: its data grows without end.
@@ -72,5 +74,55 @@ main { spawn M; }
 	}
 	if h.out.String() != "200\n" {
 		t.Errorf("printed %q", h.out.String())
+	}
+}
+
+// treesSrc keeps a tree of enum variants and structs per round: its data
+// grows until the limit.
+const treesSrc = `
+enum Tree { Empty, Node(Tree, Tree), Leaf(Box) }
+type Box { n: int, label: string }
+fn make(d: int) -> Tree {
+    if d == 0 { return Tree::Leaf(Box { n: d, label: "leaf" }); }
+    if d == 1 { return Tree::Node(Tree::Empty, make(d - 1)); }
+    return Tree::Node(make(d - 1), make(d - 1));
+}
+locus M {
+    var made: int = 0;
+    on start { var ts: [Tree] = []; while true { push(ts, make(8)); made += 1; } }
+}
+main { spawn M; }
+`
+
+// The memory accounting is part of what a run computes: the charges of
+// the values made and the measures of what is held decide the step at
+// which a handler runs out of memory, which every engine and every
+// representation of values must keep. These figures pin it for enum
+// variants and structs.
+func TestMemoryLimitTrapStep(t *testing.T) {
+	img := compile(t, treesSrc)
+	m := initMachine(t, img, &pollHost{})
+	m.SetMemoryLimit(4 << 20)
+	err := m.Deliver(0, vm.HandlerStart, nil)
+	var tr *vm.Trap
+	if !errors.As(err, &tr) || tr.Kind != vm.KindMemory {
+		t.Fatalf("got %v, want the out of memory trap", err)
+	}
+	state, err := m.State(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	vs, err := value.DecodeTuple(state, m.StateTypes(0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := []string{strconv.FormatInt(vs[0].AsInt(), 10)}
+	for _, f := range tr.Stack {
+		got = append(got, f.Func+"@"+f.Pos)
+	}
+	// 110 trees made, and the trap in the 111th at this node.
+	want := []string{"110", "make@app.hl:7:12", "make@app.hl:7:36", "make@app.hl:7:23", "make@app.hl:7:36", "make@app.hl:7:36", "M.on start@app.hl:11:59"}
+	if strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Errorf("trapped at %q, want %q", got, want)
 	}
 }

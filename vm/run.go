@@ -621,10 +621,13 @@ func (m *Machine) cold(in *image.Instr, regs, ip unsafe.Pointer) (unsafe.Pointer
 		*reg(regs, in.A) = value.NewStruct(t, window(regs, in.B, len(t.Fields)))
 		m.charge(value.SizeObjectHeader + value.SizeSlot*int64(len(t.Fields)))
 	case image.OpNewEnum:
-		k := m.consts[in.C]
-		t, vi := k.EnumType(), k.Variant()
-		*reg(regs, in.A) = value.NewEnum(t, vi, window(regs, in.B, len(t.Variants[vi].Fields)))
-		m.charge(value.ShallowSize(*reg(regs, in.A)))
+		c := &m.variants[in.C]
+		if c.n == 2 { // a node of a tree, a pair
+			*reg(regs, in.A) = value.NewEnum2(c.t, c.vi, reg(regs, in.B), reg(regs, in.B+1))
+		} else {
+			*reg(regs, in.A) = value.NewEnum(c.t, c.vi, window(regs, in.B, c.n))
+		}
+		m.charge(c.size)
 
 	case image.OpIndexMap:
 		v, ok := (*reg(regs, in.B)).AsMap().Get(*reg(regs, in.C))

@@ -27,6 +27,7 @@ func (m *Machine) Sibling(host Host) *Machine {
 		img:        m.img,
 		host:       host,
 		types:      m.types,
+		variants:   m.variants,
 		prims:      m.prims,
 		handlers:   m.handlers,
 		guards:     m.guards,

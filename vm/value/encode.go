@@ -107,10 +107,10 @@ func encode(buf []byte, v Value, p *path) ([]byte, error) {
 	case KindList:
 		buf, err = encodeValues(append(buf, byte(KindList)), v.AsList().elems, p)
 	case KindStruct:
-		buf, err = encodeValues(append(buf, byte(KindStruct)), v.AsStruct().fields, p)
+		buf, err = encodeValues(append(buf, byte(KindStruct)), v.AsStruct().fields(), p)
 	case KindEnum:
 		buf = appendUvarint(append(buf, byte(KindEnum)), v.n&^enumBoxed)
-		buf, err = encodeValues(buf, (*enumObj)(v.p).vals, p)
+		buf, err = encodeValues(buf, (*enumObj)(v.p).vals(), p)
 	case KindMap:
 		m := v.AsMap()
 		buf = appendUvarint(append(buf, byte(KindMap)), uint64(m.Len()))
@@ -410,21 +410,22 @@ func (d *decoder) container(t *Type) (Value, error) {
 		}
 		s := d.into
 		d.into = nil
-		reused := s != nil && s.typ == t && len(s.fields) == n
+		reused := s != nil && s.typ == t && s.n == n
 		if !reused {
 			s = allocStruct(t, n)
 		}
-		for i := range s.fields {
+		fs := s.fields()
+		for i := range fs {
 			ft := t.Fields[i].Type
 			if !isElemType(ft) {
 				return Value{}, d.fail("bad type of field " + t.Fields[i].Name)
 			}
-			if reused && d.same(s.fields[i]) {
+			if reused && d.same(fs[i]) {
 				// The field repeats the reused struct's string (a
 				// label, a name): keep it rather than copy the input.
 				continue
 			}
-			if s.fields[i], err = d.value(ft); err != nil {
+			if fs[i], err = d.value(ft); err != nil {
 				return Value{}, err
 			}
 		}
@@ -454,11 +455,12 @@ func (d *decoder) container(t *Type) (Value, error) {
 		return Value{k: KindEnum, n: vi, p: unsafe.Pointer(t)}, nil
 	}
 	e := allocEnum(t, n)
-	for i := range e.vals {
+	vals := e.vals()
+	for i := range vals {
 		if !isElemType(fields[i]) {
 			return Value{}, d.fail("bad type of a value of " + t.Name + "::" + t.Variants[vi].Name)
 		}
-		if e.vals[i], err = d.value(fields[i]); err != nil {
+		if vals[i], err = d.value(fields[i]); err != nil {
 			return Value{}, err
 		}
 	}

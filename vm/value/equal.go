@@ -106,7 +106,7 @@ func equalObject(a, b Value, p *path) (bool, error) {
 		if sa.typ != sb.typ && sa.typ.Name != sb.typ.Name {
 			return false, nil
 		}
-		return equalValues(sa.fields, sb.fields, p)
+		return equalValues(sa.fields(), sb.fields(), p)
 	case KindEnum:
 		if a.n != b.n || a.EnumType().Name != b.EnumType().Name {
 			return false, nil
@@ -209,15 +209,15 @@ func deepCopy(v Value, p *path) (Value, error) {
 		return l.value(), nil
 	case KindStruct:
 		src := v.AsStruct()
-		s := allocStruct(src.typ, len(src.fields))
-		if err := copyValues(s.fields, src.fields, p); err != nil {
+		s := allocStruct(src.typ, src.n)
+		if err := copyValues(s.fields(), src.fields(), p); err != nil {
 			return Value{}, err
 		}
 		return Value{k: KindStruct, p: unsafe.Pointer(s)}, nil
 	case KindEnum:
 		src := (*enumObj)(v.p)
-		e := allocEnum(src.typ, len(src.vals))
-		if err := copyValues(e.vals, src.vals, p); err != nil {
+		e := allocEnum(src.typ, src.n)
+		if err := copyValues(e.vals(), src.vals(), p); err != nil {
 			return Value{}, err
 		}
 		return Value{k: KindEnum, n: v.n, p: unsafe.Pointer(e)}, nil

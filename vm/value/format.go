@@ -100,12 +100,12 @@ func appendFormat(buf []byte, v Value, p *path) []byte {
 			break
 		}
 		buf = append(buf, s.typ.Name...)
-		if len(s.fields) == 0 {
+		if s.n == 0 {
 			buf = append(buf, " {}"...)
 			break
 		}
 		buf = append(buf, " { "...)
-		for i, f := range s.fields {
+		for i, f := range s.fields() {
 			if i > 0 {
 				buf = append(buf, ", "...)
 			}

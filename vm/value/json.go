@@ -102,7 +102,7 @@ func appendJSON(buf []byte, v Value, p *path) ([]byte, error) {
 			break
 		}
 		buf = append(buf, '{')
-		for i, f := range s.fields {
+		for i, f := range s.fields() {
 			if i > 0 {
 				buf = append(buf, ',')
 			}

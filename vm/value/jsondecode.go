@@ -345,7 +345,7 @@ func (d *jsonDecoder) value(n *jnode, t *Type, path *jpath) (Value, error) {
 			kid := n.get(f.Name)
 			if kid == nil {
 				if f.Type.Kind == KindEnum && strings.HasPrefix(f.Type.Name, "Option<") {
-					s.fields[i] = NewEnum(f.Type, 1, nil)
+					s.fields()[i] = NewEnum(f.Type, 1, nil)
 					continue
 				}
 				return Value{}, d.fail(path, "missing field "+strconv.Quote(f.Name))
@@ -354,7 +354,7 @@ func (d *jsonDecoder) value(n *jnode, t *Type, path *jpath) (Value, error) {
 			if err != nil {
 				return Value{}, err
 			}
-			s.fields[i] = v
+			s.fields()[i] = v
 		}
 		v := Value{k: KindStruct, p: unsafe.Pointer(s)}
 		d.cost += ShallowSize(v)
@@ -422,7 +422,7 @@ func (d *jsonDecoder) enum(n *jnode, t *Type, path *jpath) (Value, error) {
 		if err != nil {
 			return Value{}, err
 		}
-		o.vals[j] = v
+		o.vals()[j] = v
 	}
 	v := Value{k: KindEnum, n: uint64(i) | enumBoxed, p: unsafe.Pointer(o)}
 	d.cost += ShallowSize(v)

@@ -191,7 +191,7 @@ func (p *jsonParser) enum(i int, x Value) Value {
 	o := &p.slab[0]
 	p.slab = p.slab[1:]
 	o.a[0] = x
-	o.e.typ, o.e.vals = p.jt, o.a[:]
+	o.e.typ, o.e.v, o.e.n = p.jt, &o.a[0], 1
 	return Value{k: KindEnum, n: uint64(i) | enumBoxed, p: unsafe.Pointer(&o.e)}
 }
 

@@ -14,8 +14,8 @@ const (
 	LayoutValuePtr    = unsafe.Offsetof(Value{}.p)
 	LayoutListElems   = unsafe.Offsetof(List{}.elems) // the slice's data pointer, then its length
 	LayoutListIter    = unsafe.Offsetof(List{}.iter)
-	LayoutStructField = unsafe.Offsetof(Struct{}.fields) // the slice's data pointer
-	LayoutEnumVals    = unsafe.Offsetof(enumObj{}.vals)  // the slice's data pointer
+	LayoutStructField = unsafe.Offsetof(Struct{}.f)  // the first field's address, then the count (as a slice's data pointer and length)
+	LayoutEnumVals    = unsafe.Offsetof(enumObj{}.v) // the first value's address, then the count
 	// LayoutEnumBoxed is the bit of an enum Value's bits that marks a
 	// variant with values (its pointer is then to their object).
 	LayoutEnumBoxed = enumBoxed

@@ -75,12 +75,12 @@ func (s *Sizer) Add(vs []Value) {
 			}
 		case KindStruct:
 			o := (*Struct)(v.p)
-			s.total += SizeObjectHeader + SizeSlot*int64(len(o.fields))
-			s.scan(o.fields)
+			s.total += SizeObjectHeader + SizeSlot*int64(o.n)
+			s.scan(o.fields())
 		case KindEnum:
 			o := (*enumObj)(v.p)
-			s.total += SizeObjectHeader + SizeSlot*int64(len(o.vals))
-			s.scan(o.vals)
+			s.total += SizeObjectHeader + SizeSlot*int64(o.n)
+			s.scan(o.vals())
 		}
 	}
 	clear(s.work)
@@ -146,10 +146,10 @@ func ShallowSize(v Value) int64 {
 	case KindMap:
 		return SizeMapHeader + SizeMapEntry*int64(len((*Map)(v.p).entries))
 	case KindStruct:
-		return SizeObjectHeader + SizeSlot*int64(len((*Struct)(v.p).fields))
+		return SizeObjectHeader + SizeSlot*int64((*Struct)(v.p).n)
 	case KindEnum:
 		if v.n&enumBoxed != 0 {
-			return SizeObjectHeader + SizeSlot*int64(len((*enumObj)(v.p).vals))
+			return SizeObjectHeader + SizeSlot*int64((*enumObj)(v.p).n)
 		}
 	}
 	return 0

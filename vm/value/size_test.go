@@ -37,3 +37,29 @@ func TestSizer(t *testing.T) {
 		t.Errorf("over a limit of 100 with %d", s.Total())
 	}
 }
+
+// Structs and enum variants count a header and a slot per value, each
+// object once however many references lead to it: a tree whose nodes
+// share their children counts each node once.
+func TestSizerObjects(t *testing.T) {
+	leaf := NewEnum(exprT, 0, []Value{Int(1)})                      // 32 + 24
+	pair := NewStruct(pairT, []Value{leaf, leaf})                   // 32 + 2*24
+	add := NewEnum(exprT, 1, []Value{pair})                         // 32 + 24
+	top := NewStruct(pairT, []Value{add, add})                      // 32 + 2*24
+	nums := NewStruct(orderT, []Value{Int(1), Int(2), Str("abcd")}) // 32 + 3*24 + 4
+	var s Sizer
+	s.Begin(1 << 20)
+	s.Add([]Value{top, top, nums, NewEnum(exprT, 3, nil)})
+	want := int64(32+24) + (32 + 2*24) + (32 + 24) + (32 + 2*24) + (32 + 3*24 + 4)
+	if s.Total() != want {
+		t.Errorf("total %d, want %d", s.Total(), want)
+	}
+	for _, c := range []struct {
+		v    Value
+		want int64
+	}{{leaf, 32 + 24}, {pair, 32 + 2*24}, {nums, 32 + 3*24}, {NewEnum(exprT, 3, nil), 0}, {NewStruct(emptyT, nil), 32}} {
+		if got := ShallowSize(c.v); got != c.want {
+			t.Errorf("ShallowSize(%v) = %d, want %d", c.v, got, c.want)
+		}
+	}
+}

@@ -586,3 +586,98 @@ func TestImports(t *testing.T) {
 		}
 	}
 }
+
+// A struct or an enum variant with values is one allocation, its header
+// (32 bytes: no slice capacity) followed by its values, so that one of
+// two values takes the allocator's 80-byte size class. The second tier
+// reads the values' address and count where a slice keeps its data
+// pointer and length.
+func TestObjectLayout(t *testing.T) {
+	if s, e := unsafe.Sizeof(Struct{}), unsafe.Sizeof(enumObj{}); s != 32 || e != 32 {
+		t.Errorf("headers of %d and %d bytes, want 32", s, e)
+	}
+	if n := unsafe.Sizeof(obj2[enumObj]{}); n != 80 {
+		t.Errorf("an enum variant of two values takes %d bytes, want 80", n)
+	}
+	if unsafe.Offsetof(Struct{}.n) != LayoutStructField+8 || unsafe.Offsetof(enumObj{}.n) != LayoutEnumVals+8 {
+		t.Error("the count does not follow the address")
+	}
+	for n := 1; n <= 8; n++ {
+		vals := make([]Value, n)
+		for i := range vals {
+			vals[i] = Str(strconv.Itoa(i))
+		}
+		st := &Type{Kind: KindStruct, Name: "S", Fields: make([]Field, n)}
+		et := &Type{Kind: KindEnum, Name: "E", Variants: []Variant{{Name: "V", Fields: make([]*Type, n)}}}
+		if a := testing.AllocsPerRun(50, func() { _ = NewStruct(st, vals) }); a != 1 {
+			t.Errorf("a struct of %d fields allocates %v times, want 1", n, a)
+		}
+		if a := testing.AllocsPerRun(50, func() { _ = NewEnum(et, 0, vals) }); n <= 4 && a != 1 {
+			t.Errorf("a variant of %d values allocates %v times, want 1", n, a)
+		}
+		// The values are a copy, held in the object itself.
+		s, e := NewStruct(st, vals).AsStruct(), NewEnum(et, 0, vals)
+		vals[0] = Int(-1)
+		if s.Field(0).AsStr() != "0" || e.Payload()[0].AsStr() != "0" {
+			t.Fatalf("%d values: not a copy", n)
+		}
+		base := uintptr(unsafe.Pointer(s))
+		if f := uintptr(unsafe.Pointer(&s.Fields()[0])); f != base+unsafe.Sizeof(Struct{}) {
+			t.Errorf("a struct of %d fields: its fields at +%d", n, f-base)
+		}
+		if p := uintptr(unsafe.Pointer(&e.Payload()[0])); p != uintptr(e.p)+unsafe.Sizeof(enumObj{}) && n <= 4 {
+			t.Errorf("a variant of %d values: its values at +%d", n, p-uintptr(e.p))
+		}
+		if len(s.Fields()) != n || cap(s.Fields()) != n || len(e.Payload()) != n {
+			t.Errorf("%d values: lengths %d, %d", n, len(s.Fields()), len(e.Payload()))
+		}
+	}
+}
+
+// NewEnum2 makes what NewEnum makes of the same two values: equal, with
+// the same encoding and size, in one allocation, holding copies.
+func TestNewEnum2(t *testing.T) {
+	a, b := Float(1.5), Float(-2)
+	v := NewEnum2(shapeT, 1, &a, &b)
+	w := NewEnum(shapeT, 1, []Value{a, b})
+	if eq, err := Equal(v, w); err != nil || !eq {
+		t.Fatalf("Equal: %v %v", eq, err)
+	}
+	ev, err1 := Encode(nil, v)
+	ew, err2 := Encode(nil, w)
+	if err1 != nil || err2 != nil || string(ev) != string(ew) {
+		t.Fatalf("encodings %x %x (%v %v)", ev, ew, err1, err2)
+	}
+	if ShallowSize(v) != ShallowSize(w) || v.EnumType() != shapeT || v.Variant() != 1 {
+		t.Error("size, type or variant differ")
+	}
+	a = Float(9)
+	if p := v.Payload(); len(p) != 2 || p[0].AsFloat() != 1.5 || p[1].AsFloat() != -2 {
+		t.Errorf("payload %v", p)
+	}
+	if n := testing.AllocsPerRun(50, func() { _ = NewEnum2(shapeT, 1, &a, &b) }); n != 1 {
+		t.Errorf("%v allocations, want 1", n)
+	}
+}
+
+// A field outside the struct panics (only a malformed image asks for
+// one; the interpreter turns the panic into a trap), on an empty struct
+// too.
+func TestFieldOutOfRange(t *testing.T) {
+	for _, c := range []struct {
+		v Value
+		i int
+	}{{NewStruct(pointT, nil), 2}, {NewStruct(pointT, nil), -1}, {NewStruct(emptyT, nil), 0}} {
+		s := c.v.AsStruct()
+		for _, f := range []func(){func() { s.Field(c.i) }, func() { s.SetField(c.i, Int(1)) }} {
+			func() {
+				defer func() {
+					if recover() == nil {
+						t.Errorf("field %d of %s did not panic", c.i, s.Type())
+					}
+				}()
+				f()
+			}()
+		}
+	}
+}
