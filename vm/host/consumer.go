@@ -86,7 +86,7 @@ func (c *consumer) loop() {
 		}
 		n := c.handled
 		if j := r.journal; j != nil {
-			if err := j.Deliver(c.id, n, &d, c.engine); err != nil {
+			if err := c.stamp(j, n, d); err != nil {
 				r.stop(VerdictHalted, 0, nil, err, nil)
 				return
 			}
@@ -103,11 +103,23 @@ func (c *consumer) loop() {
 				c.mu.Unlock()
 				return
 			}
-			c.failed(n, &d, d.Target, err)
+			c.failedDelivery(n, d, err)
 			return
 		}
 		r.release(1)
 	}
+}
+
+// stamp is the Journal's Deliver for delivery n, d. It takes d by value,
+// so that only a journaled run gives each delivery a copy on the heap
+// (the Journal gets a pointer): loop's own d stays on the stack.
+func (c *consumer) stamp(j Journal, n int, d Delivery) error {
+	return j.Deliver(c.id, n, &d, c.engine)
+}
+
+// failedDelivery is failed for delivery n, d (by value, as stamp).
+func (c *consumer) failedDelivery(n int, d Delivery, err error) {
+	c.failed(n, &d, d.Target, err)
 }
 
 // topicCount returns the number of messages on topic c published before
