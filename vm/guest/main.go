@@ -51,11 +51,16 @@ type gateway struct {
 	// hale.prim one by one (abi: publish batches).
 	batching bool
 	pubs     []byte
+	// crossings counts the calls that crossed hale.prim for anything but
+	// a batched publish or a tier call: deliverMany ends after a handler
+	// that made one.
+	crossings uint32
 }
 
 // box is the batch box: the address and length of gate.pubs, kept
-// current at every publish, which the host reads after init and deliver.
-var box [2]uint32
+// current at every publish, which the host reads after init and deliver;
+// then, after deliverMany, the number of deliveries it ran to their end.
+var box [3]uint32
 
 // batch turns publish batches on and returns the address of the box.
 //
@@ -76,6 +81,7 @@ func (g *gateway) Prim(id uint16, args []byte) ([]byte, error) {
 		}
 		return nil, g.flush()
 	}
+	g.crossings++
 	if len(g.pubs) > 0 {
 		// Everything the handler published so far reaches the host
 		// before this call does.
@@ -286,6 +292,47 @@ func deliver(inst uint32, handler int32, n uint32) int32 {
 		return fail(err)
 	}
 	return done()
+}
+
+// deliverMany runs the deliveries listed in the input buffer's first n
+// bytes (abi.AppendDelivery), in order, each as deliver would, and
+// returns how many it ran: it stops after the first handler that crossed
+// hale.prim for anything but a batched publish (a primitive, a print, a
+// timer: the run may have stopped meanwhile, and the host looks before
+// it hands over the rest), or at the first that failed, whose failure it
+// returns as deliver does, with the number of deliveries before it in
+// box[2]. The publishes of all of them are in the batch, in order.
+//
+//go:wasmexport delivermany
+func deliverMany(n uint32) int32 {
+	box[2] = 0
+	if machine == nil {
+		return fail(errNoImage)
+	}
+	emptyBatch()
+	list, ok := input(n)
+	if !ok {
+		return fail(errors.New("guest: delivery list length out of range"))
+	}
+	crossings := gate.crossings
+	ran := int32(0)
+	for len(list) > 0 {
+		inst, handler, payload, rest, ok := abi.SplitDelivery(list)
+		if !ok {
+			return fail(errors.New("guest: bad delivery list"))
+		}
+		list = rest
+		if err := machine.Deliver(int(inst), int(handler), payload); err != nil {
+			return fail(err)
+		}
+		ran++
+		box[2] = uint32(ran)
+		if gate.crossings != crossings {
+			break
+		}
+	}
+	out = out[:0]
+	return ran
 }
 
 //go:wasmexport state

@@ -330,6 +330,65 @@ main { spawn L; spawn S; }
 	if want := []string{u(5), "end of batch of 1"}; !reflect.DeepEqual(h.log, want) {
 		t.Errorf("handler 4: got %q, want %q", h.log, want)
 	}
+
+	// Several deliveries in one call: it stops after a handler that
+	// printed, and at a trap, which is the failing delivery's; the
+	// publishes of all that ran come in one batch, in order.
+	m := e.(manyDeliverer)
+	d := func(ns ...int64) []Delivery {
+		var ds []Delivery
+		for _, n := range ns {
+			ds = append(ds, Delivery{Target: 0, Topic: 0, Payload: structPayload(v(n))})
+		}
+		return ds
+	}
+	h.log = nil
+	ran, err := m.DeliverMany(d(4, 4, 1, 4))
+	if err != nil || ran != 3 {
+		t.Errorf("4 4 1 4: ran %d, %v; want 3", ran, err)
+	}
+	want = []string{u(5), u(5), u(1), u(2), "end of batch of 4", fmt.Sprintf("prim %d %x", vm.PrimPrint, []byte{4, 1, 'x'}), u(3), "end of batch of 1"}
+	if !reflect.DeepEqual(h.log, want) {
+		t.Errorf("4 4 1 4: got %q, want %q", h.log, want)
+	}
+	h.log = nil
+	if ran, err := m.DeliverMany(d(4, 4, 2, 4)); !errors.As(err, &tr) || ran != 2 {
+		t.Errorf("4 4 2 4: ran %d, %v; want 2 and the trap", ran, err)
+	}
+	if want := []string{u(5), u(5), u(4), "end of batch of 3"}; !reflect.DeepEqual(h.log, want) {
+		t.Errorf("4 4 2 4: got %q, want %q", h.log, want)
+	}
+	h.log = nil
+	if ran, err := m.DeliverMany(d(4, 4)); err != nil || ran != 2 {
+		t.Errorf("4 4: ran %d, %v; want 2", ran, err)
+	}
+}
+
+// FuzzDeliveryList splits arbitrary bytes as a list of deliveries
+// (abi.SplitDelivery): it never reads past the end, and what it accepts
+// encodes back to the same bytes.
+func FuzzDeliveryList(f *testing.F) {
+	f.Add([]byte{})
+	f.Add(abi.AppendDelivery(abi.AppendDelivery(nil, 3, -1, nil), 1, 2, []byte{8, 1, 1, 4}))
+	f.Add([]byte{1, 0, 0, 0, 2, 0, 0, 0, 9, 0, 0, 0, 1})
+	f.Fuzz(func(t *testing.T, b []byte) {
+		var again []byte
+		rest := b
+		for len(rest) > 0 {
+			inst, handler, payload, r, ok := abi.SplitDelivery(rest)
+			if !ok {
+				break
+			}
+			if cap(payload) != len(payload) {
+				t.Fatalf("payload of length %d has capacity %d", len(payload), cap(payload))
+			}
+			again = abi.AppendDelivery(again, int(inst), int(handler), payload)
+			rest = r
+		}
+		if !bytes.Equal(again, b[:len(b)-len(rest)]) {
+			t.Fatalf("deliveries %x encode to %x", b[:len(b)-len(rest)], again)
+		}
+	})
 }
 
 func mustMarshal(t *testing.T, img interface{ MarshalBinary() ([]byte, error) }) []byte {
@@ -389,4 +448,95 @@ func FuzzPublishBatch(f *testing.F) {
 			}
 		}
 	})
+}
+
+// manyCases stop a run in the middle of a queue of deliveries that one
+// call of delivermany could take: an exit, a trap, a budget, on the
+// main bus and on a pinned consumer, and a main bus that publishes into
+// its own queue. No consumer gets messages from two others, and one
+// consumer traps, so that each run's output is fixed by the program.
+var manyCases = []struct{ name, src string }{
+	{"exit", `
+topic A { n: int }
+locus Src { on start { for i in 0..200 { publish A { n: i }; } } }
+locus Sink {
+    var c: int = 0;
+    on A(a) { c += 1; if c == 50 { std::process::exit(3); } if c == 60 { print("after the exit"); } }
+}
+main { spawn Src; spawn Sink; }
+`},
+	{"exit-pinned", `
+topic A { n: int }
+locus Src { on start { for i in 0..200 { publish A { n: i }; } } }
+locus Sink {
+    var c: int = 0;
+    on A(a) { c += 1; if c == 50 { std::process::exit(4); } if c == 60 { print("after the exit"); } }
+}
+main { spawn Src; spawn Sink on pinned; }
+`},
+	{"trap", `
+topic A { n: int }
+locus Src { on start { for i in 0..200 { publish A { n: i }; } } }
+locus Sink { var s: int = 0; on A(a) { s += 10 / (77 - a.n); } }
+main { spawn Src; spawn Sink; }
+`},
+	{"trap-pinned", `
+topic A { n: int }
+locus Src { on start { for i in 0..200 { publish A { n: i }; } } }
+locus Sink { var s: int = 0; on A(a) { s += 10 / (77 - a.n); } }
+main { spawn Src; spawn Sink on pinned; }
+`},
+	{"budget", `
+topic A { n: int }
+locus Src { on start { for i in 0..200 { publish A { n: i }; } } }
+@budget(steps: 300)
+locus Sink { var s: int = 0; on A(a) { var i = 0; while i < a.n { s += i; i += 1; } } }
+main { spawn Src; spawn Sink; }
+`},
+	{"self", `
+topic A { n: int }
+topic B { n: int }
+locus Src { on start { for i in 0..300 { publish A { n: i }; } } }
+locus Sink {
+    var s: int = 0;
+    var b: int = 0;
+    on A(a) { s += a.n; if a.n % 3 == 0 { publish B { n: a.n }; } }
+    on B(x) { b += 1; if b == 100 { print(str(s) + " " + str(x.n)); } }
+}
+main { spawn Src; spawn Sink as m; spawn Sink as q; }
+`},
+}
+
+// TestDeliverManyKeepsTheRun runs each many case without a journal
+// (where the wasm engine takes several deliveries in one call) on the
+// native engine, on the wasm engine and on the wasm engine one delivery
+// at a time, and requires the same output, trap report, exit code and
+// verdict.
+func TestDeliverManyKeepsTheRun(t *testing.T) {
+	for _, c := range manyCases {
+		t.Run(c.name, func(t *testing.T) {
+			img := compileAll(t, c.src)
+			var outs []outcome
+			for _, off := range []bool{false, false, true} {
+				kind := EngineWasm
+				if len(outs) == 0 {
+					kind = EngineNative
+				}
+				noMany = off
+				o := runWith(t, img, Options{Engine: kind})
+				noMany = false
+				if o.err != nil {
+					t.Fatal(o.err)
+				}
+				outs = append(outs, o)
+			}
+			for i, name := range []string{"wasm", "wasm, one at a time"} {
+				a, b := outs[i+1], outs[0]
+				if a.stdout != b.stdout || a.stderr != b.stderr || a.res.Code != b.res.Code || a.res.Verdict != b.res.Verdict {
+					t.Errorf("%s and native disagree:\n%s%s(%d %s)\nagainst\n%s%s(%d %s)", name,
+						a.stdout, a.stderr, a.res.Code, a.res.Verdict, b.stdout, b.stderr, b.res.Code, b.res.Verdict)
+				}
+			}
+		})
+	}
 }

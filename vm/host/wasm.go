@@ -166,8 +166,11 @@ type wasmGuest struct {
 	stack                                     [3]uint64
 
 	// box is the address of the guest's batch box when publishes are
-	// batched (abi: publish batches), else 0.
-	box uint32
+	// batched (abi: publish batches), else 0; then deliverMany is the
+	// export that runs several deliveries, and list its input's scratch.
+	box         uint32
+	deliverMany api.Function
+	list        []byte
 
 	tier *tierInstance // nil: no second tier
 	prog *wasmProgram  // what the guest was loaded with
@@ -282,6 +285,11 @@ func (w *wasmRuntime) newGuest(ctx context.Context, prog *wasmProgram, memLimit 
 			return nil, g.crashed(err)
 		}
 		g.box = uint32(g.stack[0])
+		if g.deliverMany = mod.ExportedFunction(abi.ExportDeliverMany); g.deliverMany == nil {
+			g.tier.close(g.ctx)
+			mod.Close(g.ctx)
+			return nil, fmt.Errorf("wasm engine: the guest does not export %s", abi.ExportDeliverMany)
+		}
 	}
 	return g, nil
 }
@@ -390,6 +398,67 @@ func (e *wasmEngine) Deliver(inst, handler int, payload []byte) error {
 	return g.callBatched(e, g.deliver)
 }
 
+// manyDeliveries is the most deliveries, and maxManyBytes about the
+// most payload bytes, that DeliverMany hands the guest in one call.
+const (
+	manyDeliveries = 64
+	maxManyBytes   = 16 << 10
+)
+
+// DeliverMany runs ds in order in one call of the guest, as Deliver
+// would one by one, and returns how many ran to their end: all of them,
+// or fewer when a handler crossed hale.prim for anything but a batched
+// publish (the caller looks whether the run stopped before it goes on),
+// or when ds[ran] failed with err. Only for a guest that batches
+// publishes (manyDeliverer).
+func (e *wasmEngine) DeliverMany(ds []Delivery) (ran int, err error) {
+	if err := e.begin(); err != nil {
+		return 0, err
+	}
+	defer e.end()
+	g := e.g
+	list := g.list[:0]
+	for _, d := range ds {
+		list = abi.AppendDelivery(list, d.Target, d.Topic, d.Payload)
+	}
+	g.list = list
+	if err := g.write(list); err != nil {
+		return 0, err
+	}
+	g.stack[0] = uint64(len(list))
+	g.out = nil
+	if cerr := g.deliverMany.CallWithStack(g.ctx, g.stack[:]); cerr != nil {
+		err = g.crashed(cerr)
+		if n, ok := g.mem.ReadUint32Le(g.box + 8); ok && !g.mod.IsClosed() {
+			ran = int(n)
+		}
+	} else if r := int32(uint32(g.stack[0])); r < 0 {
+		err = g.failure(-r)
+		n, _ := g.mem.ReadUint32Le(g.box + 8)
+		ran = int(n)
+	} else {
+		ran = int(r)
+	}
+	if err = g.publishLeft(e, err); err != nil {
+		// A publish's error after the last handler ended (an
+		// interrupt) is the last delivery's.
+		return min(max(ran, 0), len(ds)-1), err
+	}
+	if ran <= 0 || ran > len(ds) {
+		return 0, fmt.Errorf("wasm engine: delivermany ran %d of %d deliveries", ran, len(ds))
+	}
+	return ran, nil
+}
+
+// manyDeliverer is an engine that runs several deliveries in one call
+// (the wasm engine when its guest batches publishes).
+type manyDeliverer interface {
+	DeliverMany(ds []Delivery) (int, error)
+	deliversMany() bool
+}
+
+func (e *wasmEngine) deliversMany() bool { return e.g.deliverMany != nil }
+
 // callBatched calls an export that runs Hale code for e (init,
 // deliver), then hands the publishes left in the guest's batch, if any,
 // to e's host, in order, before the export's own result: an error of a
@@ -397,7 +466,12 @@ func (e *wasmEngine) Deliver(inst, handler int, payload []byte) error {
 // one returned. A guest that crashed is read only if its memory is
 // still there, so that the publishes before the crash are not lost.
 func (g *wasmGuest) callBatched(e *wasmEngine, fn api.Function) error {
-	err := g.call(fn)
+	return g.publishLeft(e, g.call(fn))
+}
+
+// publishLeft publishes what the guest's batch holds after an export
+// that ended with err (callBatched).
+func (g *wasmGuest) publishLeft(e *wasmEngine, err error) error {
 	if g.box == 0 || g.closed || g.mod.IsClosed() {
 		return err
 	}

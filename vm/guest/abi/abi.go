@@ -31,6 +31,12 @@
 //	                                setparams, guards) address machine m
 //	batch() -> u32                  buffer publishes from now on (see Publish batches below) and
 //	                                return the address of the batch box
+//	delivermany(n u32) -> i32       after batch: run the deliveries listed in the input buffer's
+//	                                first n bytes (AppendDelivery) in order, as deliver would, up
+//	                                to the first that fails (its failure is the result, and the box's
+//	                                third word the number run before it) or the first whose handler
+//	                                crossed hale.prim other than for a batched publish; r >= 0 is
+//	                                the number run
 //
 // One guest may host several machines (consumers) that share its Go
 // runtime and decoded image: each machine keeps its own instances, memory
@@ -129,6 +135,8 @@ const (
 	ExportSelect  = "select"
 	// ExportBatch turns on publish batches (see the package comment).
 	ExportBatch = "batch"
+	// ExportDeliverMany runs several deliveries in one call.
+	ExportDeliverMany = "delivermany"
 )
 
 // EncodeParamTable encodes the parameter table Machine.SetGuardParams
@@ -211,6 +219,32 @@ func SplitBatch(batch []byte) (rec, rest []byte, ok bool) {
 	}
 	end := 4 + int(n)
 	return batch[4:end:end], batch[end:], true
+}
+
+// AppendDelivery appends one delivery to a list for delivermany: the
+// instance and the handler as 4 bytes little-endian each, the payload's
+// length as 4 bytes, then the payload.
+func AppendDelivery(list []byte, inst, handler int, payload []byte) []byte {
+	h, n := uint32(int32(handler)), len(payload)
+	list = append(list, byte(inst), byte(inst>>8), byte(inst>>16), byte(inst>>24),
+		byte(h), byte(h>>8), byte(h>>16), byte(h>>24),
+		byte(n), byte(n>>8), byte(n>>16), byte(n>>24))
+	return append(list, payload...)
+}
+
+// SplitDelivery returns the first delivery of a list and the rest; ok
+// is false when the list is empty or malformed.
+func SplitDelivery(list []byte) (inst uint32, handler int32, payload, rest []byte, ok bool) {
+	if len(list) < 12 {
+		return 0, 0, nil, nil, false
+	}
+	le := func(b []byte) uint32 { return uint32(b[0]) | uint32(b[1])<<8 | uint32(b[2])<<16 | uint32(b[3])<<24 }
+	n := uint64(le(list[8:]))
+	if n > uint64(len(list)-12) {
+		return 0, 0, nil, nil, false
+	}
+	end := 12 + int(n)
+	return le(list), int32(le(list[4:])), list[12:end:end], list[end:], true
 }
 
 // LoadTier is the load flag that turns the second tier on.
