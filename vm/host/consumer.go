@@ -146,7 +146,16 @@ func (c *consumer) loopMany(m manyDeliverer) {
 			if r.stopped.Load() {
 				return
 			}
-			ran, err := m.DeliverMany(ds)
+			var ran int
+			var err error
+			if len(ds) == 1 {
+				// One delivery (a chain, a ping-pong): the plain call.
+				if err = c.engine.Deliver(ds[0].Target, ds[0].Topic, ds[0].Payload); err == nil {
+					ran = 1
+				}
+			} else {
+				ran, err = m.DeliverMany(ds)
+			}
 			c.handled += ran
 			if ran > 0 {
 				r.release(int64(ran))
