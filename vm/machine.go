@@ -488,17 +488,32 @@ func (m *Machine) finish(err *error) {
 		}
 		*err = m.trap(KindInternal, msg)
 	}
-	if t, ok := (*err).(*Trap); ok && m.dbg != nil {
-		m.trapStop(t) // the frames and registers are still the trapping ones
+	if m.dbg != nil {
+		if t, ok := (*err).(*Trap); ok {
+			m.trapStop(t) // the frames and registers are still the trapping ones
+		}
 	}
 	if len(m.iters) > 0 {
 		m.endIters(0)
 	}
 	m.tries = m.tries[:0]
-	clear(m.stack[:min(m.high, len(m.stack))])
+	clearRegs(m.stack[:min(m.high, len(m.stack))])
 	m.high = 0
 	m.frames = m.frames[:0]
 	m.busy = false
+}
+
+// clearRegs clears registers. A handler uses a few, and in the wasm
+// guest clearing them one by one costs less than clear's calls
+// (memclrHasPointers and its write barrier check) for up to 16.
+func clearRegs(regs []value.Value) {
+	if len(regs) > 16 {
+		clear(regs)
+		return
+	}
+	for i := 0; i < len(regs); i++ {
+		regs[i] = value.Value{}
+	}
 }
 
 // endIters ends the for loops above depth n of the iteration stack.

@@ -47,9 +47,48 @@ func prim(id uint32, args unsafe.Pointer, argsLen uint32, res unsafe.Pointer, re
 // gateway implements vm.Host over the hale.prim import.
 type gateway struct {
 	buf []byte // result buffer, grown to the largest result seen
+	// batching: publishes join pubs, the batch, rather than crossing
+	// hale.prim one by one (abi: publish batches).
+	batching bool
+	pubs     []byte
+	// crossings counts the calls that crossed hale.prim for anything but
+	// a batched publish or a tier call: deliverMany ends after a handler
+	// that made one.
+	crossings uint32
+}
+
+// box is the batch box: the address and length of gate.pubs, kept
+// current at every publish, which the host reads after init and deliver;
+// then, after deliverMany, the number of deliveries it ran to their end.
+var box [3]uint32
+
+// batch turns publish batches on and returns the address of the box.
+//
+//go:wasmexport batch
+func batch() uint32 {
+	gate.batching = true
+	return uint32(uintptr(unsafe.Pointer(&box[0])))
 }
 
 func (g *gateway) Prim(id uint16, args []byte) ([]byte, error) {
+	if id == vm.PrimPublish && g.batching {
+		// A publish has no result: it joins the batch, which the host
+		// reads when the export returns (abi: publish batches).
+		g.pubs = abi.AppendBatchRecord(g.pubs, args)
+		box[0], box[1] = uint32(uintptr(unsafe.Pointer(&g.pubs[0]))), uint32(len(g.pubs))
+		if len(g.pubs) < abi.BatchFlush {
+			return nil, nil
+		}
+		return nil, g.flush()
+	}
+	g.crossings++
+	if len(g.pubs) > 0 {
+		// Everything the handler published so far reaches the host
+		// before this call does.
+		if err := g.flush(); err != nil {
+			return nil, err
+		}
+	}
 	if len(g.buf) == 0 {
 		return g.call(uint32(id), args, true)
 	}
@@ -66,7 +105,29 @@ func (g *gateway) Prim(id uint16, args []byte) ([]byte, error) {
 // tier calls a function of the second tier (vm.TierCaller). The machine
 // reads the answer at once, so it is not copied.
 func (g *gateway) tier(args []byte) ([]byte, error) {
+	if len(g.pubs) > 0 {
+		// The host may poll during the call: it sees the batch first.
+		if err := g.flush(); err != nil {
+			return nil, err
+		}
+	}
 	return g.call(abi.TierID, args, false)
+}
+
+// flush hands the batch of publishes to the host (abi.BatchID) and
+// empties it. The error is the first failed publish's.
+func (g *gateway) flush() error {
+	pubs := g.pubs
+	g.pubs, box[1] = g.pubs[:0], 0
+	_, err := g.call(abi.BatchID, pubs, false)
+	return err
+}
+
+// emptyBatch drops the batch the host read after the last export call.
+func emptyBatch() {
+	if len(gate.pubs) > 0 {
+		gate.pubs, box[1] = gate.pubs[:0], 0
+	}
 }
 
 // call crosses the gateway; keep: return a copy of the result, which the
@@ -209,6 +270,7 @@ func initInstance(inst uint32) (r int32) {
 	if machine == nil {
 		return fail(errNoImage)
 	}
+	emptyBatch()
 	if err := machine.Init(int(inst)); err != nil {
 		return fail(err)
 	}
@@ -221,6 +283,7 @@ func deliver(inst uint32, handler int32, n uint32) int32 {
 	if machine == nil {
 		return fail(errNoImage)
 	}
+	emptyBatch()
 	payload, ok := input(n)
 	if !ok {
 		return fail(errors.New("guest: payload length out of range"))
@@ -229,6 +292,47 @@ func deliver(inst uint32, handler int32, n uint32) int32 {
 		return fail(err)
 	}
 	return done()
+}
+
+// deliverMany runs the deliveries listed in the input buffer's first n
+// bytes (abi.AppendDelivery), in order, each as deliver would, and
+// returns how many it ran: it stops after the first handler that crossed
+// hale.prim for anything but a batched publish (a primitive, a print, a
+// timer: the run may have stopped meanwhile, and the host looks before
+// it hands over the rest), or at the first that failed, whose failure it
+// returns as deliver does, with the number of deliveries before it in
+// box[2]. The publishes of all of them are in the batch, in order.
+//
+//go:wasmexport delivermany
+func deliverMany(n uint32) int32 {
+	box[2] = 0
+	if machine == nil {
+		return fail(errNoImage)
+	}
+	emptyBatch()
+	list, ok := input(n)
+	if !ok {
+		return fail(errors.New("guest: delivery list length out of range"))
+	}
+	crossings := gate.crossings
+	ran := int32(0)
+	for len(list) > 0 {
+		inst, handler, payload, rest, ok := abi.SplitDelivery(list)
+		if !ok {
+			return fail(errors.New("guest: bad delivery list"))
+		}
+		list = rest
+		if err := machine.Deliver(int(inst), int(handler), payload); err != nil {
+			return fail(err)
+		}
+		ran++
+		box[2] = uint32(ran)
+		if gate.crossings != crossings {
+			break
+		}
+	}
+	out = out[:0]
+	return ran
 }
 
 //go:wasmexport state

@@ -11,7 +11,8 @@ import (
 // with NewEngine runs one handler b.N times. empty does nothing with its
 // payload; read reads a field into the state; steps runs ten integer
 // steps; publish publishes one message (the host's Prim only counts it).
-// cpu-ns/op is the process's CPU time per delivery.
+// cpu-ns/op is the process's CPU time per delivery. wasm-batched is the
+// wasm engine with publish batches, as a run's consumers have it.
 var deliverHandlers = []struct{ name, body string }{
 	{"empty", ``},
 	{"read", `total += t.n;`},
@@ -33,15 +34,32 @@ locus L {
 locus S { on U(u) { } }
 main { spawn L; spawn S; }
 `)
-			for _, kind := range realEngines {
-				b.Run(kind.String(), func(b *testing.B) {
+			for _, kind := range []string{"native", "wasm", "wasm-batched"} {
+				b.Run(kind, func(b *testing.B) {
 					published := 0
-					e, err := NewEngine(context.Background(), kind, img, hostFunc(func(id uint16, args []byte) ([]byte, error) {
+					host := hostFunc(func(id uint16, args []byte) ([]byte, error) {
 						if id == vm.PrimPublish {
 							published++
 						}
 						return nil, nil
-					}))
+					})
+					var e Engine
+					var err error
+					switch kind {
+					case "native":
+						e, err = NewEngine(context.Background(), EngineNative, img, host)
+					case "wasm":
+						e, err = NewEngine(context.Background(), EngineWasm, img, host)
+					default:
+						// As a run's consumer: publishes in batches.
+						var w *wasmRuntime
+						if w, err = defaultWasm(); err == nil {
+							var data []byte
+							if data, err = img.MarshalBinary(); err == nil {
+								e, err = w.newEngine(context.Background(), &wasmProgram{image: data}, &countingBatchHost{hostFunc: host}, vm.DefaultMemoryLimit)
+							}
+						}
+					}
 					if err != nil {
 						b.Fatal(err)
 					}
@@ -66,6 +84,14 @@ main { spawn L; spawn S; }
 		})
 	}
 }
+
+// countingBatchHost takes batches of publishes and hands each to the
+// wrapped host, as a run's consumer takes them (batch.go).
+type countingBatchHost struct{ hostFunc }
+
+func (h *countingBatchHost) batchPublishes() bool { return true }
+
+func (h *countingBatchHost) publishBatch(batch []byte) error { return publishBatch(h.hostFunc, batch) }
 
 // BenchmarkExportCall is the bare cost of calling an export of the guest
 // (result, which returns an address) and of a memory write of a small

@@ -79,6 +79,10 @@ func (c *consumer) signal() {
 func (c *consumer) loop() {
 	r := c.r
 	defer r.wg.Done()
+	if m, ok := c.engine.(manyDeliverer); ok && c.deliversMany() && m.deliversMany() {
+		c.loopMany(m)
+		return
+	}
 	for {
 		d, ok := c.take()
 		if !ok {
@@ -86,7 +90,7 @@ func (c *consumer) loop() {
 		}
 		n := c.handled
 		if j := r.journal; j != nil {
-			if err := j.Deliver(c.id, n, &d, c.engine); err != nil {
+			if err := c.stamp(j, n, d); err != nil {
 				r.stop(VerdictHalted, 0, nil, err, nil)
 				return
 			}
@@ -103,11 +107,101 @@ func (c *consumer) loop() {
 				c.mu.Unlock()
 				return
 			}
-			c.failed(n, &d, d.Target, err)
+			c.failedDelivery(n, d, err)
 			return
 		}
 		r.release(1)
 	}
+}
+
+// deliversMany reports whether the consumer may hand its engine several
+// deliveries at once (loopMany): a run with nobody to stamp each
+// delivery as it starts or to pick it (no Journal, Order, Stepper or
+// debugger), taking from a fifo.
+func (c *consumer) deliversMany() bool {
+	o := &c.r.opts
+	return !noMany && c.inOrder && c.r.journal == nil && o.Debug == nil && o.DebugPoll == nil && !o.stepping
+}
+
+// noMany turns loopMany off (tests compare runs with and without it).
+var noMany bool
+
+// loopMany is loop for an engine that runs several deliveries in one
+// call (manyDeliverer): it takes what is pending, up to manyDeliveries,
+// and hands it over, looking whether the run stopped before each call.
+// The engine stops after a handler that made a call other than a publish
+// (one that may have stopped the run, such as std::process::exit), so
+// a handler that runs after the run stopped is one that calls nothing
+// and publishes into queues nobody takes from: nothing of it shows. A
+// trap is reported at its own delivery, with its own number.
+func (c *consumer) loopMany(m manyDeliverer) {
+	r := c.r
+	var taken []Delivery
+	for {
+		var ok bool
+		if taken, ok = c.takeMany(taken[:0]); !ok {
+			return
+		}
+		for ds := taken; len(ds) > 0; {
+			if r.stopped.Load() {
+				return
+			}
+			var ran int
+			var err error
+			if len(ds) == 1 {
+				// One delivery (a chain, a ping-pong): the plain call.
+				if err = c.engine.Deliver(ds[0].Target, ds[0].Topic, ds[0].Payload); err == nil {
+					ran = 1
+				}
+			} else {
+				ran, err = m.DeliverMany(ds)
+			}
+			c.handled += ran
+			if ran > 0 {
+				r.release(int64(ran))
+			}
+			if err != nil {
+				n := c.handled
+				c.handled++
+				c.failedDelivery(n, ds[ran], err)
+				return
+			}
+			ds = ds[ran:]
+		}
+		clear(taken) // drop the payloads
+	}
+}
+
+// takeMany appends the pending deliveries, at least one (waiting for it)
+// and at most manyDeliveries or about maxManyBytes of payload, to ds; it
+// reports false when the run has stopped or the consumer was retired.
+func (c *consumer) takeMany(ds []Delivery) ([]Delivery, bool) {
+	d, ok := c.take()
+	if !ok {
+		return ds, false
+	}
+	ds = append(ds, d)
+	size := len(d.Payload)
+	c.mu.Lock()
+	for len(ds) < manyDeliveries && size < maxManyBytes && c.fifo.len() > 0 && !c.r.stopped.Load() {
+		d := c.fifo.pop()
+		size += len(d.Payload)
+		ds = append(ds, d)
+	}
+	c.mu.Unlock()
+	return ds, true
+}
+
+// stamp is the Journal's Deliver for delivery n, d. It takes d by value,
+// so that only a journaled run gives each delivery a copy on the heap
+// (the Journal gets a pointer): loop's own d stays on the stack.
+func (c *consumer) stamp(j Journal, n int, d Delivery) error {
+	return j.Deliver(c.id, n, &d, c.engine)
+}
+
+// failedDelivery is failed for delivery n, d (by value, as stamp).
+func (c *consumer) failedDelivery(n int, d Delivery, err error) {
+	c.failed(n, &d, d.Target, err)
 }
 
 // topicCount returns the number of messages on topic c published before

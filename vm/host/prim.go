@@ -97,17 +97,27 @@ func (c *consumer) interrupt(err error) error {
 // publishCall publishes from the gateway: args are the topic index as a
 // uvarint, then the canonical payload.
 func (c *consumer) publishCall(args []byte) error {
-	topic, n := binary.Uvarint(args)
-	if n <= 0 || topic >= uint64(len(c.r.subs)) {
-		return errors.New("publish: bad topic")
-	}
-	args = args[n:]
-	nb := c.r.router.GuardBytes(int(topic))
-	if len(args) < nb {
-		return errors.New("publish: no guard bits")
+	topic, payload, bits, err := c.splitPublish(args)
+	if err != nil {
+		return err
 	}
 	// args is a view of the engine's memory: the payload outlives it.
-	return c.r.publish(c, int(topic), bytes.Clone(args[nb:]), bytes.Clone(args[:nb]))
+	return c.r.publish(c, topic, bytes.Clone(payload), bytes.Clone(bits))
+}
+
+// splitPublish splits a publish's gateway arguments into the topic, the
+// payload and the guard bits (views of args).
+func (c *consumer) splitPublish(args []byte) (topic int, payload, bits []byte, err error) {
+	t, n := binary.Uvarint(args)
+	if n <= 0 || t >= uint64(len(c.r.subs)) {
+		return 0, nil, nil, errors.New("publish: bad topic")
+	}
+	args = args[n:]
+	nb := c.r.router.GuardBytes(int(t))
+	if len(args) < nb {
+		return 0, nil, nil, errors.New("publish: no guard bits")
+	}
+	return int(t), args[nb:], args[:nb:nb], nil
 }
 
 // livePrim is the host side of one primitive: args are the canonical

@@ -462,7 +462,7 @@ func (r *runner) startSharedGuest(prog *wasmProgram, engines []*consumer, group 
 			continue
 		}
 		if g == nil {
-			if g, err = w.newGuest(r.ctx, prog, r.memoryLimit()); err != nil {
+			if g, err = w.newGuest(r.ctx, prog, r.memoryLimit(), batches(c)); err != nil {
 				return err
 			}
 		}

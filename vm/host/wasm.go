@@ -165,6 +165,13 @@ type wasmGuest struct {
 	addMachine, selectMachine                 api.Function
 	stack                                     [3]uint64
 
+	// box is the address of the guest's batch box when publishes are
+	// batched (abi: publish batches), else 0; then deliverMany is the
+	// export that runs several deliveries, and list its input's scratch.
+	box         uint32
+	deliverMany api.Function
+	list        []byte
+
 	tier *tierInstance // nil: no second tier
 	prog *wasmProgram  // what the guest was loaded with
 
@@ -204,7 +211,7 @@ type wasmEngine struct {
 // newEngine instantiates a guest for one engine: machine 0, with host
 // serving its primitive calls.
 func (w *wasmRuntime) newEngine(ctx context.Context, prog *wasmProgram, host vm.Host, memLimit int64) (Engine, error) {
-	g, err := w.newGuest(ctx, prog, memLimit)
+	g, err := w.newGuest(ctx, prog, memLimit, batches(host))
 	if err != nil {
 		return nil, err
 	}
@@ -213,8 +220,9 @@ func (w *wasmRuntime) newEngine(ctx context.Context, prog *wasmProgram, host vm.
 }
 
 // newGuest instantiates the guest and loads prog into it, as machine 0
-// with memory limit memLimit.
-func (w *wasmRuntime) newGuest(ctx context.Context, prog *wasmProgram, memLimit int64) (*wasmGuest, error) {
+// with memory limit memLimit; batch: the guest batches publishes (only
+// for hosts whose publishes cannot fail but for an interrupt: batches).
+func (w *wasmRuntime) newGuest(ctx context.Context, prog *wasmProgram, memLimit int64, batch bool) (*wasmGuest, error) {
 	img := prog.image
 	g := &wasmGuest{stderr: &cappedBuffer{max: 8 << 10}, prog: prog}
 	// Calls carry their own context: the guest is never interrupted from
@@ -264,6 +272,25 @@ func (w *wasmRuntime) newGuest(ctx context.Context, prog *wasmProgram, memLimit 
 		return nil, err
 	}
 	g.machines = 1
+	if batch {
+		fn := mod.ExportedFunction(abi.ExportBatch)
+		if fn == nil {
+			g.tier.close(g.ctx)
+			mod.Close(g.ctx)
+			return nil, fmt.Errorf("wasm engine: the guest does not export %s", abi.ExportBatch)
+		}
+		if err := fn.CallWithStack(g.ctx, g.stack[:]); err != nil {
+			g.tier.close(g.ctx)
+			mod.Close(g.ctx)
+			return nil, g.crashed(err)
+		}
+		g.box = uint32(g.stack[0])
+		if g.deliverMany = mod.ExportedFunction(abi.ExportDeliverMany); g.deliverMany == nil {
+			g.tier.close(g.ctx)
+			mod.Close(g.ctx)
+			return nil, fmt.Errorf("wasm engine: the guest does not export %s", abi.ExportDeliverMany)
+		}
+	}
 	return g, nil
 }
 
@@ -355,7 +382,7 @@ func (e *wasmEngine) Init(inst int) error {
 	}
 	defer e.end()
 	e.g.stack[0] = uint64(uint32(inst))
-	return e.g.call(e.g.init)
+	return e.g.callBatched(e, e.g.init)
 }
 
 func (e *wasmEngine) Deliver(inst, handler int, payload []byte) error {
@@ -368,7 +395,99 @@ func (e *wasmEngine) Deliver(inst, handler int, payload []byte) error {
 		return err
 	}
 	g.stack[0], g.stack[1], g.stack[2] = uint64(uint32(inst)), uint64(uint32(int32(handler))), uint64(len(payload))
-	return g.call(g.deliver)
+	return g.callBatched(e, g.deliver)
+}
+
+// manyDeliveries is the most deliveries, and maxManyBytes about the
+// most payload bytes, that DeliverMany hands the guest in one call.
+const (
+	manyDeliveries = 64
+	maxManyBytes   = 16 << 10
+)
+
+// DeliverMany runs ds in order in one call of the guest, as Deliver
+// would one by one, and returns how many ran to their end: all of them,
+// or fewer when a handler crossed hale.prim for anything but a batched
+// publish (the caller looks whether the run stopped before it goes on),
+// or when ds[ran] failed with err. Only for a guest that batches
+// publishes (manyDeliverer).
+func (e *wasmEngine) DeliverMany(ds []Delivery) (ran int, err error) {
+	if err := e.begin(); err != nil {
+		return 0, err
+	}
+	defer e.end()
+	g := e.g
+	list := g.list[:0]
+	for _, d := range ds {
+		list = abi.AppendDelivery(list, d.Target, d.Topic, d.Payload)
+	}
+	g.list = list
+	if err := g.write(list); err != nil {
+		return 0, err
+	}
+	g.stack[0] = uint64(len(list))
+	g.out = nil
+	if cerr := g.deliverMany.CallWithStack(g.ctx, g.stack[:]); cerr != nil {
+		err = g.crashed(cerr)
+		if n, ok := g.mem.ReadUint32Le(g.box + 8); ok && !g.mod.IsClosed() {
+			ran = int(n)
+		}
+	} else if r := int32(uint32(g.stack[0])); r < 0 {
+		err = g.failure(-r)
+		n, _ := g.mem.ReadUint32Le(g.box + 8)
+		ran = int(n)
+	} else {
+		ran = int(r)
+	}
+	if err = g.publishLeft(e, err); err != nil {
+		// A publish's error after the last handler ended (an
+		// interrupt) is the last delivery's.
+		return min(max(ran, 0), len(ds)-1), err
+	}
+	if ran <= 0 || ran > len(ds) {
+		return 0, fmt.Errorf("wasm engine: delivermany ran %d of %d deliveries", ran, len(ds))
+	}
+	return ran, nil
+}
+
+// manyDeliverer is an engine that runs several deliveries in one call
+// (the wasm engine when its guest batches publishes).
+type manyDeliverer interface {
+	DeliverMany(ds []Delivery) (int, error)
+	deliversMany() bool
+}
+
+func (e *wasmEngine) deliversMany() bool { return e.g.deliverMany != nil }
+
+// callBatched calls an export that runs Hale code for e (init,
+// deliver), then hands the publishes left in the guest's batch, if any,
+// to e's host, in order, before the export's own result: an error of a
+// publish (an interrupt) comes first in the run's order, so it is the
+// one returned. A guest that crashed is read only if its memory is
+// still there, so that the publishes before the crash are not lost.
+func (g *wasmGuest) callBatched(e *wasmEngine, fn api.Function) error {
+	return g.publishLeft(e, g.call(fn))
+}
+
+// publishLeft publishes what the guest's batch holds after an export
+// that ended with err (callBatched).
+func (g *wasmGuest) publishLeft(e *wasmEngine, err error) error {
+	if g.box == 0 || g.closed || g.mod.IsClosed() {
+		return err
+	}
+	n, ok := g.mem.ReadUint32Le(g.box + 4)
+	if !ok || n == 0 {
+		return err
+	}
+	at, _ := g.mem.ReadUint32Le(g.box)
+	view, ok := g.mem.Read(at, n)
+	if !ok {
+		return errors.New("wasm engine: publish batch out of range")
+	}
+	if perr := publishBatch(e.host, view); perr != nil {
+		return perr
+	}
+	return err
 }
 
 func (e *wasmEngine) State(inst int) ([]byte, error) {
@@ -571,7 +690,10 @@ func primImport(ctx context.Context, mod api.Module, stack []uint64) {
 			res, kind = g.pending, g.pendingKind
 			g.pending, g.hasPending = nil, false
 		}
-	} else if args, ok := mem.Read(argsPtr, argsLen); ok && id == abi.TierID && g.tier != nil {
+	} else if args, ok := mem.Read(argsPtr, argsLen); ok && id == abi.BatchID {
+		// Publishes the guest batched, before its next call.
+		res, kind = primAnswer(nil, publishBatch(g.cur.host, args))
+	} else if ok && id == abi.TierID && g.tier != nil {
 		// An error is the poll's that interrupted the call: the guest
 		// sees it as it would from a poll of its own.
 		out, err := g.tier.call(args)

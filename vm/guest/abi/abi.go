@@ -29,6 +29,14 @@
 //	                                that memory limit; r >= 0 is its number (load's is 0)
 //	select(m u32) -> i32            the calls that follow (init, deliver, state, params,
 //	                                setparams, guards) address machine m
+//	batch() -> u32                  buffer publishes from now on (see Publish batches below) and
+//	                                return the address of the batch box
+//	delivermany(n u32) -> i32       after batch: run the deliveries listed in the input buffer's
+//	                                first n bytes (AppendDelivery) in order, as deliver would, up
+//	                                to the first that fails (its failure is the result, and the box's
+//	                                third word the number run before it) or the first whose handler
+//	                                crossed hale.prim other than for a batched publish; r >= 0 is
+//	                                the number run
 //
 // One guest may host several machines (consumers) that share its Go
 // runtime and decoded image: each machine keeps its own instances, memory
@@ -61,6 +69,34 @@
 // vm.TierFallback) depends only on the program and its arguments, except
 // that the host may poll during it and answer with a Trap-kind status
 // when the run is interrupted.
+//
+// # Publish batches
+//
+// After the host calls batch, the guest no longer crosses hale.prim for
+// each publish (vm.PrimPublish; a timer, vm.PrimPublishAfter, still
+// crosses at once). It appends the publish's arguments to a batch, each
+// as a record: its length as 4 bytes little-endian, then the bytes
+// PrimPublish would have carried (AppendBatchRecord, SplitBatch). The
+// batch reaches the host, in order, before anything else the host would
+// see after those publishes:
+//
+//   - before any other crossing of hale.prim (a primitive, a print, a
+//     poll, a debugger's break, a tier call), the guest sends the batch
+//     with the id BatchID (the args are the batch; the answer is OK, or
+//     the error of the first publish that failed, which the guest then
+//     returns from the call it was about to make, so that an interrupted
+//     run ends the handler there);
+//   - when the batch passes BatchFlush bytes, the same way, from the
+//     publish that filled it;
+//   - otherwise it is left in the guest when the export (init or
+//     deliver) returns, successfully or not: the batch box, two uint32
+//     little-endian words at the address batch returned, always holds the
+//     batch's address and length, and the host reads and publishes the
+//     batch after the export returns, before it looks at the result. The
+//     next init or deliver empties it.
+//
+// So the host and its journal see every publish, primitive call and
+// trap in exactly the order of the handler's run, as without a batch.
 //
 // With the id vm.PrimBreak, prim carries a debugger's break (package vm,
 // debug.go): the args are an encoded vm.BreakInfo, and the host blocks
@@ -97,6 +133,10 @@ const (
 	// Several machines in one guest (see the package comment).
 	ExportMachine = "machine"
 	ExportSelect  = "select"
+	// ExportBatch turns on publish batches (see the package comment).
+	ExportBatch = "batch"
+	// ExportDeliverMany runs several deliveries in one call.
+	ExportDeliverMany = "delivermany"
 )
 
 // EncodeParamTable encodes the parameter table Machine.SetGuardParams
@@ -149,6 +189,63 @@ const FetchID uint32 = 0xFFFF_FFFF
 // TierID is the prim id of a call of the second tier (see the package
 // comment). It is outside the 16-bit range of primitive ids.
 const TierID uint32 = 0xFFFF_FFFE
+
+// BatchID is the prim id that hands the host a batch of publishes (see
+// the package comment). It is outside the 16-bit range of primitive ids.
+const BatchID uint32 = 0xFFFF_FFFD
+
+// BatchFlush is the size in bytes past which the guest hands its batch
+// of publishes over at once rather than at the export's end.
+const BatchFlush = 16 << 10
+
+// AppendBatchRecord appends one publish's arguments to a batch.
+func AppendBatchRecord(batch, args []byte) []byte {
+	n := len(args)
+	batch = append(batch, byte(n), byte(n>>8), byte(n>>16), byte(n>>24))
+	return append(batch, args...)
+}
+
+// SplitBatch returns the first record of a batch and the rest; ok is
+// false when the batch is empty or malformed (a length past its end).
+// Each record is capped at its own end, so appending to it cannot
+// overwrite the next.
+func SplitBatch(batch []byte) (rec, rest []byte, ok bool) {
+	if len(batch) < 4 {
+		return nil, nil, false
+	}
+	n := uint64(batch[0]) | uint64(batch[1])<<8 | uint64(batch[2])<<16 | uint64(batch[3])<<24
+	if n > uint64(len(batch)-4) {
+		return nil, nil, false
+	}
+	end := 4 + int(n)
+	return batch[4:end:end], batch[end:], true
+}
+
+// AppendDelivery appends one delivery to a list for delivermany: the
+// instance and the handler as 4 bytes little-endian each, the payload's
+// length as 4 bytes, then the payload.
+func AppendDelivery(list []byte, inst, handler int, payload []byte) []byte {
+	h, n := uint32(int32(handler)), len(payload)
+	list = append(list, byte(inst), byte(inst>>8), byte(inst>>16), byte(inst>>24),
+		byte(h), byte(h>>8), byte(h>>16), byte(h>>24),
+		byte(n), byte(n>>8), byte(n>>16), byte(n>>24))
+	return append(list, payload...)
+}
+
+// SplitDelivery returns the first delivery of a list and the rest; ok
+// is false when the list is empty or malformed.
+func SplitDelivery(list []byte) (inst uint32, handler int32, payload, rest []byte, ok bool) {
+	if len(list) < 12 {
+		return 0, 0, nil, nil, false
+	}
+	le := func(b []byte) uint32 { return uint32(b[0]) | uint32(b[1])<<8 | uint32(b[2])<<16 | uint32(b[3])<<24 }
+	n := uint64(le(list[8:]))
+	if n > uint64(len(list)-12) {
+		return 0, 0, nil, nil, false
+	}
+	end := 12 + int(n)
+	return le(list), int32(le(list[4:])), list[12:end:end], list[end:], true
+}
 
 // LoadTier is the load flag that turns the second tier on.
 const LoadTier uint32 = 1
