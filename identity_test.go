@@ -1,9 +1,7 @@
 package hale
 
 import (
-	"io/fs"
 	"runtime"
-	"sort"
 	"strings"
 	"testing"
 
@@ -71,23 +69,7 @@ func TestBuildDigestIncludesGoVersion(t *testing.T) {
 // digest of every source read whole, as it was computed before.
 func TestToolchainDigestMatchesReadFile(t *testing.T) {
 	h := blake3.New()
-	var paths []string
-	_ = fs.WalkDir(toolchainSources, ".", func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if d.IsDir() {
-			if d.Name() == "testdata" {
-				return fs.SkipDir
-			}
-			return nil
-		}
-		if partOfToolchain(p) {
-			paths = append(paths, p)
-		}
-		return nil
-	})
-	sort.Strings(paths)
+	paths := toolchainPaths()
 	for _, p := range paths {
 		data, err := toolchainSources.ReadFile(p)
 		if err != nil {
