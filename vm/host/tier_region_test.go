@@ -275,27 +275,19 @@ main { spawn Main; }
 			if len(tier.NewPlan(img).Regions) == 0 {
 				t.Fatal("no region")
 			}
-			native := runWith(t, img, Options{Engine: EngineNative})
-			before := tierAnswered.Load()
-			wasm := runWith(t, img, Options{Engine: EngineWasm})
+			before := tierAnswered.Load() // only the wasm run calls the tier
+			wasm := runBothHandled(t, img, Options{}, false)
 			calls := tierAnswered.Load() - before
-			if native.err != nil || wasm.err != nil {
-				t.Fatalf("errors: native %v, wasm %v", native.err, wasm.err)
-			}
-			if native.stdout != wasm.stdout || native.stderr != wasm.stderr || native.res.Code != wasm.res.Code {
-				t.Fatalf("engines disagree:\nnative (exit %d):\n%s%s\nwasm (exit %d):\n%s%s",
-					native.res.Code, native.stdout, native.stderr, wasm.res.Code, wasm.stdout, wasm.stderr)
-			}
 			// 600 rounds of 1,000 writes: the log grows to 2^18 entries
 			// (a commit at half full each time), then the loop commits
 			// every 2^17 writes.
 			if calls < 10 {
 				t.Fatalf("%d region calls answered; want the loop to commit several times", calls)
 			}
-			if c.name != "caught" && native.res.Code != ExitTrap {
-				t.Fatalf("exit %d, want a trap", native.res.Code)
+			if c.name != "caught" && wasm.res.Code != ExitTrap {
+				t.Fatalf("exit %d, want a trap", wasm.res.Code)
 			}
-			t.Logf("%d tier calls; exit %d\n%s%s", calls, native.res.Code, native.stdout, native.stderr)
+			t.Logf("%d tier calls; exit %d\n%s%s", calls, wasm.res.Code, wasm.stdout, wasm.stderr)
 		})
 	}
 }
@@ -444,27 +436,16 @@ main { spawn Main; }
 			if tier.InPlaceCount(img, p) == 0 {
 				t.Fatal("no instruction runs in place")
 			}
-			opts := Options{MemoryLimit: 1 << 20}
-			opts.Engine = EngineNative
-			native := runWith(t, img, opts)
-			before := tierAnswered.Load()
-			opts.Engine = EngineWasm
-			wasm := runWith(t, img, opts)
+			before := tierAnswered.Load() // only the wasm run calls the tier
+			wasm := runBothHandled(t, img, Options{MemoryLimit: 1 << 20}, false)
 			calls := tierAnswered.Load() - before
-			if native.err != nil || wasm.err != nil {
-				t.Fatalf("errors: native %v, wasm %v", native.err, wasm.err)
-			}
-			if native.stdout != wasm.stdout || native.stderr != wasm.stderr || native.res.Code != wasm.res.Code {
-				t.Fatalf("engines disagree:\nnative (exit %d):\n%s%s\nwasm (exit %d):\n%s%s",
-					native.res.Code, native.stdout, native.stderr, wasm.res.Code, wasm.stdout, wasm.stderr)
-			}
 			if calls == 0 {
 				t.Fatal("no tier call answered")
 			}
-			if want := c.name == "index" || c.name == "memory"; want != (native.res.Code == ExitTrap) {
-				t.Fatalf("exit %d", native.res.Code)
+			if want := c.name == "index" || c.name == "memory"; want != (wasm.res.Code == ExitTrap) {
+				t.Fatalf("exit %d", wasm.res.Code)
 			}
-			t.Logf("%d tier calls; exit %d\n%s", calls, native.res.Code, native.stderr)
+			t.Logf("%d tier calls; exit %d\n%s", calls, wasm.res.Code, wasm.stderr)
 		})
 	}
 	// Budgets: each from 1,000 to 1,400 steps stops the first line's
