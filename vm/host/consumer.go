@@ -44,10 +44,26 @@ type consumer struct {
 	waiting bool          // the goroutine waits for wake
 	retired bool          // the Order retired the consumer
 	wake    chan struct{} // capacity 1
+
+	// Lending (holder.settle): lendable is fixed at start-up; borrowed
+	// (under mu) says another consumer's goroutine runs this consumer's
+	// deliveries while its own goroutine waits; holder is the goroutine
+	// running this consumer's deliveries now (set and read by it).
+	lendable bool
+	borrowed bool
+	holder   *holder
 }
 
 // enqueue adds a delivery to the queue (from any goroutine).
 func (c *consumer) enqueue(d Delivery) {
+	c.enqueueFrom(nil, d)
+}
+
+// enqueueFrom is enqueue for a publish made by from's running handler
+// (nil: not a publish). When c waits and may be lent, its wake is
+// deferred to the end of that handler (holder.settle), whose goroutine
+// then runs c's deliveries itself if it has nothing of its own to do.
+func (c *consumer) enqueueFrom(from *consumer, d Delivery) {
 	c.mu.Lock()
 	if c.retired {
 		c.mu.Unlock()
@@ -59,8 +75,17 @@ func (c *consumer) enqueue(d Delivery) {
 	} else {
 		c.queue = append(c.queue, d)
 	}
-	w := c.waiting
-	c.waiting = false
+	w := c.waiting && !c.borrowed
+	if w && from != nil && c.lendable && from != c && c.pending() <= lendQueue {
+		if h := from.holder; h != nil && h.deferring {
+			c.mu.Unlock()
+			h.deferWake(c)
+			return
+		}
+	}
+	if w {
+		c.waiting = false
+	}
 	c.mu.Unlock()
 	if w {
 		c.signal()
@@ -79,8 +104,9 @@ func (c *consumer) signal() {
 func (c *consumer) loop() {
 	r := c.r
 	defer r.wg.Done()
+	h := c.hold()
 	if m, ok := c.engine.(manyDeliverer); ok && c.deliversMany() && m.deliversMany() {
-		c.loopMany(m)
+		c.loopMany(m, h)
 		return
 	}
 	for {
@@ -88,30 +114,44 @@ func (c *consumer) loop() {
 		if !ok {
 			return
 		}
-		n := c.handled
-		if j := r.journal; j != nil {
-			if err := c.stamp(j, n, d); err != nil {
-				r.stop(VerdictHalted, 0, nil, err, nil)
-				return
-			}
-		}
-		c.handled++
-		if err := c.engine.Deliver(d.Target, d.Topic, d.Payload); err != nil {
-			if c.cut {
-				// The Journal ended this handler where a canceled
-				// recording ended it: this consumer is done, the others
-				// go on to their own ends.
-				r.release(1)
-				c.mu.Lock()
-				c.retire()
-				c.mu.Unlock()
-				return
-			}
-			c.failedDelivery(n, d, err)
+		if !c.handle(d) {
 			return
 		}
-		r.release(1)
+		if h.deferring {
+			h.settle()
+		}
 	}
+}
+
+// handle runs delivery d, taken from c's queue, on the calling goroutine
+// (c's own or its borrower's); it reports false when c is done (the run
+// stopped, or the Journal cut the handler).
+func (c *consumer) handle(d Delivery) bool {
+	r := c.r
+	n := c.handled
+	if j := r.journal; j != nil {
+		if err := c.stamp(j, n, d); err != nil {
+			r.stop(VerdictHalted, 0, nil, err, nil)
+			return false
+		}
+	}
+	c.handled++
+	if err := c.engine.Deliver(d.Target, d.Topic, d.Payload); err != nil {
+		if c.cut {
+			// The Journal ended this handler where a canceled
+			// recording ended it: this consumer is done, the others
+			// go on to their own ends.
+			r.release(1)
+			c.mu.Lock()
+			c.retire()
+			c.mu.Unlock()
+			return false
+		}
+		c.failedDelivery(n, d, err)
+		return false
+	}
+	r.release(1)
+	return true
 }
 
 // deliversMany reports whether the consumer may hand its engine several
@@ -134,7 +174,7 @@ var noMany bool
 // a handler that runs after the run stopped is one that calls nothing
 // and publishes into queues nobody takes from: nothing of it shows. A
 // trap is reported at its own delivery, with its own number.
-func (c *consumer) loopMany(m manyDeliverer) {
+func (c *consumer) loopMany(m manyDeliverer, h *holder) {
 	r := c.r
 	var taken []Delivery
 	for {
@@ -154,7 +194,11 @@ func (c *consumer) loopMany(m manyDeliverer) {
 					ran = 1
 				}
 			} else {
+				// Several handlers in one call: their ends are not seen
+				// here, so nothing is deferred past them.
+				h.deferring = false
 				ran, err = m.DeliverMany(ds)
+				h.deferring = c.lendable
 			}
 			c.handled += ran
 			if ran > 0 {
@@ -167,6 +211,9 @@ func (c *consumer) loopMany(m manyDeliverer) {
 				return
 			}
 			ds = ds[ran:]
+			if h.deferring {
+				h.settle()
+			}
 		}
 		clear(taken) // drop the payloads
 	}
@@ -319,7 +366,7 @@ func (c *consumer) wait(have int, timeout time.Duration) {
 		defer t.Stop()
 		timer = t.C
 	}
-	for c.pending() <= have && !c.r.stopped.Load() {
+	for (c.pending() <= have || c.borrowed) && !c.r.stopped.Load() {
 		c.waiting = true
 		c.mu.Unlock()
 		c.r.out.flush()

@@ -503,6 +503,7 @@ func (r *runner) run() (Result, error) {
 		stopWatch := context.AfterFunc(r.ctx, func() {
 			r.stop(VerdictCanceled, ExitCanceled, nil, nil, r.ctx.Err())
 		})
+		r.markLendable()
 		for _, c := range r.execs {
 			r.wg.Add(1)
 			go c.loop()
@@ -658,7 +659,7 @@ func (r *runner) publish(c *consumer, topic int, payload []byte, bits []byte) er
 		j.Publish(c.id, msg, topic, payload, c.targets)
 	}
 	for _, inst := range c.targets {
-		r.instCons[inst].enqueue(Delivery{Target: inst, Topic: topic, Message: msg, Payload: payload})
+		r.instCons[inst].enqueueFrom(c, Delivery{Target: inst, Topic: topic, Message: msg, Payload: payload})
 	}
 	if r.nats != nil {
 		return r.egress(c, topic, msg, payload)
