@@ -360,6 +360,7 @@ func compileFunc(w *buffer, img *image.Image, f *image.Func, index []uint32, kin
 	}
 	pcLocal, addr := regs+w.off, regs+w.off+1
 	t0, t1, t2 := regs+w.off+2, regs+w.off+3, regs+w.off+4
+	w.outAt, w.outN, w.outKey = addr, t0, t1
 
 	// Locals beyond the parameters.
 	groups := len(w.b) // the byte of the count of local groups (< 128)

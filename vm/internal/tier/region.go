@@ -1147,16 +1147,52 @@ func (w *buffer) reloadInPlace(img *image.Image, d int32, rt image.TypeRef) {
 	}
 }
 
-// regionOut writes the out buffer (parameter 1) with the registers
-// written back at pc.
+// regionOut writes back the registers written at pc. A register whose
+// frame slot already holds a scalar of its kind is stored there
+// directly (its bits: the slot holds no pointer before or after, so no
+// write of the guest's Go code is bypassed, no write barrier owed); any
+// other goes into the out buffer (parameter 1) for the guest to store
+// with Go code: a count, then (register | kind<<32, bits) pairs. The
+// frame then holds what the guest would have stored, so a commit or an
+// exit is as exact as before, and a step whose registers all stay
+// scalars of one kind hands the guest an empty buffer. The buffer's
+// cursor is the address local (w.outAt) and its count the temporary
+// w.outN, both free between instructions.
 func (w *buffer) regionOut(rg *regionInfo, pc int) {
 	out := func() { w.op(opLocalGet); w.u32(1); w.op(opI32WrapI64) }
 	o := rg.out[pc]
-	out()
-	w.i64Const(int64(len(o)))
-	w.mem(opI64Store, 0)
-	for i, x := range o {
+	if len(o) == 0 {
 		out()
+		w.i64Const(0)
+		w.mem(opI64Store, 0)
+		return
+	}
+	local := func(op byte, l uint32) { w.op(op); w.u32(l) }
+	out()
+	w.i32Const(8)
+	w.op(opI32Add)
+	local(opLocalSet, w.outAt)
+	w.i64Const(0)
+	local(opLocalSet, w.outN)
+	// add appends the register's entry, its key on the stack.
+	add := func(r int32) {
+		local(opLocalSet, w.outKey)
+		local(opLocalGet, w.outAt)
+		local(opLocalGet, w.outKey)
+		w.mem(opI64Store, 0)
+		local(opLocalGet, w.outAt)
+		local(opLocalGet, w.reg(r))
+		w.mem(opI64Store, 8)
+		local(opLocalGet, w.outAt)
+		w.i32Const(16)
+		w.op(opI32Add)
+		local(opLocalSet, w.outAt)
+		local(opLocalGet, w.outN)
+		w.i64Const(1)
+		w.op(opI64Add)
+		local(opLocalSet, w.outN)
+	}
+	for _, x := range o {
 		if x.kind == kindDirty {
 			// An int when its flag is set, else kind 0: left as it is.
 			w.op(opLocalGet)
@@ -1166,13 +1202,32 @@ func (w *buffer) regionOut(rg *regionInfo, pc int) {
 			w.op(opI64Shl)
 			w.i64Const(int64(x.reg))
 			w.op(opI64Or)
-		} else {
-			w.i64Const(int64(x.reg) | int64(x.kind)<<32)
+			add(x.reg)
+			continue
 		}
-		w.mem(opI64Store, uint32(8+16*i))
-		out()
-		w.op(opLocalGet)
-		w.u32(w.reg(x.reg))
-		w.mem(opI64Store, uint32(16+16*i))
+		at := uint32(x.reg) * valueSize
+		local(opLocalGet, 0)
+		w.op(opI32WrapI64)
+		w.mem(opI32Load8U, at+valueKind)
+		w.i32Const(int32(x.kind))
+		w.op(opI32Ne)
+		w.op(opIf)
+		w.byte(0x40)
+		w.i64Const(int64(x.reg) | int64(x.kind)<<32)
+		add(x.reg)
+		w.op(opElse)
+		local(opLocalGet, 0)
+		w.op(opI32WrapI64)
+		local(opLocalGet, w.reg(x.reg))
+		if x.kind == image.KindBool {
+			w.i64Const(0) // as value.Bool makes it: 0 or 1
+			w.op(opI64Ne)
+			w.op(opI64ExtendI32U)
+		}
+		w.mem(opI64Store, at+valueBits)
+		w.op(opEnd)
 	}
+	out()
+	local(opLocalGet, w.outN)
+	w.mem(opI64Store, 0)
 }
