@@ -33,17 +33,20 @@ import (
 // An instruction with no compiled form that stays in the frame (building
 // a list, a struct, an enum or a string, reading a string or a container
 // out of a list or a struct, push, a pure builtin: inPlaceOp) is run *in
-// place*: compiled code writes its registers back to the out buffer,
-// drops its undo log and calls the interpreter guest's export
-// GuestStep(pc, steps), which applies the registers to the frame, notes
-// the commit (the interpreter resumes after pc with those steps if
-// the call falls back later), executes the one instruction with the
-// interpreter's own code and answers 0 to go on (compiled code then
-// reloads the register it wrote) or non-zero to stop (a trap, kept
-// pending by the guest, or anything unsure).
+// place*: compiled code writes its registers back (into the frame
+// itself when the slot holds a scalar of the same kind, else to the out
+// buffer), drops its undo log and calls the interpreter guest's export
+// GuestStep(StepArg(pc, n), steps) for the batch of n consecutive
+// in-place instructions from pc, which applies the out buffer to the
+// frame and, for each instruction in turn, notes the commit (the
+// interpreter resumes after it with its steps if the call falls back
+// later) and executes it with the interpreter's own code; it answers 0
+// to go on (compiled code then reloads the registers the batch wrote)
+// or non-zero to stop (a trap, kept pending by the guest, or a call it
+// did not expect, which ends the run).
 //
 // The out buffer is count n, then n pairs (register | kind<<32, bits);
-// kind is Int, Bool or Float.
+// kind is Int, Bool or Float, or 0 for a register to leave as it is.
 type Region struct {
 	Func   int
 	Header int // the loop header: where the interpreter calls it
