@@ -138,6 +138,11 @@ type regionCall struct {
 	pc     int
 	used   int64
 	trap   error
+	// bad: a step the guest did not expect (compiled code and the
+	// guest disagree): the run ends with an error, as for a malformed
+	// answer, since compiled code may have stored registers into the
+	// frame already (tier's regionOut).
+	bad bool
 }
 
 // stepping is the machine whose region call is under way: the guest
@@ -145,71 +150,101 @@ type regionCall struct {
 // inside its call.
 var stepping *Machine
 
-// TierStep runs instruction pc of the function of the region call under
-// way in place (tier.GuestStep), used the steps the call has taken with
-// it: it writes the registers compiled code wrote back (the out buffer)
-// into the frame, commits (a fall-back from then on resumes the
-// interpreter after pc with those steps; compiled code has dropped its
-// undo log) and executes the instruction with the interpreter's own
-// code, memory charges and measures included. It returns 0 for compiled
-// code to go on, or 1 for it to stop: a trap (pending, raised at pc when
-// the call has returned), or a call it does not expect (then nothing is
-// committed). It does not recover from a panic (only a bug in the
-// interpreter would panic here): a deferred recovery cost a third of a
-// step's time in the guest, and the panic ends the guest as one in an
-// export's own code does.
-func TierStep(pc, used int64) int64 {
+// TierStep runs in place the batch of instructions that arg names
+// (tier.StepArg: the first pc and the count, consecutive instructions of
+// the function of the region call under way; tier.GuestStep), used the
+// steps the call has taken up to the batch's last instruction included:
+// it writes the registers compiled code wrote back (the out buffer) into
+// the frame, and for each instruction in turn commits (a fall-back from
+// then on resumes the interpreter after it with the steps taken up to
+// it; compiled code has dropped its undo log) and executes it with the
+// interpreter's own code, memory charges and measures included. It
+// returns 0 for compiled code to go on, or 1 for it to stop: a trap
+// (pending, raised at its instruction when the call has returned, the
+// instructions before it committed), or a call it does not expect (then
+// nothing is committed and the run ends with errTierAnswer: compiled
+// code may have stored scalars into the frame before the call). It does not recover from a panic (only a bug
+// in the interpreter would panic here): a deferred recovery cost a third
+// of a step's time in the guest, and the panic ends the guest as one in
+// an export's own code does.
+func TierStep(arg, used int64) int64 {
 	m := stepping
 	if m == nil || !m.rcall.active {
 		return 1
 	}
-	return m.tierStep(pc, used)
-}
-
-func (m *Machine) tierStep(pc, used int64) int64 {
 	rc := &m.rcall
-	if pc < 0 || pc >= int64(len(rc.fc.code)) || used <= rc.used || used > rc.budget {
+	pc, n, ok := tier.SplitStepArg(arg)
+	code := rc.fc.code
+	if !ok || pc+n > len(code) || used-int64(n-1) <= rc.used || used > rc.budget {
+		rc.bad = true
 		return 1
 	}
-	in := &rc.fc.code[pc]
-	if in.Op == opRegion {
-		in = &m.regionOrig[in.A]
+	batch := code[pc : pc+n]
+	for j := range batch {
+		in := &batch[j]
+		if in.Op == opRegion {
+			in = &m.regionOrig[in.A]
+		}
+		if !tier.InPlaceOp(in) {
+			rc.bad = true
+			return 1
+		}
 	}
-	if !tier.InPlaceOp(*in) || !m.regionOutOK(rc.fc) {
-		return 1
+	if m.regionOut[0] != 0 {
+		// Compiled code left registers to store with Go code.
+		if !m.regionOutOK(rc.fc) {
+			rc.bad = true
+			return 1
+		}
+		m.applyRegionOut(rc.regs)
 	}
-	m.applyRegionOut(rc.regs)
-	rc.pc, rc.used = int(pc)+1, used
-	ip := unsafe.Add(rc.fc.codePtr(), uintptr(pc+1)*instrSize)
-	if err := m.inPlace(in, rc.regs, ip); err != nil {
-		rc.trap = err
-		return 1
+	ip := unsafe.Add(rc.fc.codePtr(), uintptr(pc)*instrSize)
+	regs := rc.regs
+	for j := range batch {
+		in := &batch[j]
+		if in.Op == opRegion {
+			in = &m.regionOrig[in.A]
+		}
+		ip = unsafe.Add(ip, instrSize)
+		rc.pc, rc.used = pc+j+1, used-int64(n-1-j)
+		// The instructions the dispatch loop executes itself, as it
+		// does, and push with cold's statements, its charge and
+		// measure included; every other with cold.
+		var err error
+		switch in.Op {
+		case image.OpMove:
+			*reg(regs, in.A) = *reg(regs, in.B)
+		case image.OpLoadK:
+			*reg(regs, in.A) = m.consts[in.B]
+		case image.OpIndexList:
+			l, i := (*reg(regs, in.B)).AsList(), (*reg(regs, in.C)).AsInt()
+			if uint64(i) >= uint64(l.Len()) {
+				err = m.fail(ip, KindIndex, indexMsg(i, l.Len(), "list"))
+				break
+			}
+			*reg(regs, in.A) = l.At(int(i))
+		case image.OpField:
+			*reg(regs, in.A) = (*reg(regs, in.B)).AsStruct().Field(int(in.C))
+		case image.OpPush:
+			if (*reg(regs, in.A)).AsList().Push(*reg(regs, in.B)) != nil {
+				err = m.fail(ip, KindState, msgListIter)
+				break
+			}
+			m.charge(value.SizeSlot)
+			if m.overAllowance() {
+				if e := m.measure(); e != nil {
+					err = m.failErr(ip, e)
+				}
+			}
+		default:
+			_, err = m.cold(in, regs, ip)
+		}
+		if err != nil {
+			rc.trap = err
+			return 1
+		}
 	}
 	return 0
-}
-
-// inPlace executes in, an instruction tier.InPlaceOp accepts, at ip (the
-// next instruction's address) on the frame at regs: the four the
-// dispatch loop executes itself as it does, every other with cold.
-func (m *Machine) inPlace(in *image.Instr, regs, ip unsafe.Pointer) error {
-	switch in.Op {
-	case image.OpMove:
-		*reg(regs, in.A) = *reg(regs, in.B)
-	case image.OpLoadK:
-		*reg(regs, in.A) = m.consts[in.B]
-	case image.OpIndexList:
-		l, i := (*reg(regs, in.B)).AsList(), (*reg(regs, in.C)).AsInt()
-		if uint64(i) >= uint64(l.Len()) {
-			return m.fail(ip, KindIndex, indexMsg(i, l.Len(), "list"))
-		}
-		*reg(regs, in.A) = l.At(int(i))
-	case image.OpField:
-		*reg(regs, in.A) = (*reg(regs, in.B)).AsStruct().Field(int(in.C))
-	default:
-		_, err := m.cold(in, regs, ip)
-		return err
-	}
-	return nil
 }
 
 // regionOutOK reports whether the out buffer names registers of the
@@ -302,7 +337,7 @@ func (m *Machine) callRegion(i int32, regs unsafe.Pointer, ip unsafe.Pointer, bu
 	if err != nil {
 		return nil, 0, false, nil, err
 	}
-	if len(res) == 0 {
+	if len(res) == 0 || rc.bad {
 		return nil, 0, false, nil, errTierAnswer
 	}
 	if res[0] == TierFallback {

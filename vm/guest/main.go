@@ -416,12 +416,13 @@ func breaks(n uint32) (r int32) {
 	return done()
 }
 
-// step runs one instruction of a compiled loop region in place
-// (tier.GuestStep): the region's compiled code calls it directly, while
-// the guest waits in hale.prim for the region's tier call.
+// step runs a batch of instructions of a compiled loop region in place
+// (tier.GuestStep; arg is tier.StepArg's first pc and count): the
+// region's compiled code calls it directly, while the guest waits in
+// hale.prim for the region's tier call.
 //
 //go:wasmexport hale_step
-func step(pc, used int64) int64 { return vm.TierStep(pc, used) }
+func step(arg, used int64) int64 { return vm.TierStep(arg, used) }
 
 var errNoImage = errors.New("guest: no image loaded")
 

@@ -183,7 +183,7 @@ func TestTierRandomRegions(t *testing.T) {
 	if testing.Short() {
 		n = 15
 	}
-	withRegions, inPlace, trapped, limited := 0, 0, 0, 0
+	withRegions, inPlace, batched, trapped, limited := 0, 0, 0, 0, 0
 	answered := tierAnswered.Load()
 	for seed := range uint64(n) {
 		src := randomRegionProgram(seed, 20)
@@ -228,13 +228,16 @@ func TestTierRandomRegions(t *testing.T) {
 		if tier.InPlaceCount(img, p) > 0 {
 			inPlace++
 		}
+		if b, _ := tier.InPlaceBatches(img, p); b > 0 {
+			batched++
+		}
 	}
 	answered = tierAnswered.Load() - answered
-	if withRegions < n*3/4 || inPlace < n/2 || trapped == 0 || trapped > n*2/3 || answered < int64(n) {
-		t.Fatalf("%d of %d programs had regions, %d ran instructions in place, %d trapped, %d tier calls answered", withRegions, n, inPlace, trapped, answered)
+	if withRegions < n*3/4 || inPlace < n/2 || batched < n/4 || trapped == 0 || trapped > n*2/3 || answered < int64(n) {
+		t.Fatalf("%d of %d programs had regions, %d ran instructions in place (%d in batches), %d trapped, %d tier calls answered", withRegions, n, inPlace, batched, trapped, answered)
 	}
-	t.Logf("%d programs (%d with a small memory limit), %d with regions, %d running instructions in place, %d trapped, %d tier calls answered",
-		n, limited, withRegions, inPlace, trapped, answered)
+	t.Logf("%d programs (%d with a small memory limit), %d with regions, %d running instructions in place, %d in batches of two or more, %d trapped, %d tier calls answered",
+		n, limited, withRegions, inPlace, batched, trapped, answered)
 }
 
 // TestTierRegionCommits runs loops that write far more list elements
@@ -401,6 +404,23 @@ fn line(t: Table, n: int, k: int) -> string {
     }
     return join(out, "") + str(len(ps));
 }
+// line2's push(out, t.chars[i]) is one batch of three in-place
+// instructions (the field, the element, the push): with k = 1 its
+// element traps, the second of the batch; big's pushes run out of
+// memory at the third.
+fn line2(t: Table, n: int, k: int) -> string {
+    var out: [string] = [];
+    for j in 0..n {
+        let i = (j * 7) %% 4 + k;
+        push(out, t.chars[i]);
+    }
+    return join(out, "");
+}
+fn big(t: Table, n: int) -> int {
+    var xs: [string] = [];
+    for j in 0..n { push(xs, t.chars[j %% 4]); }
+    return len(xs);
+}
 %s
 locus Main {
     on start {
@@ -429,6 +449,11 @@ main { spawn Main; }
         }
         print(xs);`},
 		{"memory", "", `var u = "u"; for i in 0..40 { u = u + u; } print(len(u));`},
+		{"batch", "", `print(line2(t, 40, 0)); print(big(t, 1000));`},
+		{"batchindex", "", `print(line2(t, 40, 0)); print(line2(t, 40, 1));`},
+		{"batchcaught", "", `match try line2(t, 40, 1) { Ok(v) => { print(v); }, Err(e) => { print(e.message); } }
+        print(line2(t, 3, 0));`},
+		{"batchmemory", "", `print(big(t, 100000000));`},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			img := compileAll(t, fmt.Sprintf(src, c.budget, c.tail))
@@ -436,13 +461,16 @@ main { spawn Main; }
 			if tier.InPlaceCount(img, p) == 0 {
 				t.Fatal("no instruction runs in place")
 			}
+			if n, longest := tier.InPlaceBatches(img, p); n == 0 || longest < 3 {
+				t.Fatalf("batches: %d, the longest %d", n, longest)
+			}
 			before := tierAnswered.Load() // only the wasm run calls the tier
 			wasm := runBothHandled(t, img, Options{MemoryLimit: 1 << 20}, false)
 			calls := tierAnswered.Load() - before
 			if calls == 0 {
 				t.Fatal("no tier call answered")
 			}
-			if want := c.name == "index" || c.name == "memory"; want != (wasm.res.Code == ExitTrap) {
+			if want := c.name == "index" || c.name == "memory" || c.name == "batchindex" || c.name == "batchmemory"; want != (wasm.res.Code == ExitTrap) {
 				t.Fatalf("exit %d", wasm.res.Code)
 			}
 			t.Logf("%d tier calls; exit %d\n%s", calls, wasm.res.Code, wasm.stderr)
@@ -457,6 +485,34 @@ main { spawn Main; }
 		}
 		for b := 1000; b < 1000+n; b++ {
 			img := compileAll(t, fmt.Sprintf(src, fmt.Sprintf("@budget(steps: %d)", b), ""))
+			native := runWith(t, img, Options{Engine: EngineNative})
+			wasm := runWith(t, img, Options{Engine: EngineWasm})
+			if native.stdout != wasm.stdout || native.stderr != wasm.stderr || native.res.Code != wasm.res.Code || native.res.Code != ExitTrap {
+				t.Fatalf("budget %d: engines disagree:\nnative (exit %d):\n%s%s\nwasm (exit %d):\n%s%s", b,
+					native.res.Code, native.stdout, native.stderr, wasm.res.Code, wasm.stdout, wasm.stderr)
+			}
+		}
+	})
+	// Budgets that stop line2's loop at each of its steps, those of
+	// its batch of three included.
+	t.Run("batchbudgets", func(t *testing.T) {
+		const main = `
+locus Main {
+    on start {
+        let t = Table { chars: ["a", "c", "g", "t"], probs: [0.3, 0.5, 0.8, 1.0] };
+        for k in 0..3 { print(line2(t, 30, 0)); }
+    }
+}
+main { spawn Main; }
+`
+		body, _, _ := strings.Cut(src, "%s\nlocus Main")
+		body = strings.ReplaceAll(body, "%%", "%")
+		step := 1
+		if testing.Short() {
+			step = 7
+		}
+		for b := 20; b < 500; b += step {
+			img := compileAll(t, body+fmt.Sprintf("@budget(steps: %d)", b)+main)
 			native := runWith(t, img, Options{Engine: EngineNative})
 			wasm := runWith(t, img, Options{Engine: EngineWasm})
 			if native.stdout != wasm.stdout || native.stderr != wasm.stderr || native.res.Code != wasm.res.Code || native.res.Code != ExitTrap {

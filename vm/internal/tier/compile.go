@@ -14,10 +14,11 @@ import (
 // calls when its fuel runs below zero: it returns the fuel refilled (at
 // least zero), or a negative number to stop the call (the budget is used
 // up, or the run was interrupted), and, when a region runs an
-// instruction in place (region.go), GuestModule.GuestStep(pc i64, steps
-// i64) -> i64, the interpreter guest's own export, which runs
-// instruction pc of the region's function on the frame, steps being
-// those the call has taken up to and including it (GlobalGiven less
+// instruction in place (region.go), GuestModule.GuestStep(arg i64, steps
+// i64) -> i64, the interpreter guest's own export, which runs the batch
+// of consecutive instructions arg names (StepArg: the first pc and the
+// count) of the region's function on the frame, steps being those the
+// call has taken up to and including the batch's last (GlobalGiven less
 // GlobalFuel): 0 to go on, anything else to stop. The module exports each entry function
 // f as Export(f), taking its parameters as i64 and returning its result as
 // an i64 (see Kind), and three mutable i64 globals the host sets before a
@@ -303,6 +304,16 @@ func compileFunc(w *buffer, img *image.Image, f *image.Func, index []uint32, kin
 	leader := make([]bool, len(code)+1)
 	leader[lo] = true
 	back := rg != nil
+	// A region's batches: consecutive in-place instructions, run in
+	// one call of the guest's step. batchAt[pc] is the count of the
+	// batch starting at pc, batchEnd[pc] whether it is a batch's last.
+	batchAt, batchEnd := map[int]int{}, map[int]bool{}
+	if rg != nil {
+		for _, b := range batches(img, rg) {
+			batchAt[b[0]] = b[1]
+			batchEnd[b[0]+b[1]-1] = true
+		}
+	}
 	for pc := lo; pc <= hi; pc++ {
 		in := code[pc]
 		switch {
@@ -310,9 +321,11 @@ func compileFunc(w *buffer, img *image.Image, f *image.Func, index []uint32, kin
 			leader[pc] = true
 			leader[pc+1] = true
 		case isInPlace(pc):
-			// It ends its segment: the steps it hands the guest are
-			// those charged up to it.
-			leader[pc+1] = true
+			// A batch ends its segment: the steps the guest is handed
+			// are those charged up to the batch's last instruction.
+			if batchEnd[pc] {
+				leader[pc+1] = true
+			}
 		case isJump(in.Op):
 			if int(in.C) >= lo && int(in.C) <= hi {
 				leader[in.C] = true
@@ -347,6 +360,7 @@ func compileFunc(w *buffer, img *image.Image, f *image.Func, index []uint32, kin
 	}
 	pcLocal, addr := regs+w.off, regs+w.off+1
 	t0, t1, t2 := regs+w.off+2, regs+w.off+3, regs+w.off+4
+	w.outAt, w.outN, w.outKey = addr, t0, t1
 
 	// Locals beyond the parameters.
 	groups := len(w.b) // the byte of the count of local groups (< 128)
@@ -468,7 +482,10 @@ func compileFunc(w *buffer, img *image.Image, f *image.Func, index []uint32, kin
 			w.charge(int64(starts[cur+1] - pc))
 		}
 		if isInPlace(pc) {
-			w.regionStep(img, rg, pc, in)
+			// The first of a batch runs it.
+			if n := batchAt[pc]; n > 0 {
+				w.regionStep(img, rg, pc, code[pc:pc+n])
+			}
 			continue
 		}
 		if rg != nil && len(rg.dirty) > 0 {

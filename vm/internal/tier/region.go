@@ -1,6 +1,7 @@
 package tier
 
 import (
+	"slices"
 	"strconv"
 
 	"github.com/hale-lang/hale/codegen/image"
@@ -32,17 +33,20 @@ import (
 // An instruction with no compiled form that stays in the frame (building
 // a list, a struct, an enum or a string, reading a string or a container
 // out of a list or a struct, push, a pure builtin: inPlaceOp) is run *in
-// place*: compiled code writes its registers back to the out buffer,
-// drops its undo log and calls the interpreter guest's export
-// GuestStep(pc, steps), which applies the registers to the frame, notes
-// the commit (the interpreter resumes after pc with those steps if
-// the call falls back later), executes the one instruction with the
-// interpreter's own code and answers 0 to go on (compiled code then
-// reloads the register it wrote) or non-zero to stop (a trap, kept
-// pending by the guest, or anything unsure).
+// place*: compiled code writes its registers back (into the frame
+// itself when the slot holds a scalar of the same kind, else to the out
+// buffer), drops its undo log and calls the interpreter guest's export
+// GuestStep(StepArg(pc, n), steps) for the batch of n consecutive
+// in-place instructions from pc, which applies the out buffer to the
+// frame and, for each instruction in turn, notes the commit (the
+// interpreter resumes after it with its steps if the call falls back
+// later) and executes it with the interpreter's own code; it answers 0
+// to go on (compiled code then reloads the registers the batch wrote)
+// or non-zero to stop (a trap, kept pending by the guest, or a call it
+// did not expect, which ends the run).
 //
 // The out buffer is count n, then n pairs (register | kind<<32, bits);
-// kind is Int, Bool or Float.
+// kind is Int, Bool or Float, or 0 for a register to leave as it is.
 type Region struct {
 	Func   int
 	Header int // the loop header: where the interpreter calls it
@@ -140,9 +144,70 @@ func InPlaceCount(img *image.Image, p *Plan) int {
 	return n
 }
 
+// InPlaceBatches returns how many batches of two or more in-place
+// instructions p's regions run (each one call of the guest's step) and
+// the longest (tests and measurements).
+func InPlaceBatches(img *image.Image, p *Plan) (n, longest int) {
+	for _, r := range p.Regions {
+		info, ok := analyzeRegion(img, p, r)
+		if !ok {
+			continue
+		}
+		for _, b := range batches(img, info) {
+			if b[1] > 1 {
+				n++
+				longest = max(longest, b[1])
+			}
+		}
+	}
+	return n, longest
+}
+
+// batches returns region rg's batches as (first pc, count): runs of
+// consecutive in-place instructions, none but the first a jump target,
+// at most MaxBatch long.
+func batches(img *image.Image, rg *regionInfo) [][2]int {
+	code := img.Funcs[rg.Func].Code
+	target := make([]bool, rg.End-rg.Header+1)
+	for pc := rg.Header; pc <= rg.End; pc++ {
+		if in := code[pc]; isJump(in.Op) && int(in.C) >= rg.Header && int(in.C) <= rg.End {
+			target[int(in.C)-rg.Header] = true
+		}
+	}
+	var out [][2]int
+	for pc := rg.Header; pc <= rg.End; pc++ {
+		if !rg.inplace[pc-rg.Header] {
+			continue
+		}
+		n := len(out)
+		if n > 0 && out[n-1][0]+out[n-1][1] == pc && !target[pc-rg.Header] && out[n-1][1] < MaxBatch {
+			out[n-1][1]++
+		} else {
+			out = append(out, [2]int{pc, 1})
+		}
+	}
+	return out
+}
+
 // InPlaceOp reports whether in may run in place in a region (see
-// inPlaceOp): the guest checks it before it runs one.
-func InPlaceOp(in image.Instr) bool { return inPlaceOp(in) }
+// inPlaceOp): the guest checks it before it runs one. It is a table
+// look-up (the guest checks every instruction of a batch).
+func InPlaceOp(in *image.Instr) bool {
+	return inPlaceOps[in.Op] && (in.Op != image.OpCallB || image.Builtin(in.B) != image.BuiltinPrint)
+}
+
+// inPlaceOps marks the opcodes inPlaceOp accepts (OpCallB for some of
+// its builtins).
+var inPlaceOps = func() (t [256]bool) {
+	for op := range t {
+		in := image.Instr{Op: image.Op(op)}
+		if op == int(image.OpCallB) {
+			in.B = int32(image.BuiltinPrint) + 1
+		}
+		t[op] = inPlaceOp(in)
+	}
+	return t
+}()
 
 // inPlaceOp reports whether in may run in place in a region: it has no
 // compiled form (or its operands' types do not allow one), it stays in
@@ -978,14 +1043,34 @@ func (w *buffer) regionExit(rg *regionInfo, pc int) {
 	w.op(opReturn)
 }
 
-// regionStep runs instruction in, at pc, in place: it writes the
-// registers back to the out buffer, drops the undo log (the guest
-// commits: everything so far is final), calls the guest's step with pc
-// and the steps taken (charged up to pc included), stops when it answers
-// non-zero, and reloads the register the instruction wrote. Nothing else
-// compiled code holds is cached about a container: a list's length and
-// elements, a struct's fields are read from memory at every access.
-func (w *buffer) regionStep(img *image.Image, rg *regionInfo, pc int, in image.Instr) {
+// MaxBatch bounds the in-place instructions of one batch: consecutive
+// instructions of a straight run (none a jump target) that all run in
+// place are handed to the guest's step in one call.
+const MaxBatch = 64
+
+// StepArg is the guest step's first argument for the batch of n
+// in-place instructions from pc: pc in the low 32 bits, n-1 above.
+func StepArg(pc, n int) int64 { return int64(pc) | int64(n-1)<<32 }
+
+// SplitStepArg returns the first pc and the count of a step's first
+// argument, or ok false when it names no batch StepArg makes.
+func SplitStepArg(a int64) (pc, n int, ok bool) {
+	if a < 0 || a>>32 >= MaxBatch {
+		return 0, 0, false
+	}
+	return int(a & 0xffffffff), int(a>>32) + 1, true
+}
+
+// regionStep runs the batch of in-place instructions batch, the first
+// at pc: it writes the registers back to the out buffer, drops the undo
+// log (the guest commits: everything so far is final), calls the
+// guest's step with the batch (StepArg) and the steps taken (charged up
+// to the batch's last instruction included: the batch ends its
+// segment), stops when it answers non-zero, and reloads the registers
+// the batch wrote (each from its last writer in the batch). Nothing
+// else compiled code holds is cached about a container: a list's length
+// and elements, a struct's fields are read from memory at every access.
+func (w *buffer) regionStep(img *image.Image, rg *regionInfo, pc int, batch []image.Instr) {
 	w.regionOut(rg, pc)
 	for _, k := range rg.dirty {
 		w.i32Const(0)
@@ -996,7 +1081,7 @@ func (w *buffer) regionStep(img *image.Image, rg *regionInfo, pc int, in image.I
 	w.u32(globalLogBase)
 	w.op(opGlobalSet)
 	w.u32(globalLog)
-	w.i64Const(int64(pc))
+	w.i64Const(StepArg(pc, len(batch)))
 	w.op(opGlobalGet)
 	w.u32(globalGiven)
 	w.op(opGlobalGet)
@@ -1007,11 +1092,18 @@ func (w *buffer) regionStep(img *image.Image, rg *regionInfo, pc int, in image.I
 	w.op(opI64Eqz)
 	w.op(opI32Eqz)
 	w.stopIf()
-	d := inPlaceDest(in)
-	if d < 0 {
-		return
+	for j, in := range batch {
+		d := inPlaceDest(in)
+		if d < 0 || slices.ContainsFunc(batch[j+1:], func(l image.Instr) bool { return inPlaceDest(l) == d }) {
+			continue // writes nothing, or a later one writes d again
+		}
+		w.reloadInPlace(img, d, rg.types[pc+j-rg.Header])
 	}
-	rt := rg.types[pc-rg.Header]
+}
+
+// reloadInPlace reloads register d, which an in-place instruction wrote
+// with type rt, from the frame.
+func (w *buffer) reloadInPlace(img *image.Image, d int32, rt image.TypeRef) {
 	at := uint32(d) * valueSize
 	base := func() { w.op(opLocalGet); w.u32(0); w.op(opI32WrapI64) }
 	checkKind := func(k image.Kind) {
@@ -1058,16 +1150,52 @@ func (w *buffer) regionStep(img *image.Image, rg *regionInfo, pc int, in image.I
 	}
 }
 
-// regionOut writes the out buffer (parameter 1) with the registers
-// written back at pc.
+// regionOut writes back the registers written at pc. A register whose
+// frame slot already holds a scalar of its kind is stored there
+// directly (its bits: the slot holds no pointer before or after, so no
+// write of the guest's Go code is bypassed, no write barrier owed); any
+// other goes into the out buffer (parameter 1) for the guest to store
+// with Go code: a count, then (register | kind<<32, bits) pairs. The
+// frame then holds what the guest would have stored, so a commit or an
+// exit is as exact as before, and a step whose registers all stay
+// scalars of one kind hands the guest an empty buffer. The buffer's
+// cursor is the address local (w.outAt) and its count the temporary
+// w.outN, both free between instructions.
 func (w *buffer) regionOut(rg *regionInfo, pc int) {
 	out := func() { w.op(opLocalGet); w.u32(1); w.op(opI32WrapI64) }
 	o := rg.out[pc]
-	out()
-	w.i64Const(int64(len(o)))
-	w.mem(opI64Store, 0)
-	for i, x := range o {
+	if len(o) == 0 {
 		out()
+		w.i64Const(0)
+		w.mem(opI64Store, 0)
+		return
+	}
+	local := func(op byte, l uint32) { w.op(op); w.u32(l) }
+	out()
+	w.i32Const(8)
+	w.op(opI32Add)
+	local(opLocalSet, w.outAt)
+	w.i64Const(0)
+	local(opLocalSet, w.outN)
+	// add appends the register's entry, its key on the stack.
+	add := func(r int32) {
+		local(opLocalSet, w.outKey)
+		local(opLocalGet, w.outAt)
+		local(opLocalGet, w.outKey)
+		w.mem(opI64Store, 0)
+		local(opLocalGet, w.outAt)
+		local(opLocalGet, w.reg(r))
+		w.mem(opI64Store, 8)
+		local(opLocalGet, w.outAt)
+		w.i32Const(16)
+		w.op(opI32Add)
+		local(opLocalSet, w.outAt)
+		local(opLocalGet, w.outN)
+		w.i64Const(1)
+		w.op(opI64Add)
+		local(opLocalSet, w.outN)
+	}
+	for _, x := range o {
 		if x.kind == kindDirty {
 			// An int when its flag is set, else kind 0: left as it is.
 			w.op(opLocalGet)
@@ -1077,13 +1205,32 @@ func (w *buffer) regionOut(rg *regionInfo, pc int) {
 			w.op(opI64Shl)
 			w.i64Const(int64(x.reg))
 			w.op(opI64Or)
-		} else {
-			w.i64Const(int64(x.reg) | int64(x.kind)<<32)
+			add(x.reg)
+			continue
 		}
-		w.mem(opI64Store, uint32(8+16*i))
-		out()
-		w.op(opLocalGet)
-		w.u32(w.reg(x.reg))
-		w.mem(opI64Store, uint32(16+16*i))
+		at := uint32(x.reg) * valueSize
+		local(opLocalGet, 0)
+		w.op(opI32WrapI64)
+		w.mem(opI32Load8U, at+valueKind)
+		w.i32Const(int32(x.kind))
+		w.op(opI32Ne)
+		w.op(opIf)
+		w.byte(0x40)
+		w.i64Const(int64(x.reg) | int64(x.kind)<<32)
+		add(x.reg)
+		w.op(opElse)
+		local(opLocalGet, 0)
+		w.op(opI32WrapI64)
+		local(opLocalGet, w.reg(x.reg))
+		if x.kind == image.KindBool {
+			w.i64Const(0) // as value.Bool makes it: 0 or 1
+			w.op(opI64Ne)
+			w.op(opI64ExtendI32U)
+		}
+		w.mem(opI64Store, at+valueBits)
+		w.op(opEnd)
 	}
+	out()
+	local(opLocalGet, w.outN)
+	w.mem(opI64Store, 0)
 }

@@ -94,6 +94,9 @@ type buffer struct {
 	off uint32
 	// dirtyBase is the local of a region's first dirty flag.
 	dirtyBase uint32
+	// outAt (i32), outN and outKey (i64) are the locals regionOut
+	// uses: free between instructions.
+	outAt, outN, outKey uint32
 }
 
 // reg returns the local of register r.
