@@ -136,12 +136,35 @@ func (w *wasmRuntime) close(ctx context.Context) error { return w.rt.Close(ctx) 
 // randomness reach a program only through recorded primitives.
 // TestGuestSandboxIsDeterministic pins this: adding WithSysWalltime,
 // WithSysNanotime or WithRandSource here fails it.
+//
+// Its one environment setting is for the guest's Go runtime, which reads
+// it as it starts: Go's collector compiled to WebAssembly runs on the
+// guest's one thread and marks the live heap at every cycle, so a program
+// that allocates (binary-trees, fasta) spent a fifth of its CPU time in
+// it at the default GOGC of 100. A heap allowed to grow to five times
+// what is live before a cycle (GOGC=400) costs a few megabytes for such a
+// program (binary-trees 14: 61 to 76 MB) and takes 15-20% off its CPU
+// time (docs/performance.md §5.19); the soft limit (GOMEMLIMIT) keeps a
+// guest whose live data is large from growing to five times that: near
+// it, the collector runs as often as it must. Neither changes what a
+// program sees: a consumer's memory limit is the interpreter's own
+// measure of the data it holds (vm.Machine.SetMemoryLimit), not the size
+// of the Go heap. The program's own environment never reaches the guest
+// (std::env reads go through the gateway).
 func guestModuleConfig(stderr io.Writer) wazero.ModuleConfig {
 	return wazero.NewModuleConfig().
 		WithName("").
 		WithStartFunctions("_initialize").
-		WithStderr(stderr)
+		WithStderr(stderr).
+		WithEnv("GOGC", guestGOGC).
+		WithEnv("GOMEMLIMIT", guestGOMEMLIMIT)
 }
+
+// The guest's collector settings (see guestModuleConfig).
+const (
+	guestGOGC       = "400"
+	guestGOMEMLIMIT = "1GiB"
+)
 
 // engineKey is the context key under which hale.prim finds the guest
 // that calls it.
