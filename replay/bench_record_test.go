@@ -221,7 +221,7 @@ func benchRecordedRun(p *program, kind host.EngineKind, path string) error {
 // replay --quiet --diff` adds: the replay also records itself to a file,
 // which is read back and compared with the recording entry by entry.
 func benchReplayFrom(p *program, kind host.EngineKind, path string, full bool) error {
-	data, err := os.ReadFile(path)
+	data, err := artifact.ReadFile(path)
 	if err != nil {
 		return err
 	}

@@ -100,7 +100,7 @@ func Run(ctx context.Context, art *artifact.Artifact, img *image.Image, opts Ses
 	stats := r.Stats()
 	var rep *artifact.Report
 	if replayPath != "" {
-		data, err := os.ReadFile(replayPath)
+		data, err := artifact.ReadFile(replayPath)
 		if err != nil {
 			return nil, fmt.Errorf("cannot read the replay's recording: %w", err)
 		}
