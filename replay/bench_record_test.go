@@ -240,6 +240,7 @@ func benchReplayFrom(p *program, kind host.EngineKind, path string, full bool) e
 			return err
 		}
 	}
+	defer replay.LowerGC(art)() // as replay.Run does
 	r := replay.NewReplayer(art, p.img, ro)
 	opts := host.Options{Engine: kind, Stdout: io.Discard}
 	r.Install(&opts)
