@@ -27,8 +27,9 @@ func ReadFile(path string) ([]byte, error) {
 		}
 	}
 	// One byte more than the file's size, as os.ReadFile reserves, so
-	// that the read ending at its end costs no second buffer.
-	data := make([]byte, 0, size+1)
+	// that the read ending at its end costs no second buffer (and 512
+	// bytes for a file of no known size).
+	data := make([]byte, 0, max(size+1, 512))
 	pages.Prepare(data)
 	for {
 		n, err := f.Read(data[len(data):cap(data)])
