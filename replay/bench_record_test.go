@@ -221,7 +221,7 @@ func benchRecordedRun(p *program, kind host.EngineKind, path string) error {
 // replay --quiet --diff` adds: the replay also records itself to a file,
 // which is read back and compared with the recording entry by entry.
 func benchReplayFrom(p *program, kind host.EngineKind, path string, full bool) error {
-	data, err := os.ReadFile(path)
+	data, err := artifact.ReadFile(path)
 	if err != nil {
 		return err
 	}
@@ -240,6 +240,7 @@ func benchReplayFrom(p *program, kind host.EngineKind, path string, full bool) e
 			return err
 		}
 	}
+	defer replay.LowerGC(art)() // as replay.Run does
 	r := replay.NewReplayer(art, p.img, ro)
 	opts := host.Options{Engine: kind, Stdout: io.Discard}
 	r.Install(&opts)

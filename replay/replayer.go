@@ -15,6 +15,7 @@ import (
 
 	"github.com/hale-lang/hale/codegen/image"
 	"github.com/hale-lang/hale/replay/artifact"
+	"github.com/hale-lang/hale/replay/internal/pages"
 	"github.com/hale-lang/hale/stdlib"
 	"github.com/hale-lang/hale/vm"
 	"github.com/hale-lang/hale/vm/host"
@@ -435,6 +436,7 @@ func (r *Replayer) load() {
 	r.pubs = make([][]int32, nc)
 	for g, n := range nPublishes {
 		r.pubs[g] = make([]int32, 0, n+1)
+		pages.Prepare(r.pubs[g])
 	}
 	lineType := &value.Type{Kind: value.KindStruct, Fields: []value.Field{{Name: "text", Type: value.StringType}}}
 	calls := make([][]int32, nc) // each consumer's call entries
@@ -442,6 +444,8 @@ func (r *Replayer) load() {
 	for g, cs := range r.cons {
 		cs.deliveries = make([]recordedDelivery, 0, nDeliveries[g])
 		calls[g] = make([]int32, 0, nCalls[g])
+		pages.Prepare(cs.deliveries)
+		pages.Prepare(calls[g])
 	}
 	closeRun := func(g int) {
 		cs := r.cons[g]

@@ -70,6 +70,7 @@ func Run(ctx context.Context, art *artifact.Artifact, img *image.Image, opts Ses
 	if art.Len() > maxReplayEntries {
 		return nil, fmt.Errorf("the recording holds %d entries, more than a replay can hold (%d)", art.Len(), maxReplayEntries)
 	}
+	defer LowerGC(art)()
 	record := opts.Record || opts.Output != "" || opts.AllowLiveEffects
 	first, err := runPass(ctx, art, img, opts, record, opts.Output, opts.Stdout, opts.Stderr)
 	if err != nil {
@@ -100,7 +101,7 @@ func Run(ctx context.Context, art *artifact.Artifact, img *image.Image, opts Ses
 	stats := r.Stats()
 	var rep *artifact.Report
 	if replayPath != "" {
-		data, err := os.ReadFile(replayPath)
+		data, err := artifact.ReadFile(replayPath)
 		if err != nil {
 			return nil, fmt.Errorf("cannot read the replay's recording: %w", err)
 		}

@@ -7,6 +7,8 @@ import (
 	"math"
 
 	"github.com/zeebo/blake3"
+
+	"github.com/hale-lang/hale/replay/internal/pages"
 )
 
 // The problems a decoder reports; a *FormatError wraps exactly one of them,
@@ -150,6 +152,7 @@ func decodeAs(data []byte, keep bool, split int) (*Artifact, *FormatError) {
 	default:
 		a.indexed, a.data, a.names = true, data, c.names
 		a.spans.list = make([]span, 0, n)
+		pages.Prepare(a.spans.list)
 		if split > 0 && n >= split {
 			sum = hashAhead(data)
 			if ferr := c.indexHalves(a, n, framed, marks, &found); ferr != nil {

@@ -1,6 +1,9 @@
 package artifact
 
-import "math"
+import (
+	"math"
+	"unsafe"
+)
 
 // An artifact from Index or Admit keeps an index of its entries rather
 // than the entries themselves (see decodeIndexed): one span per entry, in one
@@ -105,6 +108,16 @@ func (a *Artifact) Len() int {
 		return len(a.spans.list)
 	}
 	return len(a.Entries)
+}
+
+// Resident is about how many bytes of memory an indexed artifact holds
+// without pointers in them (its bytes and its index), which the garbage
+// collector counts as live heap but never scans; 0 for a decoded one.
+func (a *Artifact) Resident() int64 {
+	if !a.indexed {
+		return 0
+	}
+	return int64(cap(a.data)) + int64(cap(a.spans.list))*int64(unsafe.Sizeof(span{})) + int64(cap(a.spans.wide))*int64(unsafe.Sizeof(wideSpan{}))
 }
 
 // Entry returns entry i, 0 <= i < Len().

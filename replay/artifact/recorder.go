@@ -123,32 +123,61 @@ type Recorder struct {
 	w     *Writer
 	limit int
 
-	mu    sync.Mutex
+	// hot holds the lock and what every Append writes under it, on a
+	// cache line of its own (see queueState).
+	hot   *queueState
 	space sync.Cond // a consumer's waiting entries decreased, or the recorder failed
 	ready sync.Cond // the queue or the inflight count changed, or closing began
-	// queue holds the framed entries (appendFrame) waiting for the
-	// writer, queued of them; spare is the writer's last batch, reused.
-	queue   []byte
-	queued  int
-	spare   []byte
-	waiting []*lane // the lanes with entries in the queue
+	// spare is the writer's last batch, reused.
+	spare []byte
+	// The fields below are read by every Append (under the lock) but
+	// written rarely: a lane is added, the recorder closes or fails.
 	lanes   []*lane // by consumer id below denseLanes
 	far     map[uint32]*lane
-	// inflight counts the Append calls past the closing check and not
-	// yet returned.
-	inflight int
-	closing  bool
-	err      error
-	failed   atomic.Bool // err != nil, read without the lock
-	stalls   uint64
-	done     chan struct{} // closed when the writer goroutine ends
-	closed   bool
+	closing bool
+	err     error
+	stalls  uint64
+	done    chan struct{} // closed when the writer goroutine ends
+	closed  bool
+	// failed is err != nil, read without the lock by every journaled
+	// call: it is kept apart from what the lock's holders write.
+	_      [cacheLine]byte
+	failed atomic.Bool
+	_      [cacheLine]byte
 }
 
-// lane is one consumer's state in the recorder.
+// cacheLine is the size of a processor's cache line on the machines Hale
+// runs on (64 bytes on amd64 and arm64).
+const cacheLine = 64
+
+// queueState is the part of a Recorder that each Append writes: the lock,
+// the queue of framed entries (appendFrame) waiting for the writer and
+// their count, the count of Append calls in flight and the writer's
+// generation. Consumers on different threads append in turn, so whatever
+// an Append writes moves from one processor's cache to the other's: kept
+// together in one 64-byte object (Go allocates objects of that size at
+// multiples of 64), it is one cache line to move instead of one per field.
+type queueState struct {
+	mu     sync.Mutex
+	queue  []byte
+	queued int
+	// inflight counts the Append calls past the closing check and not
+	// yet returned.
+	inflight int32
+	// gen counts the writer's batches: a lane whose gen is older has no
+	// entries in the queue (lane.waiting is stale).
+	gen uint64
+	_   [cacheLine - 8 - 24 - 8 - 8 - 8]byte
+}
+
+// lane is one consumer's state in the recorder, written only under the
+// lock by Appends of that consumer (and read by Close), padded to a cache
+// line so that consumers appending in turn do not share one.
 type lane struct {
-	waiting int    // entries in the queue
+	waiting int    // entries in the queue, if gen is the queue's
 	next    uint64 // seq of the consumer's next entry: its entries so far
+	gen     uint64 // the writer's generation when waiting was counted
+	_       [cacheLine - 8 - 8 - 8]byte
 }
 
 // denseLanes bounds the consumer ids whose lanes are kept in a slice
@@ -220,12 +249,12 @@ const (
 const flushInterval = 50 * time.Millisecond
 
 func newRecorder(w *Writer, opts Options) *Recorder {
-	r := &Recorder{w: w, limit: opts.Buffer, far: map[uint32]*lane{}, done: make(chan struct{})}
+	r := &Recorder{w: w, limit: opts.Buffer, hot: &queueState{}, far: map[uint32]*lane{}, done: make(chan struct{})}
 	if r.limit <= 0 {
 		r.limit = DefaultBuffer
 	}
-	r.space.L = &r.mu
-	r.ready.L = &r.mu
+	r.space.L = &r.hot.mu
+	r.ready.L = &r.hot.mu
 	go r.run()
 	go r.tick()
 	return r
@@ -242,11 +271,11 @@ func (r *Recorder) tick() {
 			return
 		case <-t.C:
 		}
-		r.mu.Lock()
-		if len(r.queue) > 0 {
+		r.hot.mu.Lock()
+		if len(r.hot.queue) > 0 {
 			r.ready.Signal()
 		}
-		r.mu.Unlock()
+		r.hot.mu.Unlock()
 	}
 }
 
@@ -319,27 +348,31 @@ func (r *Recorder) AppendOutput(consumer uint32, e *Output) error {
 // rest into the queue, or fails the recorder with encErr, the error
 // encoding it gave. It does not keep rest.
 func (r *Recorder) queueEntry(consumer uint32, kind Kind, rest []byte, encErr error) error {
-	r.mu.Lock()
+	h := r.hot
+	h.mu.Lock()
 	if encErr != nil {
 		r.failLocked(fmt.Errorf("encoding an entry of consumer %d: %w", consumer, encErr))
 	}
 	if r.err != nil {
 		err := r.err
-		r.mu.Unlock()
+		h.mu.Unlock()
 		return err
 	}
 	if r.closing {
-		r.mu.Unlock()
+		h.mu.Unlock()
 		return ErrClosed
 	}
 	l := r.lane(consumer)
+	if l.gen != h.gen {
+		l.gen, l.waiting = h.gen, 0 // the writer has taken its entries
+	}
 	// An Append that has passed the closing check is finished by Close,
 	// not refused, even if it has to wait for space.
-	r.inflight++
+	h.inflight++
 	if l.waiting >= r.limit {
 		r.stalls++
 		r.ready.Signal() // whatever the batch size, the writer must make room
-		for l.waiting >= r.limit && r.err == nil {
+		for l.gen == h.gen && l.waiting >= r.limit && r.err == nil {
 			r.space.Wait()
 		}
 		if r.err != nil {
@@ -347,17 +380,17 @@ func (r *Recorder) queueEntry(consumer uint32, kind Kind, rest []byte, encErr er
 			r.leave()
 			return err
 		}
+		if l.gen != h.gen {
+			l.gen, l.waiting = h.gen, 0
+		}
 	}
-	before := len(r.queue)
-	r.queue = appendFrame(r.queue, kind, consumer, l.next, rest)
-	r.queued++
-	if before < writerBatchBytes && len(r.queue) >= writerBatchBytes && r.queued != writerBatch {
+	before := len(h.queue)
+	h.queue = appendFrame(h.queue, kind, consumer, l.next, rest)
+	h.queued++
+	if before < writerBatchBytes && len(h.queue) >= writerBatchBytes && h.queued != writerBatch {
 		r.ready.Signal() // a batch's worth of bytes (leave signals a batch's worth of entries)
 	}
 	l.next++
-	if l.waiting == 0 {
-		r.waiting = append(r.waiting, l)
-	}
 	l.waiting++
 	r.leave()
 	return nil
@@ -370,11 +403,12 @@ func (r *Recorder) queueEntry(consumer uint32, kind Kind, rest []byte, encErr er
 // bounded by the per-consumer limit, until the next tick
 // (flushInterval).
 func (r *Recorder) leave() {
-	r.inflight--
-	if r.queued == writerBatch || r.closing {
+	h := r.hot
+	h.inflight--
+	if h.queued == writerBatch || r.closing {
 		r.ready.Signal()
 	}
-	r.mu.Unlock()
+	h.mu.Unlock()
 }
 
 // lane returns consumer's lane, made on first use.
@@ -403,32 +437,29 @@ func (r *Recorder) lane(consumer uint32) *lane {
 // writes it, so a slow disk costs one write per batch, not per entry.
 func (r *Recorder) run() {
 	defer close(r.done)
-	r.mu.Lock()
+	h := r.hot
+	h.mu.Lock()
 	for {
-		for r.queued == 0 && !(r.closing && r.inflight == 0) {
+		for h.queued == 0 && !(r.closing && h.inflight == 0) {
 			r.ready.Wait()
 		}
-		if r.queued == 0 {
-			r.mu.Unlock()
+		if h.queued == 0 {
+			h.mu.Unlock()
 			return
 		}
-		batch, n := r.queue, r.queued
-		r.queue, r.queued = r.spare[:0], 0
-		for _, l := range r.waiting {
-			l.waiting = 0
-		}
-		clear(r.waiting)
-		r.waiting = r.waiting[:0]
+		batch, n := h.queue, h.queued
+		h.queue, h.queued = r.spare[:0], 0
+		h.gen++ // every lane's waiting entries are taken
 		r.space.Broadcast()
 		failed := r.err != nil
-		r.mu.Unlock()
+		h.mu.Unlock()
 
 		var err error
 		if !failed {
 			err = r.w.writeFrames(batch, uint64(n))
 		}
 
-		r.mu.Lock()
+		h.mu.Lock()
 		r.spare = batch[:0]
 		if err != nil {
 			r.failLocked(r.wrap(err))
@@ -461,8 +492,8 @@ func (r *Recorder) Err() error {
 	if r == nil {
 		return nil
 	}
-	r.mu.Lock()
-	defer r.mu.Unlock()
+	r.hot.mu.Lock()
+	defer r.hot.mu.Unlock()
 	return r.err
 }
 
@@ -471,19 +502,19 @@ func (r *Recorder) Stalls() uint64 {
 	if r == nil {
 		return 0
 	}
-	r.mu.Lock()
-	defer r.mu.Unlock()
+	r.hot.mu.Lock()
+	defer r.hot.mu.Unlock()
 	return r.stalls
 }
 
 // drain stops new Appends, waits for the ones in flight and for the writer
 // to write everything, and reports whether the recorder was already closed.
 func (r *Recorder) drain() (already bool) {
-	r.mu.Lock()
+	r.hot.mu.Lock()
 	already = r.closed
 	r.closed, r.closing = true, true
 	r.ready.Broadcast()
-	r.mu.Unlock()
+	r.hot.mu.Unlock()
 	<-r.done
 	return already
 }
@@ -504,7 +535,7 @@ func (r *Recorder) Close(verdict string, exitCode int64) error {
 	if err == nil {
 		// Every accepted entry is written: each consumer's count is the
 		// seq its next entry would have had.
-		r.mu.Lock()
+		r.hot.mu.Lock()
 		for id, l := range r.lanes {
 			if l != nil && l.next > 0 {
 				r.w.setCounts(uint32(id), l.next)
@@ -515,7 +546,7 @@ func (r *Recorder) Close(verdict string, exitCode int64) error {
 				r.w.setCounts(id, l.next)
 			}
 		}
-		r.mu.Unlock()
+		r.hot.mu.Unlock()
 		if err = r.w.Finish(verdict, exitCode); err != nil {
 			err = r.wrap(err)
 		}

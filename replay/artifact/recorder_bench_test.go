@@ -60,6 +60,81 @@ func BenchmarkRecorderMessages(b *testing.B) {
 	}
 }
 
+// BenchmarkRecorderTwoConsumers records what Savina's Counting costs the
+// recorder: one consumer appends publishes while another, on another
+// thread, appends the deliveries of earlier ones, each entry after a few
+// hundred nanoseconds of other work (a handler), so the two take the
+// recorder's lock in turn from two processors. ns/op is per entry, wall
+// time; cpu-ns/entry is the process's CPU time over the entries, the
+// writer's included, and the work between entries too (work-ns/entry
+// says how much of it that is, measured alone).
+//
+//	go test ./replay/artifact -run XXX -bench RecorderTwoConsumers -benchtime 400000x -count 5
+func BenchmarkRecorderTwoConsumers(b *testing.B) {
+	work := func(n int) uint64 {
+		x := uint64(n)
+		for range 64 {
+			x = x*6364136223846793005 + 1442695040888963407
+		}
+		return x
+	}
+	alone := recorderCPU()
+	var sink uint64
+	for i := range 200000 {
+		sink += work(i)
+	}
+	workNS := float64(recorderCPU()-alone) / 200000
+	r, err := Create(filepath.Join(b.TempDir(), "run.halerec"), testHeader(2), Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	payload := []byte{8, 2, 2, 0x80, 0x40, 3, 4, 't', 'i', 'c', 'k', 0}
+	n := b.N / 2
+	published := make(chan uint64, 1024)
+	errs := make(chan error, 2)
+	cpu := recorderCPU()
+	b.ResetTimer()
+	go func() {
+		var s uint64
+		for i := range n {
+			s += work(i)
+			pub := Publish{Topic: "Incr", Message: MessageID{Producer: 0, Seq: uint64(i)}, Payload: payload}
+			if err := r.AppendPublish(0, &pub); err != nil {
+				errs <- err
+				return
+			}
+			published <- uint64(i)
+		}
+		close(published)
+		sink += s
+		errs <- nil
+	}()
+	go func() {
+		for seq := range published {
+			d := Delivery{Target: "Counter", Message: MessageID{Producer: 0, Seq: seq}, Topic: "Incr"}
+			if err := r.AppendDelivery(1, &d); err != nil {
+				errs <- err
+				return
+			}
+			_ = work(int(seq))
+		}
+		errs <- nil
+	}()
+	for range 2 {
+		if err := <-errs; err != nil {
+			b.Fatal(err)
+		}
+	}
+	if err := r.Close(VerdictQuiescent, 0); err != nil {
+		b.Fatal(err)
+	}
+	b.StopTimer()
+	b.ReportMetric(float64(recorderCPU()-cpu)/float64(2*n), "cpu-ns/entry")
+	b.ReportMetric(workNS, "work-ns/entry")
+	b.ReportMetric(float64(r.Stalls()), "stalls")
+	_ = sink
+}
+
 // recorderCPU is the process's user and system CPU time.
 func recorderCPU() time.Duration {
 	var ru syscall.Rusage

@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -12,6 +13,7 @@ import (
 	"syscall"
 	"testing"
 	"time"
+	"unsafe"
 )
 
 // testHeader lists n pool consumers, consumer i running instance "W<i>".
@@ -508,3 +510,43 @@ func BenchmarkRecorderAppend(b *testing.B) {
 type countWriter struct{ n int }
 
 func (w *countWriter) Write(p []byte) (int, error) { w.n += len(p); return len(p), nil }
+
+// TestRecorderHotLayout holds the recorder to its layout: what every
+// Append writes under the lock is one 64-byte object at a multiple of 64
+// (one cache line), each consumer's lane is one too, and the flag that
+// every journaled call reads (Failed) shares no line with them or with
+// the fields beside it.
+func TestRecorderHotLayout(t *testing.T) {
+	if s := unsafe.Sizeof(queueState{}); s != cacheLine {
+		t.Errorf("queueState is %d bytes, want %d", s, cacheLine)
+	}
+	if s := unsafe.Sizeof(lane{}); s != cacheLine {
+		t.Errorf("lane is %d bytes, want %d", s, cacheLine)
+	}
+	var r Recorder
+	if off := unsafe.Offsetof(r.failed); off-unsafe.Offsetof(r.closed) < cacheLine || unsafe.Sizeof(r)-off < cacheLine {
+		t.Errorf("Recorder.failed at %d of %d bytes shares a cache line with another field", off, unsafe.Sizeof(r))
+	}
+	for range 8 {
+		rec, err := New(io.Discard, testHeader(3), Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for c := range uint32(3) {
+			if err := rec.Append(c, Exit{}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if p := uintptr(unsafe.Pointer(rec.hot)); p%cacheLine != 0 {
+			t.Errorf("queueState at %#x, not on a cache line of its own", p)
+		}
+		for c, l := range rec.lanes {
+			if p := uintptr(unsafe.Pointer(l)); p%cacheLine != 0 {
+				t.Errorf("lane %d at %#x, not on a cache line of its own", c, p)
+			}
+		}
+		if err := rec.Close(VerdictQuiescent, 0); err != nil {
+			t.Fatal(err)
+		}
+	}
+}

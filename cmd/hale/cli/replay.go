@@ -183,7 +183,7 @@ func admit(e env, f replayFlags, artifactPath, programPath string) (*hale.Compil
 	// keep their order: an unreadable file, then the program, then the
 	// artifact's own checks.
 	go hale.ToolchainDigest()
-	data, err := os.ReadFile(artifactPath)
+	data, err := artifact.ReadFile(artifactPath)
 	if err != nil {
 		return nil, nil, refuse("cannot read artifact: %v", err)
 	}
