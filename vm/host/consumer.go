@@ -27,7 +27,8 @@ type consumer struct {
 	handled   int    // deliveries handled: the next delivery's number
 	published uint64 // messages published: the next message's sequence
 	rng       *mrand.Rand
-	cut       bool // the Journal interrupted the running handler (ErrInterrupt)
+	cut       bool     // the Journal interrupted the running handler (ErrInterrupt)
+	stamped   Delivery // the delivery stamp hands the Journal
 	// counts[topic] is the number of messages on topic published so far
 	// (k of the work-group rule); targets is Route's scratch.
 	counts  []uint64
@@ -239,11 +240,16 @@ func (c *consumer) takeMany(ds []Delivery) ([]Delivery, bool) {
 	return ds, true
 }
 
-// stamp is the Journal's Deliver for delivery n, d. It takes d by value,
-// so that only a journaled run gives each delivery a copy on the heap
-// (the Journal gets a pointer): loop's own d stays on the stack.
+// stamp is the Journal's Deliver for delivery n, d. The Journal gets a
+// pointer, valid only during the call (a Journal keeps a copy), to the
+// consumer's own stamped field, so that neither loop's d nor a copy of it
+// goes to the heap: a recorded run allocated one Delivery per delivery,
+// about a tenth of a recorded Counting's CPU time natively.
 func (c *consumer) stamp(j Journal, n int, d Delivery) error {
-	return j.Deliver(c.id, n, &d, c.engine)
+	c.stamped = d
+	err := j.Deliver(c.id, n, &c.stamped, c.engine)
+	c.stamped = Delivery{} // drop the payload
+	return err
 }
 
 // failedDelivery is failed for delivery n, d (by value, as stamp).

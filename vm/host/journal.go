@@ -113,7 +113,8 @@ type Journal interface {
 	// delivery number n runs (the delivery is stamped here, not when it
 	// was queued). state reads the canonical state of any instance hosted
 	// by c, and only during the call (replay --at shows the target's
-	// state). A non-nil error halts the run before the handler runs: no
+	// state); d too is valid only during the call (keep a copy). A
+	// non-nil error halts the run before the handler runs: no
 	// consumer takes another delivery, and Run ends with VerdictHalted and
 	// that error in Result.Halt.
 	Deliver(c, n int, d *Delivery, state StateReader) error
