@@ -94,6 +94,8 @@ type buffer struct {
 	off uint32
 	// dirtyBase is the local of a region's first dirty flag.
 	dirtyBase uint32
+	// hnd writes the parts of a handler compiled whole (handler.go).
+	hnd *handlerGen
 }
 
 // reg returns the local of register r.
