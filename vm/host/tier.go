@@ -31,6 +31,10 @@ type wasmProgram struct {
 	image []byte
 	plan  *tier.Plan
 	tier  wazero.CompiledModule // nil: no tier
+	img   *image.Image
+	// handlers maps (locus, topic) to 1 + the index of its handler in
+	// plan.Handlers, compiled whole (tierhandler.go).
+	handlers map[[2]int]int
 }
 
 // prepare encodes img and compiles its tier. A tier that fails to compile
@@ -41,11 +45,13 @@ func (w *wasmRuntime) prepare(ctx context.Context, img *image.Image) (*wasmProgr
 	if err != nil {
 		return nil, fmt.Errorf("encoding the program image: %w", err)
 	}
-	p := &wasmProgram{image: data}
+	p := &wasmProgram{image: data, img: img}
 	if disableTier {
 		return p, nil
 	}
 	p.plan = tier.NewPlan(img)
+	tier.PlanHandlers(img, p.plan)
+	p.handlers = handlerTable(p)
 	mod, err := tier.Compile(img, p.plan)
 	if err != nil || mod == nil {
 		return p, nil
@@ -93,6 +99,11 @@ type tierInstance struct {
 
 	// done and fellBack count the calls answered and handed back.
 	done, fellBack int
+
+	// handlers are the handlers compiled whole (tierhandler.go), by
+	// plan.Handlers' index; hstack their calls' parameters.
+	handlers []tierHandler
+	hstack   []uint64
 }
 
 // newTierInstance instantiates the tier for the engine whose guest is
@@ -131,6 +142,10 @@ func (w *wasmRuntime) newTierInstance(ctx context.Context, p *wasmProgram, guest
 			return nil, fmt.Errorf("wasm engine: the tier does not export %s", tier.RegionExport(i))
 		}
 		width = max(width, 2)
+	}
+	if !t.newTierHandlers(p) {
+		mod.Close(ctx)
+		return nil, fmt.Errorf("wasm engine: the tier does not export its handlers")
 	}
 	t.stack = make([]uint64, width)
 	for _, g := range []struct {
