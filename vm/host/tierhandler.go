@@ -25,8 +25,9 @@ import (
 // with and without them; benchmarks measure them).
 var disableFast bool
 
-// fastAnswered counts the deliveries a compiled handler ran, for tests.
-var fastAnswered atomic.Int64
+// fastAnswered and fastFellBack count the deliveries a compiled handler
+// ran and handed back, for tests.
+var fastAnswered, fastFellBack atomic.Int64
 
 // tierHandler is one handler compiled whole, in a tier instance.
 type tierHandler struct {
@@ -152,6 +153,7 @@ func (e *wasmEngine) deliverFast(inst, topic int, n int) (ran bool, err error) {
 	s[0], s[1], s[2], s[3], s[4], s[5], s[6] = fi.slots, uint64(g.inPtr), uint64(n), fi.batch, fi.box, fi.charged, uint64(int64(n)+th.charge)
 	th.calls++
 	if !t.callHandler(th) {
+		fastFellBack.Add(1)
 
 		if th.fellBack++; th.calls >= fastFallbacks && th.fellBack*4 > th.calls {
 			th.off = true

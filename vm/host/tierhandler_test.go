@@ -1,8 +1,199 @@
 package host
 
 import (
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
 	"testing"
+
+	"github.com/hale-lang/hale/codegen/image"
+	"github.com/hale-lang/hale/vm/guest/abi"
+	"github.com/hale-lang/hale/vm/internal/tier"
+	"github.com/hale-lang/hale/vm/value"
 )
+
+// TestFastHandlerConstants keeps the tier's copies of the guest's batch
+// threshold and of the canonical NaN equal to theirs.
+func TestFastHandlerConstants(t *testing.T) {
+	if tier.BatchFlush != abi.BatchFlush || tier.CanonicalNaN != value.CanonicalNaN {
+		t.Fatalf("tier.BatchFlush %d, abi %d; tier.CanonicalNaN %#x, value %#x", tier.BatchFlush, abi.BatchFlush,
+			uint64(tier.CanonicalNaN), uint64(value.CanonicalNaN))
+	}
+}
+
+// fastJournal is a logJournal that also logs each publish's payload
+// and, before each delivery, the target's state: two runs with the same
+// events published the same bytes and left the same state.
+type fastJournal struct{ *logJournal }
+
+func (j fastJournal) Publish(c int, msg MessageID, topic int, payload []byte, targets []int) {
+	j.logJournal.Publish(c, msg, topic, payload, targets)
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	j.add(c, fmt.Sprintf("payload %x", payload))
+}
+
+func (j fastJournal) Deliver(c, n int, d *Delivery, st StateReader) error {
+	s, err := st.State(d.Target)
+	j.mu.Lock()
+	j.add(c, fmt.Sprintf("state %x %v", s, err))
+	j.mu.Unlock()
+	return j.logJournal.Deliver(c, n, d, st)
+}
+
+// fastRun is one run of a program for the fast-path tests: its outcome
+// and its journal's events per consumer.
+type fastRun struct {
+	out    outcome
+	events [][]string
+}
+
+// runFast runs img on engine kind (on wasm with compiled handlers unless
+// slow) with a fastJournal.
+func runFast(t *testing.T, img *image.Image, kind EngineKind, slow bool) fastRun {
+	t.Helper()
+	j := fastJournal{newLogJournal(img)}
+	disableFast = slow
+	defer func() { disableFast = false }()
+	out := runWith(t, img, Options{Engine: kind, Journal: j})
+	if out.err != nil {
+		t.Fatalf("%v: %v", kind, out.err)
+	}
+	j.check(t)
+	r := fastRun{out: out}
+	for c := range consumerCount(img) {
+		r.events = append(r.events, j.events(c))
+	}
+	return r
+}
+
+func consumerCount(img *image.Image) int {
+	n := 0
+	for _, in := range img.Instances {
+		n = max(n, in.Consumer+1)
+	}
+	return n
+}
+
+// sameRuns fails unless a and b printed, trapped, exited and journaled
+// the same.
+func sameRuns(t *testing.T, what, src string, a, b fastRun) {
+	t.Helper()
+	if a.out.stdout != b.out.stdout || a.out.stderr != b.out.stderr || a.out.res.Code != b.out.res.Code {
+		t.Fatalf("%s disagree:\n%s\nexit %d:\n%s%s\nexit %d:\n%s%s", what, src, a.out.res.Code, a.out.stdout, a.out.stderr,
+			b.out.res.Code, b.out.stdout, b.out.stderr)
+	}
+	for c := range a.events {
+		if !slices.Equal(a.events[c], b.events[c]) {
+			t.Fatalf("%s: consumer %d journaled differently:\n%s\n%s\n---\n%s", what, c, src,
+				strings.Join(a.events[c], "\n"), strings.Join(b.events[c], "\n"))
+		}
+	}
+}
+
+// randomHandlerProgram writes a program whose locus L handles a chain
+// of messages with a random handler of scalars (the kind the tier
+// compiles whole): it reads the payload's fields, reads and writes int,
+// float and bool state, loops, branches, calls compiled functions, now
+// and then overflows, divides by zero, shifts by a count out of range or
+// runs out of its @budget, and publishes the next message of the chain,
+// an Out now and then and a Done at the end, which a printing locus
+// prints.
+func randomHandlerProgram(seed uint64) string {
+	g := &progGen{r: rand.New(rand.NewPCG(seed, 3))}
+	n := g.r.IntN(3)
+	for i := range n {
+		g.fn(fmt.Sprintf("h%d", i))
+	}
+	g.b.WriteString("topic T { a: int, b: int, x: float, p: bool }\n")
+	g.b.WriteString("topic Out { v: int, f: float, q: bool }\n")
+	g.b.WriteString("topic Done { s: int, f: float, b: bool }\n")
+	if g.r.IntN(4) == 0 {
+		fmt.Fprintf(&g.b, "@budget(steps: %d)\n", 30+g.r.IntN(400))
+	}
+	g.line(0, "locus L {")
+	g.line(1, fmt.Sprintf("var s1: int = %s;", g.intLit()))
+	g.line(1, "var s2: int = 3;")
+	g.line(1, "var fs: float = 0.5;")
+	g.line(1, "var bs: bool = false;")
+	g.line(1, "var count: int = 0;")
+	g.line(1, "on T(t) {")
+	g.line(2, "var x = t.a;")
+	g.line(2, "var y = t.b;")
+	g.line(2, "var u = t.x;")
+	g.line(2, "var v = fs;")
+	g.line(2, "var p = t.p;")
+	g.line(2, "var q = bs;")
+	g.line(2, "var w1 = 0;")
+	g.line(2, "var w2 = 0;")
+	g.ints = []string{"t.a", "t.b", "x", "y", "s1", "s2"}
+	g.bools = []string{"p", "q", "bs"}
+	g.flts = []string{"u", "v", "fs"}
+	g.block(2, 2+g.r.IntN(4))
+	if g.r.IntN(2) == 0 {
+		g.line(2, "publish Out { v: "+g.intExpr(1)+", f: "+g.floatExpr(1)+", q: "+g.boolExpr(1)+" };")
+	}
+	g.line(2, "count += 1;")
+	g.line(2, fmt.Sprintf("if count < %d {", 5+g.r.IntN(40)))
+	g.line(3, "publish T { a: "+g.intExpr(1)+", b: "+g.intExpr(1)+", x: "+g.floatExpr(1)+", p: "+g.boolExpr(1)+" };")
+	g.line(2, "} else {")
+	g.line(3, "publish Done { s: s1, f: fs, b: bs };")
+	g.line(2, "}")
+	g.line(1, "}")
+	g.line(0, "}")
+	g.b.WriteString(`locus P {
+    on Out(o) { print(format("out {} {} {}", o.v, o.f, o.q)); }
+    on Done(d) { print(format("done {} {} {}", d.s, d.f, d.b)); }
+}
+`)
+	fmt.Fprintf(&g.b, "locus M { on start { publish T { a: %s, b: %s, x: %d.5, p: true }; } }\n", g.intLit(), g.intLit(), g.r.IntN(9))
+	g.b.WriteString("main { spawn L; spawn P; spawn M; }\n")
+	return g.b.String()
+}
+
+// TestFastHandlerRandomPrograms runs random handler programs on the
+// native engine, on the wasm engine with compiled handlers and on the
+// wasm engine without them: output, traps, exit codes, every published
+// payload and the state before every delivery must be identical.
+func TestFastHandlerRandomPrograms(t *testing.T) {
+	n := 60
+	if s := os.Getenv("HALE_TIER_RANDOM"); s != "" {
+		n, _ = strconv.Atoi(s)
+	}
+	if testing.Short() {
+		n = 15
+	}
+	planned, trapped := 0, 0
+	answered := fastAnswered.Load()
+	for seed := range uint64(n) {
+		src := randomHandlerProgram(seed)
+		img, ok := tryCompile(src)
+		if !ok {
+			t.Fatalf("seed %d: the generated program does not compile:\n%s", seed, src)
+		}
+		p := tier.NewPlan(img)
+		tier.PlanHandlers(img, p)
+		if len(p.Handlers) > 0 {
+			planned++
+		}
+		native := runFast(t, img, EngineNative, false)
+		fast := runFast(t, img, EngineWasm, false)
+		slow := runFast(t, img, EngineWasm, true)
+		sameRuns(t, fmt.Sprintf("seed %d: native and wasm", seed), src, native, fast)
+		sameRuns(t, fmt.Sprintf("seed %d: wasm with and without compiled handlers", seed), src, fast, slow)
+		if native.out.res.Code == ExitTrap {
+			trapped++
+		}
+	}
+	answered = fastAnswered.Load() - answered
+	if planned < n*3/4 || trapped == 0 || trapped > n*2/3 || answered < int64(2*n) {
+		t.Fatalf("%d of %d programs had a compiled handler, %d trapped, %d deliveries ran compiled", planned, n, trapped, answered)
+	}
+	t.Logf("%d programs, %d with a compiled handler, %d trapped, %d deliveries ran compiled", n, planned, trapped, answered)
+}
 
 const fastSmokeSrc = `
 topic Tick { n: int, x: float, ok: bool }
@@ -30,19 +221,92 @@ locus Main {
 main { spawn Counter; spawn Main; }
 `
 
-func TestFastHandlerSmoke(t *testing.T) {
+// TestFastHandlerRuns checks that compiled handlers run (a fast path
+// that always fell back would pass every agreement test) and agree.
+func TestFastHandlerRuns(t *testing.T) {
 	img := compileAll(t, fastSmokeSrc)
 	before := fastAnswered.Load()
-	native := runWith(t, img, Options{Engine: EngineNative})
-	wasm := runWith(t, img, Options{Engine: EngineWasm})
-	if native.err != nil || wasm.err != nil {
-		t.Fatalf("errors: %v %v", native.err, wasm.err)
+	native := runFast(t, img, EngineNative, false)
+	fast := runFast(t, img, EngineWasm, false)
+	sameRuns(t, "native and wasm", fastSmokeSrc, native, fast)
+	if ran := fastAnswered.Load() - before; ran < 300 {
+		t.Fatalf("compiled handlers ran %d deliveries, want 300 or more", ran)
 	}
-	if native.stdout != wasm.stdout || native.stderr != wasm.stderr || native.res.Code != wasm.res.Code {
-		t.Fatalf("disagree:\n%s%s\n---\n%s%s", native.stdout, native.stderr, wasm.stdout, wasm.stderr)
+	if fast.out.stdout != "50480\n" {
+		t.Fatalf("printed %q", fast.out.stdout)
 	}
-	t.Logf("out %q, fast %d", wasm.stdout, fastAnswered.Load()-before)
-	if fastAnswered.Load()-before < 250 {
-		t.Fatalf("fast path ran %d deliveries", fastAnswered.Load()-before)
+}
+
+// TestFastHandlerFallsBack runs handlers that the tier compiles whole
+// but that fall back where they cannot go on: after a publish and a
+// state write, at a division by zero; at a publish that would take the
+// batch past its threshold; at a budget running out. The attempt must
+// leave no trace: the same publishes, state, output and trap as the
+// interpreter alone, on both engines.
+func TestFastHandlerFallsBack(t *testing.T) {
+	for _, src := range []string{`
+topic Go { d: int }
+topic Out { v: int }
+locus L {
+    var s: int = 10;
+    on Go(g) {
+        publish Out { v: s };
+        s += 1;
+        s = s / g.d;
+        publish Out { v: s };
+    }
+}
+locus P {
+    on start { publish Go { d: 2 }; publish Go { d: 3 }; publish Go { d: 0 }; publish Go { d: 1 }; }
+    on Out(o) { print(o.v); }
+}
+main { spawn L; spawn P; }
+`, `
+topic Go { n: int }
+topic Out { v: int }
+locus L {
+    var s: int = 0;
+    on Go(g) {
+        for i in 0..g.n { publish Out { v: i * 1000 }; s += i; }
+        publish Out { v: s };
+    }
+}
+locus P {
+    var sum: int = 0;
+    var got: int = 0;
+    on start { publish Go { n: 3 }; publish Go { n: 3000 }; publish Go { n: 2 }; }
+    on Out(o) { sum += o.v; got += 1; if got % 1000 == 0 || got > 3000 { print(format("{} {}", got, sum)); } }
+}
+main { spawn L; spawn P; }
+`, `
+topic Go { n: int }
+topic Out { v: int }
+@budget(steps: 200)
+locus L {
+    var s: int = 0;
+    on Go(g) {
+        publish Out { v: g.n };
+        for i in 0..g.n { s += i; }
+        publish Out { v: s };
+    }
+}
+locus P {
+    on start { publish Go { n: 5 }; publish Go { n: 10 }; publish Go { n: 100 }; }
+    on Out(o) { print(o.v); }
+}
+main { spawn L; spawn P; }
+`} {
+		img := compileAll(t, src)
+		ran, fell := fastAnswered.Load(), fastFellBack.Load()
+		native := runFast(t, img, EngineNative, false)
+		fast := runFast(t, img, EngineWasm, false)
+		slow := runFast(t, img, EngineWasm, true)
+		sameRuns(t, "native and wasm", src, native, fast)
+		sameRuns(t, "wasm with and without compiled handlers", src, fast, slow)
+		if fastAnswered.Load() == ran || fastFellBack.Load() == fell {
+			t.Fatalf("%s\ncompiled handlers ran %d deliveries and fell back on %d; want both", src,
+				fastAnswered.Load()-ran, fastFellBack.Load()-fell)
+		}
+		t.Logf("exit %d, %d ran compiled, %d fell back:\n%s", fast.out.res.Code, fastAnswered.Load()-ran, fastFellBack.Load()-fell, fast.out.stdout+fast.out.stderr)
 	}
 }
