@@ -32,9 +32,9 @@ type wasmProgram struct {
 	plan  *tier.Plan
 	tier  wazero.CompiledModule // nil: no tier
 	img   *image.Image
-	// handlers maps (locus, topic) to 1 + the index of its handler in
-	// plan.Handlers, compiled whole (tierhandler.go).
-	handlers map[[2]int]int
+	// handlers[locus][topic] is 1 + the index in plan.Handlers of the
+	// topic's handler compiled whole, or 0 (tierhandler.go).
+	handlers [][]int32
 }
 
 // prepare encodes img and compiles its tier. A tier that fails to compile
@@ -52,14 +52,27 @@ func (w *wasmRuntime) prepare(ctx context.Context, img *image.Image) (*wasmProgr
 	p.plan = tier.NewPlan(img)
 	tier.PlanHandlers(img, p.plan)
 	p.handlers = handlerTable(p)
-	mod, err := tier.Compile(img, p.plan)
-	if err != nil || mod == nil {
-		return p, nil
-	}
-	if p.tier, err = w.rt.CompileModule(ctx, mod); err != nil {
-		p.tier = nil
+	p.tier = w.compileTier(ctx, img, p.plan)
+	if p.tier == nil && len(p.plan.Handlers) > 0 {
+		// Without the handlers compiled whole, the rest of the tier
+		// still serves the guest.
+		p.plan.Handlers, p.handlers = nil, nil
+		p.tier = w.compileTier(ctx, img, p.plan)
 	}
 	return p, nil
+}
+
+// compileTier compiles plan's module, or returns nil.
+func (w *wasmRuntime) compileTier(ctx context.Context, img *image.Image, plan *tier.Plan) wazero.CompiledModule {
+	mod, err := tier.Compile(img, plan)
+	if err != nil || mod == nil {
+		return nil
+	}
+	c, err := w.rt.CompileModule(ctx, mod)
+	if err != nil {
+		return nil
+	}
+	return c
 }
 
 // close releases the compiled tier.

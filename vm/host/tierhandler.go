@@ -46,11 +46,15 @@ type tierHandler struct {
 // than a quarter of them is run by the guest from then on.
 const fastFallbacks = 16
 
-// handlerTable maps (locus, topic) to p.Handlers' index + 1 (0: none).
-func handlerTable(p *wasmProgram) map[[2]int]int {
-	t := map[[2]int]int{}
+// handlerTable returns, by locus, the index + 1 in p.plan.Handlers of
+// the handler of each topic (0: none; nil for a locus without any).
+func handlerTable(p *wasmProgram) [][]int32 {
+	t := make([][]int32, len(p.img.Loci))
 	for i, h := range p.plan.Handlers {
-		t[[2]int{h.Locus, h.Topic}] = i + 1
+		if t[h.Locus] == nil {
+			t[h.Locus] = make([]int32, len(p.img.Topics))
+		}
+		t[h.Locus][h.Topic] = int32(i + 1)
 	}
 	return t
 }
@@ -132,11 +136,11 @@ func (e *wasmEngine) deliverFast(inst, topic int, n int) (ran bool, err error) {
 	if inst < 0 || inst >= len(p.img.Instances) || topic < 0 || topic >= len(p.img.Topics) {
 		return false, nil
 	}
-	k := p.handlers[[2]int{p.img.Instances[inst].Locus, topic}]
-	if k == 0 {
+	byTopic := p.handlers[p.img.Instances[inst].Locus]
+	if byTopic == nil || byTopic[topic] == 0 {
 		return false, nil
 	}
-	th := &t.handlers[k-1]
+	th := &t.handlers[byTopic[topic]-1]
 	if th.off || th.h.Publishes && g.box == 0 {
 		return false, nil
 	}

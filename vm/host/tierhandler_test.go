@@ -101,7 +101,7 @@ func sameRuns(t *testing.T, what, src string, a, b fastRun) {
 // and then overflows, divides by zero, shifts by a count out of range or
 // runs out of its @budget, and publishes the next message of the chain,
 // an Out now and then and a Done at the end, which a printing locus
-// prints.
+// prints; now and then it prints itself, under a condition.
 func randomHandlerProgram(seed uint64) string {
 	g := &progGen{r: rand.New(rand.NewPCG(seed, 3))}
 	n := g.r.IntN(3)
@@ -133,8 +133,17 @@ func randomHandlerProgram(seed uint64) string {
 	g.bools = []string{"p", "q", "bs"}
 	g.flts = []string{"u", "v", "fs"}
 	g.block(2, 2+g.r.IntN(4))
+	// A print (which the compiled handler hands back to the guest at),
+	// now and then, before or after a publish.
+	printAt := g.r.IntN(4)
+	if printAt == 0 {
+		g.line(2, "if "+g.boolExpr(1)+" { print(format(\"mid {} {}\", x, s1)); }")
+	}
 	if g.r.IntN(2) == 0 {
 		g.line(2, "publish Out { v: "+g.intExpr(1)+", f: "+g.floatExpr(1)+", q: "+g.boolExpr(1)+" };")
+	}
+	if printAt == 1 {
+		g.line(2, "if "+g.boolExpr(1)+" { print(\"late \" + str(y)); }")
 	}
 	g.line(2, "count += 1;")
 	g.line(2, fmt.Sprintf("if count < %d {", 5+g.r.IntN(40)))

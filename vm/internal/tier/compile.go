@@ -500,7 +500,7 @@ func compileFunc(w *buffer, img *image.Image, f *image.Func, index []uint32, kin
 			w.regionStep(img, rg, pc, in)
 			continue
 		}
-		if w.hnd != nil && w.hnd.op(w, in) {
+		if w.hnd != nil && w.hnd.op(w, pc, in) {
 			continue
 		}
 		if rg != nil && len(rg.dirty) > 0 {

@@ -48,6 +48,11 @@ type Handler struct {
 	SlotKinds []image.Kind
 	// Publishes: the handler has a publish (it needs the guest's batch).
 	Publishes bool
+	// Stop[pc] is set for the instructions compiled as a fall-back: any
+	// the handler's compiled form cannot run (a print, a primitive, a
+	// string or a list, a publish of a guarded topic…). A path that
+	// reaches one hands the delivery back to the guest.
+	Stop []bool
 }
 
 // HandlerExport returns the export name of p.Handlers[i].
@@ -63,7 +68,9 @@ const (
 )
 
 // PlanHandlers adds to p.Handlers the topic handlers of img that compile
-// whole. p must be img's plan (NewPlan); only the host calls it (the
+// whole: those that only read fields of their payload (a struct of
+// ints, floats and bools) and have a path from their entry to their
+// return that runs no instruction compiled as a fall-back (Handler.Stop). p must be img's plan (NewPlan); only the host calls it (the
 // guest never needs to know which handlers the host runs itself).
 func PlanHandlers(img *image.Image, p *Plan) {
 	p.Handlers = p.Handlers[:0]
@@ -142,59 +149,23 @@ func planHandler(img *image.Image, p *Plan, f int, guarded []bool) (Handler, boo
 		used[int(s)] = true
 		return true
 	}
-	for _, in := range fn.Code {
-		// Register 0 (the payload) is only read by field reads.
+	h.Stop = make([]bool, len(fn.Code))
+	for pc, in := range fn.Code {
+		// Register 0 (the payload) is only read by field reads: the
+		// interpreter then decodes it into the topic's reused struct.
 		info, known := image.OpInfo(in.Op)
 		if !known || info.A == image.Reg && in.A == 0 || info.C == image.Reg && in.C == 0 ||
 			info.B == image.Reg && in.B == 0 && in.Op != image.OpField {
 			return Handler{}, false
 		}
-		switch in.Op {
-		case image.OpField:
-			if in.B != 0 || in.C < 0 || int(in.C) >= len(h.Fields) {
-				return Handler{}, false
-			}
-		case image.OpLoadState:
-			if !useSlot(in.B) {
-				return Handler{}, false
-			}
-		case image.OpStoreState:
-			if !useSlot(in.A) {
-				return Handler{}, false
-			}
-		case image.OpPublish:
-			ks, ok := scalarStruct(img, img.Topics[in.A].Type)
-			if !ok || guarded[in.A] || int(in.B)+len(ks) > fn.FrameSize {
-				return Handler{}, false
-			}
+		if !handlerOp(img, p, fn, in, h.Fields, guarded, useSlot) {
+			h.Stop[pc] = true
+		} else if in.Op == image.OpPublish {
 			h.Publishes = true
-		case image.OpRetVoid:
-		case image.OpRet:
-			return Handler{}, false
-		case image.OpCall:
-			if !p.Compiled[in.B] {
-				return Handler{}, false
-			}
-			for _, k := range p.Params[in.B] {
-				if k != Int && k != Bool && k != Float {
-					return Handler{}, false
-				}
-			}
-		case image.OpLoadK:
-			switch img.Consts[in.B].Kind {
-			case image.KindInt, image.KindBool, image.KindFloat, image.KindString:
-			default:
-				return Handler{}, false
-			}
-		case image.OpCallB:
-			if _, ok := builtins[image.Builtin(in.B)]; !ok {
-				return Handler{}, false
-			}
-		default:
-			if !simpleOps[in.Op] {
-				return Handler{}, false
-			}
 		}
+	}
+	if !completes(fn.Code, h.Stop) {
+		return Handler{}, false
 	}
 	for s := range l.NumSlots {
 		if used[s] {
@@ -203,6 +174,84 @@ func planHandler(img *image.Image, p *Plan, f int, guarded []bool) (Handler, boo
 		}
 	}
 	return h, true
+}
+
+// completes reports whether a return is reachable from pc 0 without
+// running an instruction stop marks.
+func completes(code []image.Instr, stop []bool) bool {
+	seen := make([]bool, len(code))
+	work := []int{0}
+	seen[0] = true
+	for len(work) > 0 {
+		pc := work[len(work)-1]
+		work = work[:len(work)-1]
+		in := code[pc]
+		if stop[pc] {
+			continue
+		}
+		if in.Op == image.OpRetVoid {
+			return true
+		}
+		var succ []int
+		switch {
+		case in.Op == image.OpJump:
+			succ = []int{int(in.C)}
+		case isJump(in.Op):
+			succ = []int{int(in.C), pc + 1}
+		default:
+			succ = []int{pc + 1}
+		}
+		for _, s := range succ {
+			if s >= 0 && s < len(code) && !seen[s] {
+				seen[s] = true
+				work = append(work, s)
+			}
+		}
+	}
+	return false
+}
+
+// handlerOp reports whether in, an instruction of handler fn whose
+// payload fields are fields, has a compiled form; useSlot notes a state
+// slot it uses and reports whether that slot is a scalar.
+func handlerOp(img *image.Image, p *Plan, fn *image.Func, in image.Instr, fields []image.Kind, guarded []bool, useSlot func(int32) bool) bool {
+	switch in.Op {
+	case image.OpField:
+		return in.B == 0 && in.C >= 0 && int(in.C) < len(fields)
+	case image.OpLoadState:
+		return useSlot(in.B)
+	case image.OpStoreState:
+		return useSlot(in.A)
+	case image.OpPublish:
+		ks, ok := scalarStruct(img, img.Topics[in.A].Type)
+		return ok && !guarded[in.A] && int(in.B)+len(ks) <= fn.FrameSize
+	case image.OpRetVoid:
+		return true
+	case image.OpRet:
+		return false
+	case image.OpCall:
+		if !p.Compiled[in.B] {
+			return false
+		}
+		for _, k := range p.Params[in.B] {
+			if k != Int && k != Bool && k != Float {
+				return false
+			}
+		}
+		return true
+	case image.OpLoadK:
+		// A string is loaded as 0: only an instruction compiled
+		// as a fall-back reads it.
+		switch img.Consts[in.B].Kind {
+		case image.KindInt, image.KindBool, image.KindFloat, image.KindString:
+			return true
+		}
+		return false
+	case image.OpCallB:
+		_, ok := builtins[image.Builtin(in.B)]
+		return ok
+	}
+	return simpleOps[in.Op]
 }
 
 // handlerGen writes the parts of a handler export that compileFunc
@@ -237,8 +286,8 @@ func newHandlerGen(img *image.Image, h *Handler) *handlerGen {
 	for i, s := range h.Slots {
 		g.slotIx[int32(s)] = uint32(i)
 	}
-	for _, in := range img.Funcs[h.Func].Code {
-		if in.Op == image.OpStoreState {
+	for pc, in := range img.Funcs[h.Func].Code {
+		if in.Op == image.OpStoreState && !h.Stop[pc] {
 			g.written[g.slotIx[in.A]] = true
 		}
 	}
@@ -499,7 +548,11 @@ func (g *handlerGen) uvarint(w *buffer, x uint32) {
 
 // op writes the instructions handlerGen owns and reports whether in was
 // one.
-func (g *handlerGen) op(w *buffer, in image.Instr) bool {
+func (g *handlerGen) op(w *buffer, pc int, in image.Instr) bool {
+	if g.h.Stop[pc] {
+		w.stop()
+		return true
+	}
 	switch in.Op {
 	case image.OpField:
 		w.lget(g.field0 + uint32(in.C))
