@@ -241,6 +241,9 @@ func (t *tierInstance) call(args []byte) ([]byte, error) {
 	t.given = min(t.budget, vm.PollSteps)
 	t.fuel.Set(uint64(t.given))
 	t.givenG.Set(uint64(t.given))
+	// Compiled code stops where the interpreter's frames would reach
+	// vm.MaxDepth: it counts from the frames already active.
+	t.depth.Set(depth)
 	t.height.Set(height)
 	t.stop.Set(0)
 	// An empty log (logLen 0) stops the first write: log > logEnd.

@@ -319,3 +319,24 @@ main { spawn L; spawn P; }
 		t.Logf("exit %d, %d ran compiled, %d fell back:\n%s", fast.out.res.Code, fastAnswered.Load()-ran, fastFellBack.Load()-fell, fast.out.stdout+fast.out.stderr)
 	}
 }
+
+// TestTierCountsActiveFrames: a compiled recursion entered from an
+// interpreted one tens of thousands of frames deep stops where the
+// interpreter's frames would pass vm.MaxDepth, so both engines trap with
+// a stack overflow (the tier used to count from 0 and returned).
+func TestTierCountsActiveFrames(t *testing.T) {
+	img := compileAll(t, `
+fn rec(n: int) -> int { if n == 0 { return 0; } return rec(n - 1) + 1; }
+fn deep(n: int) -> int {
+    if n == 0 { return rec(30); }
+    let s = str(n);
+    return deep(n - 1) + len(s) * 0;
+}
+locus Main { on start { print(deep(99985)); print(deep(10)); } }
+main { spawn Main; }
+`)
+	out := runBoth(t, img, Options{})
+	if out.res.Code != ExitTrap || !strings.Contains(out.stderr, "stack overflow") {
+		t.Fatalf("exit %d:\n%s%s\nwant a stack overflow", out.res.Code, out.stdout, out.stderr)
+	}
+}
