@@ -1,7 +1,11 @@
 package host
 
 import (
+	"bytes"
+	"context"
+	"encoding/binary"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"os"
 	"slices"
@@ -338,5 +342,77 @@ main { spawn Main; }
 	out := runBoth(t, img, Options{})
 	if out.res.Code != ExitTrap || !strings.Contains(out.stderr, "stack overflow") {
 		t.Fatalf("exit %d:\n%s%s\nwant a stack overflow", out.res.Code, out.stdout, out.stderr)
+	}
+}
+
+// TestFastHandlerPayloads hands a compiled handler canonical payloads
+// and malformed ones (truncated, a varint not minimal or too long, a
+// bool of 2, a NaN not canonical, a wrong tag or count, bytes left
+// over): each must be accepted or refused with the same error and leave
+// the same state on the native engine and on the wasm engine, which
+// decodes the canonical ones itself and hands the others to the guest.
+func TestFastHandlerPayloads(t *testing.T) {
+	img := compileAll(t, `
+topic T { a: int, x: float, p: bool }
+locus L {
+    var total: int = 0;
+    var f: float = 0.0;
+    var b: bool = false;
+    on T(t) { total += t.a; f = t.x; b = t.p; }
+}
+main { spawn L; }
+`)
+	host := hostFunc(func(id uint16, args []byte) ([]byte, error) { return nil, nil })
+	engines := map[EngineKind]Engine{}
+	for _, kind := range realEngines {
+		e, err := NewEngine(context.Background(), kind, img, host)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer e.Close()
+		if err := e.Init(0); err != nil {
+			t.Fatal(err)
+		}
+		engines[kind] = e
+	}
+	valid := func(a int64, x float64, p bool) []byte {
+		return structPayload(value.Int(a), value.Float(x), value.Bool(p))
+	}
+	nan := valid(1, 0, true)
+	binary.LittleEndian.PutUint64(nan[6:], 0x7ff8000000000001) // a NaN, not the canonical one
+	cnan := valid(1, math.NaN(), false)
+	payloads := [][]byte{
+		valid(2, 1.5, true), valid(-1, -0.0, false), valid(math.MaxInt64, math.Inf(1), true),
+		valid(math.MinInt64, 1e300, false), valid(63, 2, true), valid(64, 3, true), valid(-65, 4, false),
+		cnan, nan,
+		{8, 3, 1, 4, 2, 0, 0, 0, 0, 0, 0, 0, 0, 3},             // truncated
+		{8, 3, 1, 0x84, 0x00, 2, 0, 0, 0, 0, 0, 0, 0, 0, 3, 1}, // varint not minimal
+		{8, 3, 1, 4, 2, 0, 0, 0, 0, 0, 0, 0, 0, 3, 2},          // bool 2
+		{8, 3, 1, 4, 2, 0, 0, 0, 0, 0, 0, 0, 0, 3, 1, 0},       // a byte left over
+		{8, 2, 1, 4, 2, 0, 0, 0, 0, 0, 0, 0, 0},                // count 2
+		{8, 3, 2, 4, 2, 0, 0, 0, 0, 0, 0, 0, 0, 3, 1},          // an int's tag wrong
+		{7, 3, 1, 4, 2, 0, 0, 0, 0, 0, 0, 0, 0, 3, 1},          // not a struct
+		{8}, // no count
+		{},  // nothing
+		append([]byte{8, 3, 1}, append(bytes.Repeat([]byte{0xff}, 9), 1, 2, 0, 0, 0, 0, 0, 0, 0, 0, 3, 1)...), // ten bytes, too big
+		append([]byte{8, 3, 1}, append(bytes.Repeat([]byte{0x80}, 10), 2, 0, 0, 0, 0, 0, 0, 0, 0, 3, 1)...),   // eleven bytes
+		append([]byte{8, 3, 1}, append(bytes.Repeat([]byte{0xff}, 9), 0, 2, 0, 0, 0, 0, 0, 0, 0, 0, 3, 1)...), // ten, last 0
+		valid(5, 0.25, true),
+	}
+	ran := fastAnswered.Load()
+	for i, p := range payloads {
+		var res []string
+		for _, kind := range realEngines {
+			e := engines[kind]
+			err := e.Deliver(0, 0, p)
+			st, serr := e.State(0)
+			res = append(res, fmt.Sprintf("%v / %x %v", err, st, serr))
+		}
+		if res[0] != res[1] {
+			t.Fatalf("payload %d %x:\n%v: %s\n%v: %s", i, p, realEngines[0], res[0], realEngines[1], res[1])
+		}
+	}
+	if n := fastAnswered.Load() - ran; n < 6 {
+		t.Fatalf("compiled handlers ran %d of the deliveries, want 6 or more", n)
 	}
 }
