@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/hale-lang/hale/codegen/image"
+	"github.com/hale-lang/hale/vm"
 	"github.com/hale-lang/hale/vm/guest/abi"
 	"github.com/hale-lang/hale/vm/internal/tier"
 	"github.com/hale-lang/hale/vm/value"
@@ -414,5 +415,57 @@ main { spawn L; }
 	}
 	if n := fastAnswered.Load() - ran; n < 6 {
 		t.Fatalf("compiled handlers ran %d of the deliveries, want 6 or more", n)
+	}
+}
+
+// A break in a handler compiled whole stops at every delivery: under a
+// debugger the host leaves every delivery to the interpreter. (The
+// handler does not publish: a Stepper's guests do not batch, so a
+// publishing handler would go to the guest anyway.)
+func TestBreakInFastHandler(t *testing.T) {
+	img := compileAll(t, `
+topic Tick { n: int }
+topic Show { n: int }
+locus Counter {
+    var total: int = 0;
+    on Tick(t) {
+        total += t.n;
+        total = total * 3 % 1000003;
+    }
+    on Show(s) { print(total + s.n); }
+}
+locus Main {
+    on start { for i in 0..40 { publish Tick { n: i }; } publish Show { n: 1 }; }
+}
+main { spawn Counter; spawn Main; }
+`)
+	fn := -1
+	for i, f := range img.Funcs {
+		if f.Name == "Counter.on Tick" {
+			fn = i
+		}
+	}
+	p := tier.NewPlan(img)
+	tier.PlanHandlers(img, p)
+	if fn < 0 || len(p.Handlers) == 0 || p.Handlers[0].Func != fn {
+		t.Fatal("Counter.on Tick is not compiled whole: the test proves nothing")
+	}
+	pc := -1
+	for _, s := range img.Funcs[fn].Stmts {
+		if s.Line == 8 { // total = total * 3 % 1000003;
+			pc = int(s.PC)
+		}
+	}
+	spec := vm.EncodeBreakSpec(vm.BreakSpec{At: []vm.BreakPC{{Fn: fn, PC: pc}}})
+	var outs []string
+	for _, kind := range realEngines {
+		breaks, res, out := debugRun(t, img, kind, spec)
+		if len(breaks) != 40 || res.Code != 0 {
+			t.Fatalf("%s: %d breaks, exit %d, output %q; want 40 breaks", kind, len(breaks), res.Code, out)
+		}
+		outs = append(outs, out)
+	}
+	if outs[0] != outs[1] {
+		t.Fatalf("outputs %q", outs)
 	}
 }
