@@ -67,6 +67,9 @@ var box [3]uint32
 //go:wasmexport batch
 func batch() uint32 {
 	gate.batching = true
+	// Room for a full batch from the start: a handler compiled whole
+	// (vm/internal/tier, handler.go) appends only within the capacity.
+	gate.pubs = make([]byte, 0, abi.BatchFlush+4<<10)
 	return uint32(uintptr(unsafe.Pointer(&box[0])))
 }
 
@@ -448,4 +451,32 @@ func recoverInto(r *int32) {
 		}
 		*r = fail(errors.New(msg))
 	}
+}
+
+// fastTable is fastinfo's answer.
+var fastTable [5]uint64
+
+// fastInfo answers what a handler compiled whole by the second tier,
+// which the host calls directly, needs of instance inst of the selected
+// machine for a delivery of topic: the address of fastTable, holding the
+// addresses of the instance's slots, of the machine's memory charge
+// counter, of the publish batch's slice header and of the batch box, and
+// whether the machine has made topic's payload struct (1, else 0); or 0
+// when the instance is not initialised.
+//
+//go:wasmexport fastinfo
+func fastInfo(inst, topic uint32) uint32 {
+	if machine == nil {
+		return 0
+	}
+	slots, charged, ready, ok := machine.FastAddrs(int(inst), int(topic))
+	if !ok {
+		return 0
+	}
+	fastTable = [5]uint64{uint64(slots), uint64(charged), uint64(uintptr(unsafe.Pointer(&gate.pubs))),
+		uint64(uintptr(unsafe.Pointer(&box[0]))), 0}
+	if ready {
+		fastTable[4] = 1
+	}
+	return uint32(uintptr(unsafe.Pointer(&fastTable[0])))
 }

@@ -12,7 +12,8 @@ import (
 // payload; read reads a field into the state; steps runs ten integer
 // steps; publish publishes one message (the host's Prim only counts it).
 // cpu-ns/op is the process's CPU time per delivery. wasm-batched is the
-// wasm engine with publish batches, as a run's consumers have it.
+// wasm engine with publish batches and the second tier, as a run's
+// consumers have it (each of these handlers runs compiled whole).
 var deliverHandlers = []struct{ name, body string }{
 	{"empty", ``},
 	{"read", `total += t.n;`},
@@ -51,12 +52,14 @@ main { spawn L; spawn S; }
 					case "wasm":
 						e, err = NewEngine(context.Background(), EngineWasm, img, host)
 					default:
-						// As a run's consumer: publishes in batches.
+						// As a run's consumer: publishes in batches,
+						// and the program's second tier.
 						var w *wasmRuntime
 						if w, err = defaultWasm(); err == nil {
-							var data []byte
-							if data, err = img.MarshalBinary(); err == nil {
-								e, err = w.newEngine(context.Background(), &wasmProgram{image: data}, &countingBatchHost{hostFunc: host}, vm.DefaultMemoryLimit)
+							var prog *wasmProgram
+							if prog, err = w.prepare(context.Background(), img); err == nil {
+								defer prog.close(context.Background())
+								e, err = w.newEngine(context.Background(), prog, &countingBatchHost{hostFunc: host}, vm.DefaultMemoryLimit)
 							}
 						}
 					}

@@ -31,6 +31,10 @@ type wasmProgram struct {
 	image []byte
 	plan  *tier.Plan
 	tier  wazero.CompiledModule // nil: no tier
+	img   *image.Image
+	// handlers[locus][topic] is 1 + the index in plan.Handlers of the
+	// topic's handler compiled whole, or 0 (tierhandler.go).
+	handlers [][]int32
 }
 
 // prepare encodes img and compiles its tier. A tier that fails to compile
@@ -41,19 +45,34 @@ func (w *wasmRuntime) prepare(ctx context.Context, img *image.Image) (*wasmProgr
 	if err != nil {
 		return nil, fmt.Errorf("encoding the program image: %w", err)
 	}
-	p := &wasmProgram{image: data}
+	p := &wasmProgram{image: data, img: img}
 	if disableTier {
 		return p, nil
 	}
 	p.plan = tier.NewPlan(img)
-	mod, err := tier.Compile(img, p.plan)
-	if err != nil || mod == nil {
-		return p, nil
-	}
-	if p.tier, err = w.rt.CompileModule(ctx, mod); err != nil {
-		p.tier = nil
+	tier.PlanHandlers(img, p.plan)
+	p.handlers = handlerTable(p)
+	p.tier = w.compileTier(ctx, img, p.plan)
+	if p.tier == nil && len(p.plan.Handlers) > 0 {
+		// Without the handlers compiled whole, the rest of the tier
+		// still serves the guest.
+		p.plan.Handlers, p.handlers = nil, nil
+		p.tier = w.compileTier(ctx, img, p.plan)
 	}
 	return p, nil
+}
+
+// compileTier compiles plan's module, or returns nil.
+func (w *wasmRuntime) compileTier(ctx context.Context, img *image.Image, plan *tier.Plan) wazero.CompiledModule {
+	mod, err := tier.Compile(img, plan)
+	if err != nil || mod == nil {
+		return nil
+	}
+	c, err := w.rt.CompileModule(ctx, mod)
+	if err != nil {
+		return nil
+	}
+	return c
 }
 
 // close releases the compiled tier.
@@ -93,6 +112,11 @@ type tierInstance struct {
 
 	// done and fellBack count the calls answered and handed back.
 	done, fellBack int
+
+	// handlers are the handlers compiled whole (tierhandler.go), by
+	// plan.Handlers' index; hstack their calls' parameters.
+	handlers []tierHandler
+	hstack   []uint64
 }
 
 // newTierInstance instantiates the tier for the engine whose guest is
@@ -131,6 +155,10 @@ func (w *wasmRuntime) newTierInstance(ctx context.Context, p *wasmProgram, guest
 			return nil, fmt.Errorf("wasm engine: the tier does not export %s", tier.RegionExport(i))
 		}
 		width = max(width, 2)
+	}
+	if !t.newTierHandlers(p) {
+		mod.Close(ctx)
+		return nil, fmt.Errorf("wasm engine: the tier does not export its handlers")
 	}
 	t.stack = make([]uint64, width)
 	for _, g := range []struct {
@@ -213,6 +241,9 @@ func (t *tierInstance) call(args []byte) ([]byte, error) {
 	t.given = min(t.budget, vm.PollSteps)
 	t.fuel.Set(uint64(t.given))
 	t.givenG.Set(uint64(t.given))
+	// Compiled code stops where the interpreter's frames would reach
+	// vm.MaxDepth: it counts from the frames already active.
+	t.depth.Set(depth)
 	t.height.Set(height)
 	t.stop.Set(0)
 	// An empty log (logLen 0) stops the first write: log > logEnd.

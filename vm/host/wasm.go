@@ -194,6 +194,9 @@ type wasmGuest struct {
 	box         uint32
 	deliverMany api.Function
 	list        []byte
+	// fastInfo is the guest's export that answers what compiled
+	// handlers need of an instance (tierhandler.go).
+	fastInfo api.Function
 
 	tier *tierInstance // nil: no second tier
 	prog *wasmProgram  // what the guest was loaded with
@@ -229,6 +232,13 @@ type wasmEngine struct {
 	owned    *wasmProgram
 	memLimit int64
 	closed   bool
+
+	// Compiled handlers (tierhandler.go): whether e runs them (0 not
+	// known yet, 1 yes, 2 no), what it knows of each instance, and
+	// whether a debugger armed breaks.
+	fastMode  uint8
+	fast      []fastInst
+	breaksSet bool
 }
 
 // newEngine instantiates a guest for one engine: machine 0, with host
@@ -288,6 +298,13 @@ func (w *wasmRuntime) newGuest(ctx context.Context, prog *wasmProgram, memLimit 
 			return nil, err
 		}
 		g.stack[1] = uint64(abi.LoadTier)
+		if len(g.tier.handlers) > 0 {
+			if g.fastInfo = mod.ExportedFunction(abi.ExportFastInfo); g.fastInfo == nil {
+				g.tier.close(g.ctx)
+				mod.Close(g.ctx)
+				return nil, fmt.Errorf("wasm engine: the guest does not export %s", abi.ExportFastInfo)
+			}
+		}
 	}
 	if err := g.call(g.load); err != nil {
 		g.tier.close(g.ctx)
@@ -396,6 +413,7 @@ func (e *wasmEngine) reload() error {
 	}
 	g.out, g.pending, g.hasPending = nil, nil, false
 	g.machines, g.selected = 1, 0
+	e.forgetFast(-1)
 	return g.call(g.load)
 }
 
@@ -404,6 +422,7 @@ func (e *wasmEngine) Init(inst int) error {
 		return err
 	}
 	defer e.end()
+	e.forgetFast(inst)
 	e.g.stack[0] = uint64(uint32(inst))
 	return e.g.callBatched(e, e.g.init)
 }
@@ -416,6 +435,11 @@ func (e *wasmEngine) Deliver(inst, handler int, payload []byte) error {
 	g := e.g
 	if err := g.write(payload); err != nil {
 		return err
+	}
+	if e.fastOn() {
+		if ran, err := e.deliverFast(inst, handler, len(payload)); ran {
+			return err
+		}
 	}
 	g.stack[0], g.stack[1], g.stack[2] = uint64(uint32(inst)), uint64(uint32(int32(handler))), uint64(len(payload))
 	return g.callBatched(e, g.deliver)
@@ -440,6 +464,27 @@ func (e *wasmEngine) DeliverMany(ds []Delivery) (ran int, err error) {
 	}
 	defer e.end()
 	g := e.g
+	if e.fastOn() {
+		// The deliveries compiled handlers run, one by one, up to the
+		// first they do not: the consumer hands over the rest again.
+		for ran < len(ds) {
+			d := ds[ran]
+			if err := g.write(d.Payload); err != nil {
+				return ran, err
+			}
+			ok, err := e.deliverFast(d.Target, d.Topic, len(d.Payload))
+			if !ok {
+				break
+			}
+			if err != nil {
+				return ran, err
+			}
+			ran++
+		}
+		if ran > 0 {
+			return ran, nil
+		}
+	}
 	list := g.list[:0]
 	for _, d := range ds {
 		list = abi.AppendDelivery(list, d.Target, d.Topic, d.Payload)
@@ -555,6 +600,9 @@ func (e *wasmEngine) SetBreaks(spec []byte) error {
 	}
 	defer e.end()
 	g := e.g
+	if len(spec) > 0 {
+		e.breaksSet, e.fastMode = true, 2 // no compiled handlers under a debugger
+	}
 	if err := g.write(spec); err != nil {
 		return err
 	}

@@ -137,6 +137,9 @@ const (
 	ExportBatch = "batch"
 	// ExportDeliverMany runs several deliveries in one call.
 	ExportDeliverMany = "delivermany"
+	// ExportFastInfo answers what a handler the second tier compiled
+	// whole, run by the host, needs of an instance (vm.Machine.FastAddrs).
+	ExportFastInfo = "fastinfo"
 )
 
 // EncodeParamTable encodes the parameter table Machine.SetGuardParams

@@ -116,12 +116,15 @@ func Compile(img *image.Image, p *Plan) ([]byte, error) {
 			}
 		}
 	}
-	memory = memory || len(regions) > 0
+	memory = memory || len(regions) > 0 || len(p.Handlers) > 0
 	// Types: 0 is refill's (i64) -> i64; type 1+n is n i64 parameters to
 	// one i64 result.
 	maxParams := 2
 	for _, f := range funcs {
 		maxParams = max(maxParams, img.Funcs[f].NumParams)
+	}
+	if len(p.Handlers) > 0 {
+		maxParams = max(maxParams, HandlerParams)
 	}
 	var mod buffer
 	mod.bytes([]byte("\x00asm\x01\x00\x00\x00"))
@@ -169,12 +172,15 @@ func Compile(img *image.Image, p *Plan) ([]byte, error) {
 	mod.section(2, &sec)
 
 	sec.reset()
-	sec.u32(uint32(len(funcs) + len(regions)))
+	sec.u32(uint32(len(funcs) + len(regions) + len(p.Handlers)))
 	for _, f := range funcs {
 		sec.u32(uint32(1 + img.Funcs[f].NumParams))
 	}
 	for range regions {
 		sec.u32(1 + 2) // (regs, out) -> pc
+	}
+	for range p.Handlers {
+		sec.u32(1 + HandlerParams)
 	}
 	mod.section(3, &sec)
 
@@ -197,7 +203,7 @@ func Compile(img *image.Image, p *Plan) ([]byte, error) {
 		}
 	}
 	globals := []string{GlobalFuel, GlobalDepth, GlobalHeight, GlobalStop, GlobalLog, GlobalLogEnd, GlobalCommit, GlobalGiven, GlobalLogBase}
-	sec.u32(uint32(len(entries) + len(regions) + len(globals)))
+	sec.u32(uint32(len(entries) + len(regions) + len(p.Handlers) + len(globals)))
 	for _, f := range entries {
 		sec.name(Export(f))
 		sec.byte(0x00)
@@ -208,6 +214,11 @@ func Compile(img *image.Image, p *Plan) ([]byte, error) {
 		sec.byte(0x00)
 		sec.u32(imports + uint32(len(funcs)+i))
 	}
+	for i := range p.Handlers {
+		sec.name(HandlerExport(i))
+		sec.byte(0x00)
+		sec.u32(imports + uint32(len(funcs)+len(regions)+i))
+	}
 	for g, name := range globals {
 		sec.name(name)
 		sec.byte(0x03)
@@ -216,7 +227,7 @@ func Compile(img *image.Image, p *Plan) ([]byte, error) {
 	mod.section(7, &sec)
 
 	sec.reset()
-	sec.u32(uint32(len(funcs) + len(regions)))
+	sec.u32(uint32(len(funcs) + len(regions) + len(p.Handlers)))
 	var body buffer
 	for _, f := range funcs {
 		body.reset()
@@ -229,6 +240,17 @@ func Compile(img *image.Image, p *Plan) ([]byte, error) {
 	for _, rg := range regions {
 		body.reset()
 		if err := compileFunc(&body, img, &img.Funcs[rg.Func], index, nil, rg); err != nil {
+			return nil, err
+		}
+		sec.u32(uint32(len(body.b)))
+		sec.bytes(body.b)
+	}
+	for i := range p.Handlers {
+		body.reset()
+		body.hnd = newHandlerGen(img, &p.Handlers[i])
+		err := compileFunc(&body, img, &img.Funcs[p.Handlers[i].Func], index, nil, nil)
+		body.hnd = nil
+		if err != nil {
 			return nil, err
 		}
 		sec.u32(uint32(len(body.b)))
@@ -357,6 +379,8 @@ func compileFunc(w *buffer, img *image.Image, f *image.Func, index []uint32, kin
 	w.off = 0
 	if rg != nil {
 		w.off = 2
+	} else if w.hnd != nil {
+		w.off = HandlerParams
 	}
 	pcLocal, addr := regs+w.off, regs+w.off+1
 	t0, t1, t2 := regs+w.off+2, regs+w.off+3, regs+w.off+4
@@ -364,7 +388,7 @@ func compileFunc(w *buffer, img *image.Image, f *image.Func, index []uint32, kin
 
 	// Locals beyond the parameters.
 	groups := len(w.b) // the byte of the count of local groups (< 128)
-	if extra := f.FrameSize - f.NumParams; rg != nil {
+	if extra := f.FrameSize - f.NumParams; rg != nil || w.hnd != nil {
 		w.u32(3)
 		w.u32(regs)
 		w.byte(typeI64)
@@ -386,8 +410,13 @@ func compileFunc(w *buffer, img *image.Image, f *image.Func, index []uint32, kin
 		w.byte(typeI32)
 		w.dirtyBase = t2 + 1
 	}
+	if w.hnd != nil {
+		w.hnd.declare(w, groups, t2+1)
+	}
 
-	if rg == nil {
+	if w.hnd != nil {
+		w.hnd.prologue(w)
+	} else if rg == nil {
 		// Prologue: count the frame, and stop when the interpreter would
 		// run out of frames or registers.
 		w.globalAdd(globalDepth, 1)
@@ -486,6 +515,9 @@ func compileFunc(w *buffer, img *image.Image, f *image.Func, index []uint32, kin
 			if n := batchAt[pc]; n > 0 {
 				w.regionStep(img, rg, pc, code[pc:pc+n])
 			}
+			continue
+		}
+		if w.hnd != nil && w.hnd.op(w, pc, in) {
 			continue
 		}
 		if rg != nil && len(rg.dirty) > 0 {

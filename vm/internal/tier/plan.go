@@ -67,11 +67,14 @@ type Plan struct {
 	// Regions are the loops compiled on their own in the functions
 	// the interpreter runs (see Region), by function and header.
 	Regions []Region
+	// Handlers are the topic handlers compiled whole, which the host
+	// runs itself (PlanHandlers, handler.go; the guest's plan has none).
+	Handlers []Handler
 }
 
 // HasEntries reports whether the plan compiles anything worth calling.
 func (p *Plan) HasEntries() bool {
-	if len(p.Regions) > 0 {
+	if len(p.Regions) > 0 || len(p.Handlers) > 0 {
 		return true
 	}
 	for _, e := range p.Entry {

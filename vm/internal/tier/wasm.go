@@ -97,6 +97,8 @@ type buffer struct {
 	// outAt (i32), outN and outKey (i64) are the locals regionOut
 	// uses: free between instructions.
 	outAt, outN, outKey uint32
+	// hnd writes the parts of a handler compiled whole (handler.go).
+	hnd *handlerGen
 }
 
 // reg returns the local of register r.

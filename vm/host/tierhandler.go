@@ -1,0 +1,223 @@
+package host
+
+import (
+	"encoding/binary"
+	"sync/atomic"
+
+	"github.com/tetratelabs/wazero/api"
+
+	"github.com/hale-lang/hale/vm"
+	"github.com/hale-lang/hale/vm/internal/tier"
+	"github.com/hale-lang/hale/vm/value"
+)
+
+// Handlers compiled whole (tier.PlanHandlers): on the wasm engine, a
+// delivery to one of them is one call of its export in the tier's
+// module, made here, without entering the guest. The export answers
+// "fall back" having written nothing whenever the interpreter might do
+// anything it does not (see package tier), and the delivery then goes
+// through the guest's deliver from its start, as before. So the fast
+// path changes no output, trap, step count or recording: the journal
+// stamped the delivery before Deliver was called, and the publishes
+// reach the host from the guest's batch as the guest's own would.
+
+// disableFast turns the handlers compiled whole off (tests compare runs
+// with and without them; benchmarks measure them).
+var disableFast bool
+
+// fastAnswered and fastFellBack count the deliveries a compiled handler
+// ran and handed back, for tests.
+var fastAnswered, fastFellBack atomic.Int64
+
+// tierHandler is one handler compiled whole, in a tier instance.
+type tierHandler struct {
+	fn        api.Function
+	h         *tier.Handler
+	frameSize int
+	budget    int64 // the locus's @budget, or the most
+	charge    int64 // the payload struct's shallow size (value.ShallowSize)
+	// calls and fellBack count its calls; off is set when most of them
+	// fall back (running twice would cost more than it saves).
+	calls, fellBack int
+	off             bool
+}
+
+// fastFallbacks: after this many calls, a handler that fell back on more
+// than a quarter of them is run by the guest from then on.
+const fastFallbacks = 16
+
+// handlerTable returns, by locus, the index + 1 in p.plan.Handlers of
+// the handler of each topic (0: none; nil for a locus without any).
+func handlerTable(p *wasmProgram) [][]int32 {
+	t := make([][]int32, len(p.img.Loci))
+	for i, h := range p.plan.Handlers {
+		if t[h.Locus] == nil {
+			t[h.Locus] = make([]int32, len(p.img.Topics))
+		}
+		t[h.Locus][h.Topic] = int32(i + 1)
+	}
+	return t
+}
+
+// newTierHandlers finds t's handler exports.
+func (t *tierInstance) newTierHandlers(p *wasmProgram) bool {
+	if p.plan == nil || len(p.plan.Handlers) == 0 {
+		return true
+	}
+	t.handlers = make([]tierHandler, len(p.plan.Handlers))
+	for i := range p.plan.Handlers {
+		h := &p.plan.Handlers[i]
+		fn := t.mod.ExportedFunction(tier.HandlerExport(i))
+		if fn == nil {
+			return false
+		}
+		budget := int64(1<<63 - 1)
+		if b := p.img.Loci[h.Locus].Budget; b > 0 {
+			budget = b
+		}
+		t.handlers[i] = tierHandler{fn: fn, h: h, frameSize: p.img.Funcs[h.Func].FrameSize, budget: budget,
+			charge: value.SizeObjectHeader + value.SizeSlot*int64(len(h.Fields))}
+	}
+	t.hstack = make([]uint64, tier.HandlerParams)
+	return true
+}
+
+// fastInst is what an engine knows of an instance for compiled handlers:
+// the addresses the guest's fastinfo answered (its slots, the memory
+// charge counter, the batch and the box), and the topics whose payload
+// struct the machine has made (a compiled handler runs only then, so
+// that the machine measures the same data as without it).
+type fastInst struct {
+	known                 bool
+	slots, charged, batch uint64
+	box                   uint64
+	ready                 []bool // by topic
+}
+
+// fastOn reports whether e may run compiled handlers at all: a guest
+// with them, and no debugger (whose breaks a compiled handler would not
+// stop at).
+func (e *wasmEngine) fastOn() bool {
+	if e.fastMode == 0 {
+		e.fastMode = 2
+		h := e.host
+		if p, ok := h.(*hostProxy); ok {
+			h = p.h
+		}
+		c, isConsumer := h.(*consumer)
+		if !disableFast && e.g.tier != nil && len(e.g.tier.handlers) > 0 && !e.breaksSet &&
+			(!isConsumer || c.r.opts.Debug == nil && c.r.opts.DebugPoll == nil) {
+			e.fastMode = 1
+		}
+	}
+	return e.fastMode == 1
+}
+
+// forgetFast drops what e knows of inst (Init makes its slots afresh),
+// or of every instance (inst < 0: a reload).
+func (e *wasmEngine) forgetFast(inst int) {
+	if inst < 0 {
+		e.fast, e.fastMode, e.breaksSet = nil, 0, false
+		return
+	}
+	if inst < len(e.fast) {
+		e.fast[inst] = fastInst{}
+	}
+}
+
+// deliverFast runs a delivery whose payload is in the guest's input
+// buffer through a compiled handler, if it has one: ran reports whether
+// it did (err is then the delivery's: a publish's interruption); when it
+// did not, nothing happened and the guest must run it. e holds the guest.
+func (e *wasmEngine) deliverFast(inst, topic int, n int) (ran bool, err error) {
+	g := e.g
+	t := g.tier
+	p := g.prog
+	if inst < 0 || inst >= len(p.img.Instances) || topic < 0 || topic >= len(p.img.Topics) {
+		return false, nil
+	}
+	byTopic := p.handlers[p.img.Instances[inst].Locus]
+	if byTopic == nil || byTopic[topic] == 0 {
+		return false, nil
+	}
+	th := &t.handlers[byTopic[topic]-1]
+	if th.off || th.h.Publishes && g.box == 0 {
+		return false, nil
+	}
+	if len(e.fast) != len(p.img.Instances) {
+		e.fast = make([]fastInst, len(p.img.Instances))
+	}
+	fi := &e.fast[inst]
+	if !fi.known || !fi.ready[topic] {
+		if !e.askFast(inst, topic, fi) {
+			return false, nil
+		}
+	}
+	s := t.hstack
+	s[0], s[1], s[2], s[3], s[4], s[5], s[6] = fi.slots, uint64(g.inPtr), uint64(n), fi.batch, fi.box, fi.charged, uint64(int64(n)+th.charge)
+	th.calls++
+	if !t.callHandler(th) {
+		fastFellBack.Add(1)
+
+		if th.fellBack++; th.calls >= fastFallbacks && th.fellBack*4 > th.calls {
+			th.off = true
+		}
+		return false, nil
+	}
+	fastAnswered.Add(1)
+	return true, g.publishLeft(e, nil)
+}
+
+// askFast asks the guest (fastinfo) for inst's addresses and whether
+// topic's payload struct is made; it reports whether a compiled handler
+// may run.
+func (e *wasmEngine) askFast(inst, topic int, fi *fastInst) bool {
+	g := e.g
+	g.stack[0], g.stack[1] = uint64(uint32(inst)), uint64(uint32(topic))
+	if err := g.fastInfo.CallWithStack(g.ctx, g.stack[:]); err != nil {
+		return false
+	}
+	at := uint32(g.stack[0])
+	if at == 0 {
+		return false
+	}
+	b, ok := g.mem.Read(at, 5*8)
+	if !ok {
+		return false
+	}
+	if !fi.known {
+		fi.slots = binary.LittleEndian.Uint64(b)
+		fi.charged = binary.LittleEndian.Uint64(b[8:])
+		fi.batch = binary.LittleEndian.Uint64(b[16:])
+		fi.box = binary.LittleEndian.Uint64(b[24:])
+		fi.ready = make([]bool, len(g.prog.img.Topics))
+		fi.known = true
+	}
+	fi.ready[topic] = binary.LittleEndian.Uint64(b[32:]) != 0
+	return fi.ready[topic]
+}
+
+// callHandler calls compiled handler th with the parameters in
+// t.hstack, and reports whether it ran to its end (else it wrote
+// nothing).
+func (t *tierInstance) callHandler(th *tierHandler) bool {
+	fuel := min(th.budget, vm.PollSteps)
+	// A refill refuses at once: the handler falls back where the
+	// interpreter would poll or run out of budget.
+	t.budget, t.given, t.err, t.breaks = fuel, fuel, nil, t.breaks[:0]
+	t.fuel.Set(uint64(fuel))
+	t.givenG.Set(uint64(fuel))
+	t.depth.Set(1)
+	t.height.Set(uint64(th.frameSize))
+	t.stop.Set(0)
+	t.logEnd.Set(0)
+	t.log.Set(1)
+	t.logBase.Set(1)
+	t.commit.Set(0)
+	err := th.fn.CallWithStack(t.ctx, t.hstack)
+	t.depth.Set(0)
+	if err != nil || t.err != nil || t.stop.Get() != 0 || t.hstack[0] != 0 {
+		return false
+	}
+	return true
+}

@@ -1,0 +1,771 @@
+package tier
+
+import (
+	"strconv"
+
+	"github.com/hale-lang/hale/codegen/image"
+)
+
+// Handlers compiled whole. A topic handler of scalars (its payload's
+// fields, the state it reads and writes, the topics it publishes are all
+// ints, floats and bools; it calls only compiled functions of scalars)
+// is compiled as one export that the wasm engine's host calls for a
+// delivery instead of the guest's deliver: it decodes the payload from
+// its canonical encoding, reads and writes the instance's state slots in
+// the guest's memory, counts its steps as the interpreter does and
+// appends each publish to the guest's publish batch with the bytes the
+// guest would append. Whenever the interpreter might do anything else
+// (a payload that is not canonical, a state slot of an unexpected kind, a
+// batch without room, the budget or a poll slice running out, an
+// arithmetic trap, a compiled callee that stops), it returns having
+// written nothing: the state is written back and the batch's length set
+// only at its end, so a fall-back leaves no trace, and the host runs the
+// delivery through the guest as before.
+//
+// A handler export takes HandlerParams i64 parameters, in this order:
+// the address of the instance's slots (a []value.Value's data), of the
+// payload and its length, of the guest's batch (a []byte's header: data,
+// length, capacity, 8 bytes each), of the batch box (two uint32: the
+// batch's address and length), of the machine's memory charge counter
+// (int64), and the charge the delivery adds to it (the payload's length
+// and its struct's shallow size). It returns 0 with GlobalStop 0 when the
+// handler ran to its end. The host sets GlobalFuel and GlobalGiven to the
+// steps it may take (at most one poll slice: a refill always refuses),
+// GlobalDepth to 1, GlobalHeight to the handler's frame size and an
+// empty undo log, as for a call.
+
+// HandlerParams is the number of parameters of a handler export.
+const HandlerParams = 7
+
+// Handler is a topic handler compiled whole (PlanHandlers).
+type Handler struct {
+	Func, Locus, Topic int
+	// Fields are the kinds of the payload's fields.
+	Fields []image.Kind
+	// Slots are the state slots the handler reads or writes, ascending,
+	// and SlotKinds their kinds.
+	Slots     []int
+	SlotKinds []image.Kind
+	// Publishes: the handler has a publish (it needs the guest's batch).
+	Publishes bool
+	// Stop[pc] is set for the instructions compiled as a fall-back: any
+	// the handler's compiled form cannot run (a print, a primitive, a
+	// string or a list, a publish of a guarded topic…). A path that
+	// reaches one hands the delivery back to the guest.
+	Stop []bool
+}
+
+// HandlerExport returns the export name of p.Handlers[i].
+func HandlerExport(i int) string { return "d" + strconv.Itoa(i) }
+
+// BatchFlush and CanonicalNaN are vm/guest/abi.BatchFlush (a batch that
+// reaches it is handed over at once, which compiled code leaves to the
+// guest) and vm/value.CanonicalNaN (the encoding of every NaN); a test
+// keeps them equal.
+const (
+	BatchFlush   = 16 << 10
+	CanonicalNaN = 0x7ff8000000000000
+)
+
+// PlanHandlers adds to p.Handlers the topic handlers of img that compile
+// whole: those that only read fields of their payload (a struct of
+// ints, floats and bools) and have a path from their entry to their
+// return that runs no instruction compiled as a fall-back (Handler.Stop). p must be img's plan (NewPlan); only the host calls it (the
+// guest never needs to know which handlers the host runs itself).
+func PlanHandlers(img *image.Image, p *Plan) {
+	p.Handlers = p.Handlers[:0]
+	guarded := make([]bool, len(img.Topics))
+	for i := range img.Loci {
+		for _, h := range img.Loci[i].Handlers {
+			if h.Guard >= 0 && h.Topic >= 0 && h.Topic < len(img.Topics) {
+				guarded[h.Topic] = true
+			}
+		}
+	}
+	for f := range img.Funcs {
+		if h, ok := planHandler(img, p, f, guarded); ok {
+			p.Handlers = append(p.Handlers, h)
+		}
+	}
+}
+
+// scalarStruct returns the kinds of the fields of struct type t when they
+// are all ints, floats and bools and fewer than 128.
+func scalarStruct(img *image.Image, t image.TypeRef) ([]image.Kind, bool) {
+	st := typeOfKind(img, t, image.KindStruct)
+	if st == nil || len(st.Fields) >= 0x80 {
+		return nil, false
+	}
+	ks := make([]image.Kind, len(st.Fields))
+	for i, fl := range st.Fields {
+		k, ok := scalar(img, fl.Type)
+		if !ok {
+			return nil, false
+		}
+		ks[i] = imageKind(k)
+	}
+	return ks, true
+}
+
+func imageKind(k Kind) image.Kind {
+	switch k {
+	case Int:
+		return image.KindInt
+	case Float:
+		return image.KindFloat
+	}
+	return image.KindBool
+}
+
+// maxHandlerFrame bounds the registers of a handler compiled whole (they
+// are wasm locals).
+const maxHandlerFrame = 1 << 12
+
+func planHandler(img *image.Image, p *Plan, f int, guarded []bool) (Handler, bool) {
+	fn := &img.Funcs[f]
+	if fn.Kind != image.FuncHandler || fn.Locus < 0 || fn.Locus >= len(img.Loci) || fn.Topic < 0 || fn.Topic >= len(img.Topics) ||
+		fn.NumParams != 1 || fn.FrameSize < 1 || fn.FrameSize > maxHandlerFrame || len(fn.Code) == 0 || fn.Result != image.TVoid {
+		return Handler{}, false
+	}
+	h := Handler{Func: f, Locus: fn.Locus, Topic: fn.Topic}
+	var ok bool
+	if h.Fields, ok = scalarStruct(img, img.Topics[fn.Topic].Type); !ok {
+		return Handler{}, false
+	}
+	l := &img.Loci[fn.Locus]
+	slotKind := map[int]image.Kind{}
+	for _, vars := range [][]image.Var{l.Params, l.State} {
+		for _, v := range vars {
+			if k, ok := scalar(img, v.Type); ok && v.Slot >= 0 && v.Slot < l.NumSlots {
+				slotKind[v.Slot] = imageKind(k)
+			}
+		}
+	}
+	used := map[int]bool{}
+	useSlot := func(s int32) bool {
+		if _, ok := slotKind[int(s)]; !ok {
+			return false
+		}
+		used[int(s)] = true
+		return true
+	}
+	h.Stop = make([]bool, len(fn.Code))
+	for pc, in := range fn.Code {
+		// Register 0 (the payload) is only read by field reads: the
+		// interpreter then decodes it into the topic's reused struct.
+		info, known := image.OpInfo(in.Op)
+		if !known || info.A == image.Reg && in.A == 0 || info.C == image.Reg && in.C == 0 ||
+			info.B == image.Reg && in.B == 0 && in.Op != image.OpField {
+			return Handler{}, false
+		}
+		if !handlerOp(img, p, fn, in, h.Fields, guarded, useSlot) {
+			h.Stop[pc] = true
+		} else if in.Op == image.OpPublish {
+			h.Publishes = true
+		}
+	}
+	if !completes(fn.Code, h.Stop) {
+		return Handler{}, false
+	}
+	for s := range l.NumSlots {
+		if used[s] {
+			h.Slots = append(h.Slots, s)
+			h.SlotKinds = append(h.SlotKinds, slotKind[s])
+		}
+	}
+	return h, true
+}
+
+// completes reports whether a return is reachable from pc 0 without
+// running an instruction stop marks.
+func completes(code []image.Instr, stop []bool) bool {
+	seen := make([]bool, len(code))
+	work := []int{0}
+	seen[0] = true
+	for len(work) > 0 {
+		pc := work[len(work)-1]
+		work = work[:len(work)-1]
+		in := code[pc]
+		if stop[pc] {
+			continue
+		}
+		if in.Op == image.OpRetVoid {
+			return true
+		}
+		var succ []int
+		switch {
+		case in.Op == image.OpJump:
+			succ = []int{int(in.C)}
+		case isJump(in.Op):
+			succ = []int{int(in.C), pc + 1}
+		default:
+			succ = []int{pc + 1}
+		}
+		for _, s := range succ {
+			if s >= 0 && s < len(code) && !seen[s] {
+				seen[s] = true
+				work = append(work, s)
+			}
+		}
+	}
+	return false
+}
+
+// handlerOp reports whether in, an instruction of handler fn whose
+// payload fields are fields, has a compiled form; useSlot notes a state
+// slot it uses and reports whether that slot is a scalar.
+func handlerOp(img *image.Image, p *Plan, fn *image.Func, in image.Instr, fields []image.Kind, guarded []bool, useSlot func(int32) bool) bool {
+	switch in.Op {
+	case image.OpField:
+		return in.B == 0 && in.C >= 0 && int(in.C) < len(fields)
+	case image.OpLoadState:
+		return useSlot(in.B)
+	case image.OpStoreState:
+		return useSlot(in.A)
+	case image.OpPublish:
+		ks, ok := scalarStruct(img, img.Topics[in.A].Type)
+		return ok && !guarded[in.A] && int(in.B)+len(ks) <= fn.FrameSize
+	case image.OpRetVoid:
+		return true
+	case image.OpRet:
+		return false
+	case image.OpCall:
+		if !p.Compiled[in.B] {
+			return false
+		}
+		for _, k := range p.Params[in.B] {
+			if k != Int && k != Bool && k != Float {
+				return false
+			}
+		}
+		return true
+	case image.OpLoadK:
+		// A string is loaded as 0: only an instruction compiled
+		// as a fall-back reads it.
+		switch img.Consts[in.B].Kind {
+		case image.KindInt, image.KindBool, image.KindFloat, image.KindString:
+			return true
+		}
+		return false
+	case image.OpCallB:
+		_, ok := builtins[image.Builtin(in.B)]
+		return ok
+	}
+	return simpleOps[in.Op]
+}
+
+// handlerGen writes the parts of a handler export that compileFunc
+// leaves to it (buffer.hnd): its locals, its prologue (decoding the
+// payload, loading the state it uses), the instructions that touch the
+// payload, the state and the batch, and its return.
+type handlerGen struct {
+	img *image.Image
+	h   *Handler
+	// Locals: pos (the batch's new length), bcap (its capacity), u (a
+	// scratch i64), then a local per payload field and per slot; bptr
+	// (the batch's data) and cur (a byte cursor), i32.
+	pos, bcap, u, field0, slot0 uint32
+	bptr, cur                   uint32
+	slotIx                      map[int32]uint32
+	written                     []bool // by slot: the handler stores it
+}
+
+// The handler export's parameters (locals 0…HandlerParams-1).
+const (
+	hpSlots = iota
+	hpPayload
+	hpLen
+	hpBatch
+	hpBox
+	hpCharged
+	hpCharge
+)
+
+func newHandlerGen(img *image.Image, h *Handler) *handlerGen {
+	g := &handlerGen{img: img, h: h, slotIx: map[int32]uint32{}, written: make([]bool, len(h.Slots))}
+	for i, s := range h.Slots {
+		g.slotIx[int32(s)] = uint32(i)
+	}
+	for pc, in := range img.Funcs[h.Func].Code {
+		if in.Op == image.OpStoreState && !h.Stop[pc] {
+			g.written[g.slotIx[in.A]] = true
+		}
+	}
+	return g
+}
+
+// Opcodes only handlers use.
+const (
+	opI32GtU    = 0x4B
+	opI32GeU    = 0x4F
+	opI32Sub    = 0x6B
+	opI32And    = 0x71
+	opI64ShrU   = 0x88
+	opI32Store8 = 0x3A
+)
+
+// declare adds the handler's locals, from local next on, to the local
+// groups whose count byte is at w.b[groups].
+func (g *handlerGen) declare(w *buffer, groups int, next uint32) {
+	w.b[groups] += 2
+	n64 := 3 + uint32(len(g.h.Fields)+len(g.h.Slots))
+	w.u32(n64)
+	w.byte(typeI64)
+	w.u32(2)
+	w.byte(typeI32)
+	g.pos, g.bcap, g.u = next, next+1, next+2
+	g.field0 = next + 3
+	g.slot0 = g.field0 + uint32(len(g.h.Fields))
+	g.bptr, g.cur = next+n64, next+n64+1
+}
+
+func (w *buffer) lget(l uint32) { w.op(opLocalGet); w.u32(l) }
+func (w *buffer) lset(l uint32) { w.op(opLocalSet); w.u32(l) }
+
+// byteAt pushes the byte at cur + off (i32).
+func (g *handlerGen) byteAt(w *buffer, off uint32) {
+	w.lget(g.cur)
+	w.mem(opI32Load8U, off)
+}
+
+// prologue decodes the payload into the field locals (stopping on
+// anything but its canonical encoding, as the guest's scalar decoder
+// would hand it to the general one) and loads the state slots.
+func (g *handlerGen) prologue(w *buffer) {
+	n := len(g.h.Fields)
+	// cur = payload; u = payload + len (the end, as i64).
+	w.lget(hpPayload)
+	w.op(opI32WrapI64)
+	w.lset(g.cur)
+	w.lget(hpPayload)
+	w.lget(hpLen)
+	w.op(opI64Add)
+	w.lset(g.u)
+	// len >= 2, the struct's tag and its count.
+	w.lget(hpLen)
+	w.i64Const(2)
+	w.op(opI64LtS)
+	w.stopIf()
+	g.byteAt(w, 0)
+	w.i32Const(int32(image.KindStruct))
+	w.op(opI32Ne)
+	g.byteAt(w, 1)
+	w.i32Const(int32(n))
+	w.op(opI32Ne)
+	w.op(opI32Or)
+	w.stopIf()
+	g.advance(w, 2)
+	for i, k := range g.h.Fields {
+		field := g.field0 + uint32(i)
+		// At least the tag and one byte: cur + 2 <= end.
+		g.room(w, 2)
+		g.byteAt(w, 0)
+		w.i32Const(int32(k))
+		w.op(opI32Ne)
+		w.stopIf()
+		g.advance(w, 1)
+		switch k {
+		case image.KindInt:
+			g.uvarint(w, field)
+			// Zigzag: (x >> 1) ^ -(x & 1).
+			w.lget(field)
+			w.i64Const(1)
+			w.op(opI64ShrU)
+			w.i64Const(0)
+			w.lget(field)
+			w.i64Const(1)
+			w.op(opI64And)
+			w.op(opI64Sub)
+			w.op(opI64Xor)
+			w.lset(field)
+		case image.KindFloat:
+			g.room(w, 8)
+			w.lget(g.cur)
+			w.mem(opI64Load, 0)
+			w.lset(field)
+			// A NaN other than the canonical one is not canonical.
+			w.lget(field)
+			w.op(opF64ReinterpretI64)
+			w.lget(field)
+			w.op(opF64ReinterpretI64)
+			w.op(opF64Ne)
+			w.lget(field)
+			w.i64Const(CanonicalNaN)
+			w.op(opI64Ne)
+			w.op(opI32And)
+			w.stopIf()
+			g.advance(w, 8)
+		default: // bool
+			g.byteAt(w, 0)
+			w.i32Const(1)
+			w.op(opI32GtU)
+			w.stopIf()
+			g.byteAt(w, 0)
+			w.op(opI64ExtendI32U)
+			w.lset(field)
+			g.advance(w, 1)
+		}
+	}
+	// Nothing after the last field.
+	w.lget(g.cur)
+	w.op(opI64ExtendI32U)
+	w.lget(g.u)
+	w.op(opI64Ne)
+	w.stopIf()
+	// The state: each slot must hold its kind (it always does).
+	for i, s := range g.h.Slots {
+		g.slotAddr(w, s)
+		w.mem(opI32Load8U, valueKind)
+		w.i32Const(int32(g.h.SlotKinds[i]))
+		w.op(opI32Ne)
+		w.stopIf()
+		g.slotAddr(w, s)
+		w.mem(opI64Load, valueBits)
+		w.lset(g.slot0 + uint32(i))
+	}
+	w.i64Const(0)
+	w.lset(g.pos)
+	if g.h.Publishes {
+		w.lget(hpBatch)
+		w.op(opI32WrapI64)
+		w.mem(opI64Load, 0)
+		w.op(opI32WrapI64)
+		w.lset(g.bptr)
+		w.lget(hpBatch)
+		w.op(opI32WrapI64)
+		w.mem(opI64Load, 16)
+		w.lset(g.bcap)
+	}
+}
+
+// slotAddr pushes the address (i32) of slot s.
+func (g *handlerGen) slotAddr(w *buffer, s int) {
+	w.lget(hpSlots)
+	w.op(opI32WrapI64)
+	w.i32Const(int32(s * valueSize))
+	w.op(opI32Add)
+}
+
+// advance adds d to cur.
+func (g *handlerGen) advance(w *buffer, d int32) {
+	w.lget(g.cur)
+	w.i32Const(d)
+	w.op(opI32Add)
+	w.lset(g.cur)
+}
+
+// room stops unless d more bytes of the payload follow cur.
+func (g *handlerGen) room(w *buffer, d int64) {
+	w.lget(g.cur)
+	w.op(opI64ExtendI32U)
+	w.i64Const(d)
+	w.op(opI64Add)
+	w.lget(g.u)
+	w.op(opI64GtU)
+	w.stopIf()
+}
+
+// uvarint decodes a minimal LEB128 varint of at most 64 bits at cur into
+// local x, advancing cur, and stops on anything else (canonicalUvarint in
+// package vm). It uses bcap as the shift and pos as the byte count: the
+// prologue sets both afterwards.
+func (g *handlerGen) uvarint(w *buffer, x uint32) {
+	shift, i := g.bcap, g.pos
+	w.i64Const(0)
+	w.lset(x)
+	w.i64Const(0)
+	w.lset(shift)
+	w.i64Const(0)
+	w.lset(i)
+	w.op(opBlock)
+	w.byte(0x40)
+	w.op(opLoop)
+	w.byte(0x40)
+	// A byte must follow.
+	g.room(w, 1)
+	w.op(opBlock) // a continuation byte: br 0 to the end of this block
+	w.byte(0x40)
+	g.byteAt(w, 0)
+	w.i32Const(0x80)
+	w.op(opI32GeU)
+	w.op(opBrIf)
+	w.u32(0)
+	// The last byte: not 0 after the first, at most 1 as the tenth.
+	g.byteAt(w, 0)
+	w.op(opI32Eqz)
+	w.lget(i)
+	w.i64Const(0)
+	w.op(opI64GtS)
+	w.op(opI32And)
+	g.byteAt(w, 0)
+	w.i32Const(1)
+	w.op(opI32GtU)
+	w.lget(i)
+	w.i64Const(9)
+	w.op(opI64Eq)
+	w.op(opI32And)
+	w.op(opI32Or)
+	w.stopIf()
+	w.lget(x)
+	g.byteAt(w, 0)
+	w.op(opI64ExtendI32U)
+	w.lget(shift)
+	w.op(opI64Shl)
+	w.op(opI64Or)
+	w.lset(x)
+	g.advance(w, 1)
+	w.op(opBr)
+	w.u32(2) // out of the loop and the outer block
+	w.op(opEnd)
+	// A continuation byte: not the tenth.
+	w.lget(i)
+	w.i64Const(9)
+	w.op(opI64Eq)
+	w.stopIf()
+	w.lget(x)
+	g.byteAt(w, 0)
+	w.i32Const(0x7f)
+	w.op(opI32And)
+	w.op(opI64ExtendI32U)
+	w.lget(shift)
+	w.op(opI64Shl)
+	w.op(opI64Or)
+	w.lset(x)
+	w.lget(shift)
+	w.i64Const(7)
+	w.op(opI64Add)
+	w.lset(shift)
+	w.lget(i)
+	w.i64Const(1)
+	w.op(opI64Add)
+	w.lset(i)
+	g.advance(w, 1)
+	w.op(opBr)
+	w.u32(0) // the loop
+	w.op(opEnd)
+	w.op(opEnd)
+}
+
+// op writes the instructions handlerGen owns and reports whether in was
+// one.
+func (g *handlerGen) op(w *buffer, pc int, in image.Instr) bool {
+	if g.h.Stop[pc] {
+		w.stop()
+		return true
+	}
+	switch in.Op {
+	case image.OpField:
+		w.lget(g.field0 + uint32(in.C))
+		w.lset(w.reg(in.A))
+	case image.OpLoadState:
+		w.lget(g.slot0 + g.slotIx[in.B])
+		w.lset(w.reg(in.A))
+	case image.OpStoreState:
+		w.lget(w.reg(in.B))
+		w.lset(g.slot0 + g.slotIx[in.A])
+	case image.OpPublish:
+		g.publish(w, in)
+	case image.OpRetVoid:
+		g.epilogue(w)
+	default:
+		return false
+	}
+	return true
+}
+
+// uvarintLen is the length of v's uvarint.
+func uvarintLen(v uint64) int {
+	n := 1
+	for ; v >= 0x80; v >>= 7 {
+		n++
+	}
+	return n
+}
+
+// putByte stores byte c at cur + off.
+func (g *handlerGen) putByte(w *buffer, off uint32, c int32) {
+	w.lget(g.cur)
+	w.i32Const(c)
+	w.mem(opI32Store8, off)
+}
+
+// publish appends the batch record of a publish of topic in.A with
+// fields R[B]…: its length (4 bytes), uvarint(topic), the struct's tag,
+// its count and each field's tag and bytes, as vm's publish and
+// appendScalarTuple, then abi.AppendBatchRecord, would. It stops unless
+// the record surely fits in the batch's capacity and keeps the batch
+// below BatchFlush.
+func (g *handlerGen) publish(w *buffer, in image.Instr) {
+	ks, _ := scalarStruct(g.img, g.img.Topics[in.A].Type)
+	most := 4 + uvarintLen(uint64(in.A)) + 2
+	for _, k := range ks {
+		switch k {
+		case image.KindInt:
+			most += 11
+		case image.KindFloat:
+			most += 9
+		default:
+			most += 2
+		}
+	}
+	w.lget(g.pos)
+	w.i64Const(int64(most))
+	w.op(opI64Add)
+	w.i64Const(BatchFlush)
+	w.op(opI64GeS)
+	w.lget(g.pos)
+	w.i64Const(int64(most))
+	w.op(opI64Add)
+	w.lget(g.bcap)
+	w.op(opI64GtS)
+	w.op(opI32Or)
+	w.stopIf()
+	// cur = bptr + pos + 4
+	w.lget(g.bptr)
+	w.lget(g.pos)
+	w.op(opI32WrapI64)
+	w.op(opI32Add)
+	w.i32Const(4)
+	w.op(opI32Add)
+	w.lset(g.cur)
+	off := uint32(0)
+	for v := uint64(in.A); ; v >>= 7 {
+		if v >= 0x80 {
+			g.putByte(w, off, int32(v&0x7f|0x80))
+			off++
+			continue
+		}
+		g.putByte(w, off, int32(v))
+		off++
+		break
+	}
+	g.putByte(w, off, int32(image.KindStruct))
+	g.putByte(w, off+1, int32(len(ks)))
+	g.advance(w, int32(off+2))
+	for i, k := range ks {
+		r := in.B + int32(i)
+		g.putByte(w, 0, int32(k))
+		g.advance(w, 1)
+		switch k {
+		case image.KindInt:
+			// Zigzag, then LEB128.
+			w.lget(w.reg(r))
+			w.i64Const(1)
+			w.op(opI64Shl)
+			w.lget(w.reg(r))
+			w.i64Const(63)
+			w.op(opI64ShrS)
+			w.op(opI64Xor)
+			w.lset(g.u)
+			w.op(opBlock)
+			w.byte(0x40)
+			w.op(opLoop)
+			w.byte(0x40)
+			w.lget(g.u)
+			w.i64Const(0x80)
+			w.op(opI64LtU)
+			w.op(opBrIf)
+			w.u32(1)
+			w.lget(g.cur)
+			w.lget(g.u)
+			w.op(opI32WrapI64)
+			w.i32Const(0x80)
+			w.op(opI32Or)
+			w.mem(opI32Store8, 0)
+			g.advance(w, 1)
+			w.lget(g.u)
+			w.i64Const(7)
+			w.op(opI64ShrU)
+			w.lset(g.u)
+			w.op(opBr)
+			w.u32(0)
+			w.op(opEnd)
+			w.op(opEnd)
+			w.lget(g.cur)
+			w.lget(g.u)
+			w.op(opI32WrapI64)
+			w.mem(opI32Store8, 0)
+			g.advance(w, 1)
+		case image.KindFloat:
+			// Every NaN as the canonical one.
+			w.lget(g.cur)
+			w.i64Const(CanonicalNaN)
+			w.lget(w.reg(r))
+			w.lget(w.reg(r))
+			w.op(opF64ReinterpretI64)
+			w.lget(w.reg(r))
+			w.op(opF64ReinterpretI64)
+			w.op(opF64Ne)
+			w.op(opSelect)
+			w.mem(opI64Store, 0)
+			g.advance(w, 8)
+		default:
+			w.lget(g.cur)
+			w.lget(w.reg(r))
+			w.op(opI32WrapI64)
+			w.mem(opI32Store8, 0)
+			g.advance(w, 1)
+		}
+	}
+	// The record's length, then pos past it.
+	w.lget(g.bptr)
+	w.lget(g.pos)
+	w.op(opI32WrapI64)
+	w.op(opI32Add)
+	w.lget(g.cur)
+	w.lget(g.bptr)
+	w.lget(g.pos)
+	w.op(opI32WrapI64)
+	w.op(opI32Add)
+	w.op(opI32Sub)
+	w.i32Const(4)
+	w.op(opI32Sub)
+	w.mem(opI32Store, 0)
+	w.lget(g.cur)
+	w.lget(g.bptr)
+	w.op(opI32Sub)
+	w.op(opI64ExtendI32U)
+	w.lset(g.pos)
+}
+
+// epilogue commits the run: the state written back, the batch's length
+// (and the box) set to what the handler appended (the guest's deliver
+// empties the batch first: so does this), the memory charge added, and
+// returns 0.
+func (g *handlerGen) epilogue(w *buffer) {
+	for i, s := range g.h.Slots {
+		if !g.written[i] {
+			continue
+		}
+		g.slotAddr(w, s)
+		w.lget(g.slot0 + uint32(i))
+		w.mem(opI64Store, valueBits)
+	}
+	// The batch's length, and the box's address and length.
+	w.lget(hpBatch)
+	w.op(opI32WrapI64)
+	w.lget(g.pos)
+	w.mem(opI64Store, 8)
+	if g.h.Publishes {
+		w.lget(hpBox)
+		w.op(opI32WrapI64)
+		w.lget(g.bptr)
+		w.mem(opI32Store, 0)
+	}
+	w.lget(hpBox)
+	w.op(opI32WrapI64)
+	w.lget(g.pos)
+	w.op(opI32WrapI64)
+	w.mem(opI32Store, 4)
+	// The memory charge.
+	w.lget(hpCharged)
+	w.op(opI32WrapI64)
+	w.lget(hpCharged)
+	w.op(opI32WrapI64)
+	w.mem(opI64Load, 0)
+	w.lget(hpCharge)
+	w.op(opI64Add)
+	w.mem(opI64Store, 0)
+	w.i64Const(0)
+	w.op(opReturn)
+}
