@@ -120,9 +120,29 @@ func (e *wasmEngine) forgetFast(inst int) {
 		e.fast, e.fastMode, e.breaksSet = nil, 0, false
 		return
 	}
-	if inst < len(e.fast) {
-		e.fast[inst] = fastInst{}
+	if i := inst - e.fastLo; i >= 0 && i < len(e.fast) {
+		e.fast[i] = fastInst{}
 	}
+}
+
+// fastFor returns what e knows of inst. e.fast covers only the span of
+// instance numbers e has run handlers of (from e.fastLo), not every
+// instance of the program: a thousand pinned engines, each a table of
+// the program's thousand instances, held 64 MB.
+func (e *wasmEngine) fastFor(inst int) *fastInst {
+	if i := inst - e.fastLo; i >= 0 && i < len(e.fast) {
+		return &e.fast[i]
+	}
+	lo, hi := inst, inst+1
+	if len(e.fast) > 0 {
+		lo, hi = min(lo, e.fastLo), max(hi, e.fastLo+len(e.fast))
+	}
+	grown := make([]fastInst, hi-lo)
+	if len(e.fast) > 0 {
+		copy(grown[e.fastLo-lo:], e.fast)
+	}
+	e.fast, e.fastLo = grown, lo
+	return &e.fast[inst-lo]
 }
 
 // deliverFast runs a delivery whose payload is in the guest's input
@@ -144,10 +164,7 @@ func (e *wasmEngine) deliverFast(inst, topic int, n int) (ran bool, err error) {
 	if th.off || th.h.Publishes && g.box == 0 {
 		return false, nil
 	}
-	if len(e.fast) != len(p.img.Instances) {
-		e.fast = make([]fastInst, len(p.img.Instances))
-	}
-	fi := &e.fast[inst]
+	fi := e.fastFor(inst)
 	if !fi.known || !fi.ready[topic] {
 		if !e.askFast(inst, topic, fi) {
 			return false, nil

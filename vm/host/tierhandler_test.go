@@ -469,3 +469,27 @@ main { spawn Counter; spawn Main; }
 		t.Fatalf("outputs %q", outs)
 	}
 }
+
+// An engine's table of instances covers only the span of those it has
+// run, whatever their order, and keeps what it knew of each as it grows.
+func TestFastForSpan(t *testing.T) {
+	var e wasmEngine
+	e.fastFor(700).slots = 700
+	if len(e.fast) != 1 {
+		t.Fatalf("one instance: a table of %d", len(e.fast))
+	}
+	e.fastFor(703).slots = 703
+	e.fastFor(698).slots = 698
+	if len(e.fast) != 6 || e.fastLo != 698 {
+		t.Fatalf("instances 698-703: a table of %d from %d", len(e.fast), e.fastLo)
+	}
+	for _, inst := range []int{698, 700, 703} {
+		if got := e.fastFor(inst).slots; got != uint64(inst) {
+			t.Errorf("instance %d: slots %d", inst, got)
+		}
+	}
+	e.forgetFast(700)
+	if e.fastFor(700).slots != 0 || e.fastFor(703).slots != 703 {
+		t.Error("forgetFast(700) did not forget 700 alone")
+	}
+}

@@ -237,7 +237,8 @@ type wasmEngine struct {
 	// known yet, 1 yes, 2 no), what it knows of each instance, and
 	// whether a debugger armed breaks.
 	fastMode  uint8
-	fast      []fastInst
+	fast      []fastInst // by instance, from fastLo (fastFor)
+	fastLo    int
 	breaksSet bool
 }
 
