@@ -49,6 +49,10 @@ type holder struct {
 	// one call, where the end of each handler is not seen.
 	deferring bool
 
+	// any says deferred is not empty, so that settle, called after
+	// every handler, takes no lock when nothing was deferred.
+	any atomic.Bool
+
 	mu       sync.Mutex
 	deferred []*consumer // waiting for settle (or the timer)
 	armed    bool        // the timer runs for deferred
@@ -78,6 +82,7 @@ func (h *holder) deferWake(c *consumer) {
 		}
 	}
 	h.deferred = append(h.deferred, c)
+	h.any.Store(true)
 	if !h.armed {
 		h.armed = true
 		h.timer.Reset(lendDelay)
@@ -92,6 +97,7 @@ func (h *holder) expire() {
 	cs := append([]*consumer(nil), h.deferred...)
 	clear(h.deferred)
 	h.deferred = h.deferred[:0]
+	h.any.Store(false)
 	h.armed = false
 	h.mu.Unlock()
 	for _, c := range cs {
@@ -102,6 +108,9 @@ func (h *holder) expire() {
 // next returns the first consumer deferred by the handler that just ended
 // (nil if none) and wakes the others.
 func (h *holder) next() *consumer {
+	if !h.any.Load() {
+		return nil
+	}
 	h.mu.Lock()
 	if len(h.deferred) == 0 {
 		h.mu.Unlock()
@@ -111,6 +120,7 @@ func (h *holder) next() *consumer {
 	h.rest = append(h.rest[:0], h.deferred[1:]...)
 	clear(h.deferred)
 	h.deferred = h.deferred[:0]
+	h.any.Store(false)
 	if h.armed {
 		h.armed = false
 		h.timer.Stop()
@@ -194,10 +204,7 @@ func (c *consumer) borrow() bool {
 func (c *consumer) giveBack() {
 	c.mu.Lock()
 	c.borrowed = false
-	w := c.waiting && c.pending() > 0
-	if w {
-		c.waiting = false
-	}
+	w := c.takeWake()
 	c.mu.Unlock()
 	if w {
 		c.signal()
@@ -208,14 +215,22 @@ func (c *consumer) giveBack() {
 // other goroutine runs them.
 func (c *consumer) wakeUp() {
 	c.mu.Lock()
-	w := c.waiting && !c.borrowed && c.pending() > 0
-	if w {
-		c.waiting = false
-	}
+	w := c.takeWake()
 	c.mu.Unlock()
 	if w {
 		c.signal()
 	}
+}
+
+// takeWake reports whether c's goroutine is to be signalled: it waits
+// with deliveries pending and no other goroutine runs them; it then no
+// longer counts as waiting (c.mu held).
+func (c *consumer) takeWake() bool {
+	w := c.waiting && !c.borrowed && c.pending() > 0
+	if w {
+		c.waiting = false
+	}
+	return w
 }
 
 // idle reports whether c has no pending delivery.

@@ -102,19 +102,9 @@ func scalarStruct(img *image.Image, t image.TypeRef) ([]image.Kind, bool) {
 		if !ok {
 			return nil, false
 		}
-		ks[i] = imageKind(k)
+		ks[i] = valueKindOf(k)
 	}
 	return ks, true
-}
-
-func imageKind(k Kind) image.Kind {
-	switch k {
-	case Int:
-		return image.KindInt
-	case Float:
-		return image.KindFloat
-	}
-	return image.KindBool
 }
 
 // maxHandlerFrame bounds the registers of a handler compiled whole (they
@@ -137,7 +127,7 @@ func planHandler(img *image.Image, p *Plan, f int, guarded []bool) (Handler, boo
 	for _, vars := range [][]image.Var{l.Params, l.State} {
 		for _, v := range vars {
 			if k, ok := scalar(img, v.Type); ok && v.Slot >= 0 && v.Slot < l.NumSlots {
-				slotKind[v.Slot] = imageKind(k)
+				slotKind[v.Slot] = valueKindOf(k)
 			}
 		}
 	}
