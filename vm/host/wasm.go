@@ -137,8 +137,8 @@ func (w *wasmRuntime) close(ctx context.Context) error { return w.rt.Close(ctx) 
 // TestGuestSandboxIsDeterministic pins this: adding WithSysWalltime,
 // WithSysNanotime or WithRandSource here fails it.
 //
-// Its one environment setting is for the guest's Go runtime, which reads
-// it as it starts: Go's collector compiled to WebAssembly runs on the
+// Its two environment settings are for the guest's Go runtime, which reads
+// them as it starts: Go's collector compiled to WebAssembly runs on the
 // guest's one thread and marks the live heap at every cycle, so a program
 // that allocates (binary-trees, fasta) spent a fifth of its CPU time in
 // it at the default GOGC of 100. A heap allowed to grow to five times
