@@ -360,7 +360,8 @@ func (m *Machine) guardTable(topic int) {
 		return
 	}
 	r := &runs[0]
-	if k := m.PayloadType(topic).Fields[r.fe.field].Type.Kind; k != value.KindInt && k != value.KindBool {
+	fs := m.PayloadType(topic).Fields
+	if r.fe.field < 0 || int(r.fe.field) >= len(fs) || fs[r.fe.field].Type.Kind != value.KindInt && fs[r.fe.field].Type.Kind != value.KindBool {
 		return
 	}
 	nb := GuardBits(len(subs))
