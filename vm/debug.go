@@ -118,6 +118,7 @@ func (m *Machine) setBreaks(s BreakSpec) {
 		}
 		d = &debugger{patched: map[BreakPC]image.Instr{}, inst: -1}
 		m.dbg = d
+		m.invalidGuardTables() // the guards run through the loop now
 	}
 	for at, in := range d.patched {
 		m.funcs[at.Fn].code[at.PC] = in

@@ -34,3 +34,16 @@ const MinGuardRun = minGuardRun
 // MemCharged returns what m has charged to its memory account since it
 // last measured.
 func MemCharged(m *Machine) int64 { return m.mem.charged }
+
+// FieldEqSteps is fieldEqSteps.
+const FieldEqSteps = fieldEqSteps
+
+// GuardTableWords are the offsets of a guard table's words, in the
+// order of tier's gt… constants, and their count.
+var GuardTableWords = []int{gtValid, gtSubs, gtField, gtMin, gtKeys, gtSize, gtCharge, gtBits, gtWords}
+
+// GuardTable returns topic's guard table (GuardTables) and its bits.
+func GuardTable(m *Machine, topic int) (words []uint64, bits []byte) {
+	m.GuardTables()
+	return m.guardTab[topic], m.guardTabBits[topic]
+}

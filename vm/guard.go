@@ -81,6 +81,7 @@ func (m *Machine) SetGuardParams(table [][]byte) error {
 	m.guardParams = table
 	m.guardArgs = make([][]value.Value, len(table))
 	m.guardIdx, m.guardIdxMade = nil, nil // indexed afresh on first use
+	m.invalidGuardTables()
 	return nil
 }
 

@@ -2,6 +2,7 @@ package vm
 
 import (
 	"math"
+	"unsafe"
 
 	"github.com/hale-lang/hale/codegen/image"
 	"github.com/hale-lang/hale/vm/value"
@@ -162,6 +163,7 @@ func (m *Machine) guardIndex(topic int) []guardRun {
 	if !m.guardIdxMade[topic] {
 		m.guardIdx[topic] = m.indexGuards(topic, m.guards[topic])
 		m.guardIdxMade[topic] = true
+		m.guardTable(topic)
 	}
 	return m.guardIdx[topic]
 }
@@ -271,4 +273,126 @@ func (m *Machine) evalRun(r *guardRun, base, size int, f value.Value, bits []byt
 		bits[b/8] |= 1 << (b % 8)
 	}
 	return true
+}
+
+// Guard tables for handlers compiled whole (vm/internal/tier, handler.go).
+// A handler that the wasm engine's host runs without the interpreter may
+// publish a guarded topic whose guards are one indexed run with dense
+// keys: the case evalGuards answers with one lookup. The compiled code
+// cannot call into the machine, so the machine lays the lookup's answer
+// out as plain words and bytes in its memory, which the compiled code
+// reads:
+//
+//	guardTabs: [0] the address of m.stack (a slice header: its length at
+//	           +8), [1] the address of the memory allowance, then one word
+//	           per topic: the address of its table, or 0
+//	a table:   see the gt… offsets; its bits hold, for each key k from
+//	           min on, the guard bytes a publish whose field is k sends,
+//	           then the bytes for any other key (the run's always bits)
+//
+// A table is valid only while the index it was made from is the one
+// evalGuards uses: SetGuardParams and a debugger clear its valid word
+// (the words stay where they are: compiled code may still read them),
+// and the next indexing rewrites it. Anything else (no table, valid 0, a
+// count or a field other than the compiled code expects, a key out of
+// an int64 the table covers…) makes the compiled handler hand the
+// delivery back to the interpreter.
+
+// The words of a topic's guard table.
+const (
+	gtValid  = iota // 1 when the rest may be used
+	gtSubs          // the topic's guarded subscribers: the run covers them all
+	gtField         // the payload field the guards compare
+	gtMin           // the first key of the table
+	gtKeys          // the keys from gtMin on
+	gtSize          // the guards' frame size
+	gtCharge        // the run's memory charge besides the payload's bytes
+	gtBits          // the address of the bits: (gtKeys+1) × GuardBits(gtSubs) bytes
+	gtWords
+)
+
+// guardTabMost bounds a table's bits: more (thousands of subscribers
+// with dense keys) and the compiled code hands such publishes back.
+const guardTabMost = 256 << 10
+
+// GuardTables returns the address of the machine's guard tables (see
+// above), making them on first use.
+func (m *Machine) GuardTables() uintptr {
+	if m.guardTabs == nil {
+		m.guardTabs = make([]uint64, 2+len(m.img.Topics))
+		m.guardTab = make([][]uint64, len(m.img.Topics))
+		m.guardTabBits = make([][]byte, len(m.img.Topics))
+		m.guardTabs[0] = uint64(uintptr(unsafe.Pointer(&m.stack)))
+		m.guardTabs[1] = uint64(uintptr(unsafe.Pointer(&m.mem.allowance)))
+		for t := range m.img.Topics {
+			if m.guardIdxMade != nil && m.guardIdxMade[t] {
+				m.guardTable(t)
+			}
+		}
+	}
+	return uintptr(unsafe.Pointer(&m.guardTabs[0]))
+}
+
+// invalidGuardTables clears the valid word of every guard table.
+func (m *Machine) invalidGuardTables() {
+	for _, tab := range m.guardTab {
+		if tab != nil {
+			tab[gtValid] = 0
+		}
+	}
+}
+
+// guardTable writes topic's guard table from its index (made), when the
+// machine has guard tables and the index is the one lookup evalGuards
+// answers with.
+func (m *Machine) guardTable(topic int) {
+	if m.guardTabs == nil {
+		return
+	}
+	tab := m.guardTab[topic]
+	if tab != nil {
+		tab[gtValid] = 0
+	}
+	subs := m.guards[topic]
+	runs := m.guardIdx[topic]
+	if !guardIndexOn || !fieldEqOn || m.dbg != nil || len(subs) < minGuardRun || len(runs) != 1 ||
+		runs[0].lo != 0 || runs[0].hi != len(subs) || runs[0].byKey != nil {
+		return
+	}
+	r := &runs[0]
+	fs := m.PayloadType(topic).Fields
+	if r.fe.field < 0 || int(r.fe.field) >= len(fs) || fs[r.fe.field].Type.Kind != value.KindInt && fs[r.fe.field].Type.Kind != value.KindBool {
+		return
+	}
+	nb := GuardBits(len(subs))
+	if (len(r.dense)+1)*nb > guardTabMost {
+		return
+	}
+	bits := make([]byte, (len(r.dense)+1)*nb)
+	set := func(at []byte, bs []int32) {
+		for _, b := range bs {
+			at[b/8] |= 1 << (b % 8)
+		}
+	}
+	for k := range len(r.dense) + 1 {
+		at := bits[k*nb : (k+1)*nb]
+		if k < len(r.dense) {
+			set(at, r.dense[k])
+		}
+		set(at, r.always)
+	}
+	if tab == nil {
+		tab = make([]uint64, gtWords)
+		m.guardTab[topic] = tab
+		m.guardTabs[2+topic] = uint64(uintptr(unsafe.Pointer(&tab[0])))
+	}
+	m.guardTabBits[topic] = bits // kept alive while the table points to it
+	n := int64(len(subs))
+	tab[gtSubs], tab[gtField], tab[gtMin], tab[gtKeys] = uint64(n), uint64(r.fe.field), uint64(r.min), uint64(len(r.dense))
+	tab[gtSize], tab[gtCharge] = uint64(r.size), uint64(n*r.charge)
+	tab[gtBits] = 0
+	if len(bits) > 0 {
+		tab[gtBits] = uint64(uintptr(unsafe.Pointer(&bits[0])))
+	}
+	tab[gtValid] = 1
 }

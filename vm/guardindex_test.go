@@ -10,6 +10,7 @@ import (
 
 	"github.com/hale-lang/hale/codegen/image"
 	"github.com/hale-lang/hale/vm"
+	"github.com/hale-lang/hale/vm/internal/tier"
 	"github.com/hale-lang/hale/vm/value"
 )
 
@@ -516,5 +517,92 @@ main { for i in 0..RING { spawn Node(i) as nodes[i]; } }
 				b.Fatal("no publish")
 			}
 		})
+	}
+}
+
+// TestGuardTableConstants keeps the tier's copies of a guard's steps and
+// of the guard table's layout equal to the machine's.
+func TestGuardTableConstants(t *testing.T) {
+	if tier.GuardSteps != vm.FieldEqSteps || !slices.Equal(tier.GuardTableWords, vm.GuardTableWords) {
+		t.Fatalf("tier: %d steps, words %v; vm: %d, %v", tier.GuardSteps, tier.GuardTableWords, vm.FieldEqSteps, vm.GuardTableWords)
+	}
+}
+
+// A guard table (what handlers compiled whole read) holds, for every key
+// in its range and one for any other, the bits Machine.Guards gives; it
+// is made only for one indexed run with dense keys, and is invalid after
+// new parameters (until indexed again) and once a debugger is attached.
+func TestGuardTable(t *testing.T) {
+	checked := 0
+	for seed := range uint64(20) {
+		r := rand.New(rand.NewPCG(seed, 18))
+		img := compile(t, ringSrc(r, false, seed%2 == 0))
+		topic := slices.IndexFunc(img.Topics, func(tp image.Topic) bool { return tp.Name == "Token" })
+		m, err := vm.New(img, &fakeHost{img: img})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range img.Instances {
+			if err := m.Init(i); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := shareParams(m, img); err != nil {
+			t.Fatal(err)
+		}
+		runs := vm.GuardRuns(m, topic)
+		words, bits := vm.GuardTable(m, topic)
+		subs := len(vm.GuardedSubscribers(img, topic))
+		if one := len(runs) == 1 && runs[0] == subs; !one {
+			if words != nil && words[0] != 0 {
+				t.Fatalf("seed %d: runs %v of %d subscribers, and a valid table", seed, runs, subs)
+			}
+			continue
+		}
+		if words == nil || words[0] != 1 {
+			t.Fatalf("seed %d: one run of %d and no valid table %v", seed, subs, words)
+		}
+		checked++
+		nb := vm.GuardBits(subs)
+		if words[1] != uint64(subs) || len(bits) != int(words[4]+1)*nb {
+			t.Fatalf("seed %d: table %v, %d bytes of bits, %d subscribers", seed, words, len(bits), subs)
+		}
+		lo := int64(words[3])
+		for k := lo - 3; k <= lo+int64(words[4])+3; k++ {
+			payload, err := value.EncodeTuple([]byte{byte(value.KindStruct)}, []value.Value{value.Int(k), value.Bool(false), value.Str("x")})
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, err := m.Guards(topic, payload)
+			if err != nil {
+				t.Fatal(err)
+			}
+			i := k - lo
+			if i < 0 || i >= int64(words[4]) {
+				i = int64(words[4])
+			}
+			if got := bits[int(i)*nb : int(i+1)*nb]; !slices.Equal(got, want) {
+				t.Fatalf("seed %d, key %d: table %x, guards %x", seed, k, got, want)
+			}
+		}
+		if err := shareParams(m, img); err != nil {
+			t.Fatal(err)
+		}
+		if words, _ := vm.GuardTable(m, topic); words[0] != 0 {
+			t.Fatalf("seed %d: valid after new parameters", seed)
+		}
+		vm.GuardRuns(m, topic) // indexed again
+		if words, _ := vm.GuardTable(m, topic); words[0] != 1 {
+			t.Fatalf("seed %d: not valid after indexing again", seed)
+		}
+		if err := m.SetBreaks(vm.EncodeBreakSpec(vm.BreakSpec{Traps: true})); err != nil {
+			t.Fatal(err)
+		}
+		if words, _ := vm.GuardTable(m, topic); words[0] != 0 {
+			t.Fatalf("seed %d: valid under a debugger", seed)
+		}
+	}
+	if checked < 5 {
+		t.Fatalf("%d tables checked", checked)
 	}
 }

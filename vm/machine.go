@@ -95,6 +95,11 @@ type Machine struct {
 	// first use (guardIdxMade[topic]) after SetGuardParams (guardfast.go).
 	guardIdx     [][]guardRun
 	guardIdxMade []bool
+	// guardTabs, guardTab and guardTabBits are the guard tables that
+	// handlers compiled whole read (guardfast.go), made on first use.
+	guardTabs    []uint64
+	guardTab     [][]uint64
+	guardTabBits [][]byte
 
 	dbg *debugger // armed breaks (debug.go); nil without a debugger
 

@@ -454,27 +454,28 @@ func recoverInto(r *int32) {
 }
 
 // fastTable is fastinfo's answer.
-var fastTable [5]uint64
+var fastTable [6]uint64
 
 // fastInfo answers what a handler compiled whole by the second tier,
 // which the host calls directly, needs of instance inst of the selected
 // machine for a delivery of topic: the address of fastTable, holding the
 // addresses of the instance's slots, of the machine's memory charge
 // counter, of the publish batch's slice header and of the batch box, and
-// whether the machine has made topic's payload struct (1, else 0); or 0
-// when the instance is not initialised.
+// whether the machine has made topic's payload struct (1, else 0), then
+// the address of the machine's guard tables (vm.Machine.GuardTables); or
+// 0 when the instance is not initialised.
 //
 //go:wasmexport fastinfo
 func fastInfo(inst, topic uint32) uint32 {
 	if machine == nil {
 		return 0
 	}
-	slots, charged, ready, ok := machine.FastAddrs(int(inst), int(topic))
+	slots, charged, guards, ready, ok := machine.FastAddrs(int(inst), int(topic))
 	if !ok {
 		return 0
 	}
-	fastTable = [5]uint64{uint64(slots), uint64(charged), uint64(uintptr(unsafe.Pointer(&gate.pubs))),
-		uint64(uintptr(unsafe.Pointer(&box[0]))), 0}
+	fastTable = [6]uint64{uint64(slots), uint64(charged), uint64(uintptr(unsafe.Pointer(&gate.pubs))),
+		uint64(uintptr(unsafe.Pointer(&box[0]))), 0, uint64(guards)}
 	if ready {
 		fastTable[4] = 1
 	}

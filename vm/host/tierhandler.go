@@ -84,13 +84,13 @@ func (t *tierInstance) newTierHandlers(p *wasmProgram) bool {
 
 // fastInst is what an engine knows of an instance for compiled handlers:
 // the addresses the guest's fastinfo answered (its slots, the memory
-// charge counter, the batch and the box), and the topics whose payload
+// charge counter, the batch and the box, the machine's guard tables), and the topics whose payload
 // struct the machine has made (a compiled handler runs only then, so
 // that the machine measures the same data as without it).
 type fastInst struct {
 	known                 bool
 	slots, charged, batch uint64
-	box                   uint64
+	box, guards           uint64
 	ready                 []bool // by topic
 }
 
@@ -171,7 +171,7 @@ func (e *wasmEngine) deliverFast(inst, topic int, n int) (ran bool, err error) {
 		}
 	}
 	s := t.hstack
-	s[0], s[1], s[2], s[3], s[4], s[5], s[6] = fi.slots, uint64(g.inPtr), uint64(n), fi.batch, fi.box, fi.charged, uint64(int64(n)+th.charge)
+	s[0], s[1], s[2], s[3], s[4], s[5], s[6], s[7] = fi.slots, uint64(g.inPtr), uint64(n), fi.batch, fi.box, fi.charged, uint64(int64(n)+th.charge), fi.guards
 	th.calls++
 	if !t.callHandler(th) {
 		fastFellBack.Add(1)
@@ -198,7 +198,7 @@ func (e *wasmEngine) askFast(inst, topic int, fi *fastInst) bool {
 	if at == 0 {
 		return false
 	}
-	b, ok := g.mem.Read(at, 5*8)
+	b, ok := g.mem.Read(at, 6*8)
 	if !ok {
 		return false
 	}
@@ -207,6 +207,7 @@ func (e *wasmEngine) askFast(inst, topic int, fi *fastInst) bool {
 		fi.charged = binary.LittleEndian.Uint64(b[8:])
 		fi.batch = binary.LittleEndian.Uint64(b[16:])
 		fi.box = binary.LittleEndian.Uint64(b[24:])
+		fi.guards = binary.LittleEndian.Uint64(b[40:])
 		fi.ready = make([]bool, len(g.prog.img.Topics))
 		fi.known = true
 	}

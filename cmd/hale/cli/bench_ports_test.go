@@ -105,9 +105,9 @@ var savinaPrograms = []struct {
 	{"pingpong", "pingpong 80000", 80000, 40},
 	// 200,000 increments, the request and its answer.
 	{"counting", "counted 200000", 200002, 20},
-	// 10,000 passes of the token around 100 nodes (in Hale each pass
+	// 200,000 passes of the token around 100 nodes (in Hale each pass
 	// runs the guard of all 100 nodes and delivers to one).
-	{"threadring", "ring done at node 0", 10000, 120},
+	{"threadring", "ring done at node 0", 200000, 6},
 	// 3,000 jobs, each to all 60 workers.
 	{"forkjoin", "forkjoin 180000", 180000, 10},
 }

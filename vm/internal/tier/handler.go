@@ -27,15 +27,16 @@ import (
 // payload and its length, of the guest's batch (a []byte's header: data,
 // length, capacity, 8 bytes each), of the batch box (two uint32: the
 // batch's address and length), of the machine's memory charge counter
-// (int64), and the charge the delivery adds to it (the payload's length
-// and its struct's shallow size). It returns 0 with GlobalStop 0 when the
+// (int64), the charge the delivery adds to it (the payload's length
+// and its struct's shallow size), and the address of the machine's guard
+// tables (vm.Machine.GuardTables; 0: none). It returns 0 with GlobalStop 0 when the
 // handler ran to its end. The host sets GlobalFuel and GlobalGiven to the
 // steps it may take (at most one poll slice: a refill always refuses),
 // GlobalDepth to 1, GlobalHeight to the handler's frame size and an
 // empty undo log, as for a call.
 
 // HandlerParams is the number of parameters of a handler export.
-const HandlerParams = 7
+const HandlerParams = 8
 
 // Handler is a topic handler compiled whole (PlanHandlers).
 type Handler struct {
@@ -48,6 +49,9 @@ type Handler struct {
 	SlotKinds []image.Kind
 	// Publishes: the handler has a publish (it needs the guest's batch).
 	Publishes bool
+	// Guards are the guarded topics it publishes with a compiled form
+	// (see guarded publishes, below), by topic.
+	Guards map[int32]GuardPub
 	// Stop[pc] is set for the instructions compiled as a fall-back: any
 	// the handler's compiled form cannot run (a print, a primitive, a
 	// string or a list, a publish of a guarded topic…). A path that
@@ -140,6 +144,10 @@ func planHandler(img *image.Image, p *Plan, f int, guarded []bool) (Handler, boo
 		return true
 	}
 	h.Stop = make([]bool, len(fn.Code))
+	calls := false
+	for _, in := range fn.Code {
+		calls = calls || in.Op == image.OpCall
+	}
 	for pc, in := range fn.Code {
 		// Register 0 (the payload) is only read by field reads: the
 		// interpreter then decodes it into the topic's reused struct.
@@ -147,6 +155,19 @@ func planHandler(img *image.Image, p *Plan, f int, guarded []bool) (Handler, boo
 		if !known || info.A == image.Reg && in.A == 0 || info.C == image.Reg && in.C == 0 ||
 			info.B == image.Reg && in.B == 0 && in.Op != image.OpField {
 			return Handler{}, false
+		}
+		if in.Op == image.OpPublish && in.A >= 0 && int(in.A) < len(img.Topics) && guarded[in.A] {
+			gp, ok := guardPub(img, fn, in)
+			if !ok || calls {
+				h.Stop[pc] = true
+				continue
+			}
+			if h.Guards == nil {
+				h.Guards = map[int32]GuardPub{}
+			}
+			h.Guards[in.A] = gp
+			h.Publishes = true
+			continue
 		}
 		if !handlerOp(img, p, fn, in, h.Fields, guarded, useSlot) {
 			h.Stop[pc] = true
@@ -256,8 +277,12 @@ type handlerGen struct {
 	// (the batch's data) and cur (a byte cursor), i32.
 	pos, bcap, u, field0, slot0 uint32
 	bptr, cur                   uint32
-	slotIx                      map[int32]uint32
-	written                     []bool // by slot: the handler stores it
+	// For guarded publishes: high (the interpreter's stack height, where
+	// the guards' frame would start), gcharge (their memory charges), i64;
+	// hdr (the topic's guard table) and src (its bits for the key), i32.
+	high, gcharge, hdr, src uint32
+	slotIx                  map[int32]uint32
+	written                 []bool // by slot: the handler stores it
 }
 
 // The handler export's parameters (locals 0…HandlerParams-1).
@@ -269,6 +294,7 @@ const (
 	hpBox
 	hpCharged
 	hpCharge
+	hpGuards
 )
 
 func newHandlerGen(img *image.Image, h *Handler) *handlerGen {
@@ -298,15 +324,16 @@ const (
 // groups whose count byte is at w.b[groups].
 func (g *handlerGen) declare(w *buffer, groups int, next uint32) {
 	w.b[groups] += 2
-	n64 := 3 + uint32(len(g.h.Fields)+len(g.h.Slots))
+	n64 := 5 + uint32(len(g.h.Fields)+len(g.h.Slots))
 	w.u32(n64)
 	w.byte(typeI64)
-	w.u32(2)
+	w.u32(4)
 	w.byte(typeI32)
 	g.pos, g.bcap, g.u = next, next+1, next+2
 	g.field0 = next + 3
 	g.slot0 = g.field0 + uint32(len(g.h.Fields))
-	g.bptr, g.cur = next+n64, next+n64+1
+	g.high, g.gcharge = g.slot0+uint32(len(g.h.Slots)), g.slot0+uint32(len(g.h.Slots))+1
+	g.bptr, g.cur, g.hdr, g.src = next+n64, next+n64+1, next+n64+2, next+n64+3
 }
 
 func (w *buffer) lget(l uint32) { w.op(opLocalGet); w.u32(l) }
@@ -415,6 +442,12 @@ func (g *handlerGen) prologue(w *buffer) {
 	}
 	w.i64Const(0)
 	w.lset(g.pos)
+	if len(g.h.Guards) > 0 {
+		w.i64Const(int64(g.img.Funcs[g.h.Func].FrameSize))
+		w.lset(g.high)
+		w.i64Const(0)
+		w.lset(g.gcharge)
+	}
 	if g.h.Publishes {
 		w.lget(hpBatch)
 		w.op(opI32WrapI64)
@@ -587,7 +620,13 @@ func (g *handlerGen) putByte(w *buffer, off uint32, c int32) {
 // below BatchFlush.
 func (g *handlerGen) publish(w *buffer, in image.Instr) {
 	ks, _ := scalarStruct(g.img, g.img.Topics[in.A].Type)
-	most := 4 + uvarintLen(uint64(in.A)) + 2
+	gp, guarded := g.h.Guards[in.A]
+	nb := 0
+	if guarded {
+		nb = (gp.Subs + 7) / 8
+		g.guards(w, in, gp, nb)
+	}
+	most := 4 + uvarintLen(uint64(in.A)) + nb + 2
 	for _, k := range ks {
 		switch k {
 		case image.KindInt:
@@ -629,6 +668,11 @@ func (g *handlerGen) publish(w *buffer, in image.Instr) {
 		off++
 		break
 	}
+	if guarded {
+		g.copyBits(w, off, nb)
+		off += uint32(nb)
+	}
+	head := off // the payload starts at cur + head
 	g.putByte(w, off, int32(image.KindStruct))
 	g.putByte(w, off+1, int32(len(ks)))
 	g.advance(w, int32(off+2))
@@ -697,6 +741,24 @@ func (g *handlerGen) publish(w *buffer, in image.Instr) {
 			g.advance(w, 1)
 		}
 	}
+	if guarded {
+		// gcharge += subs × the payload's length + the run's charge.
+		w.lget(g.gcharge)
+		w.lget(g.cur)
+		w.lget(g.bptr)
+		w.op(opI32Sub)
+		w.op(opI64ExtendI32U)
+		w.lget(g.pos)
+		w.op(opI64Sub)
+		w.i64Const(int64(4 + head))
+		w.op(opI64Sub)
+		w.i64Const(int64(gp.Subs))
+		w.op(opI64Mul)
+		w.op(opI64Add)
+		g.hdrWord(w, gtCharge)
+		w.op(opI64Add)
+		w.lset(g.gcharge)
+	}
 	// The record's length, then pos past it.
 	w.lget(g.bptr)
 	w.lget(g.pos)
@@ -723,6 +785,29 @@ func (g *handlerGen) publish(w *buffer, in image.Instr) {
 // empties the batch first: so does this), the memory charge added, and
 // returns 0.
 func (g *handlerGen) epilogue(w *buffer) {
+	if len(g.h.Guards) > 0 {
+		// After a guarded publish, a measure falling due in this run
+		// (charged past the allowance) is the interpreter's to make: it
+		// would see the guards' registers.
+		w.lget(g.gcharge)
+		w.i64Const(0)
+		w.op(opI64Ne)
+		w.lget(hpCharged)
+		w.op(opI32WrapI64)
+		w.mem(opI64Load, 0)
+		w.lget(hpCharge)
+		w.op(opI64Add)
+		w.lget(g.gcharge)
+		w.op(opI64Add)
+		w.lget(hpGuards)
+		w.op(opI32WrapI64)
+		w.mem(opI64Load, 8)
+		w.op(opI32WrapI64)
+		w.mem(opI64Load, 0)
+		w.op(opI64GtS)
+		w.op(opI32And)
+		w.stopIf()
+	}
 	for i, s := range g.h.Slots {
 		if !g.written[i] {
 			continue
@@ -755,7 +840,184 @@ func (g *handlerGen) epilogue(w *buffer) {
 	w.mem(opI64Load, 0)
 	w.lget(hpCharge)
 	w.op(opI64Add)
+	if len(g.h.Guards) > 0 {
+		w.lget(g.gcharge)
+		w.op(opI64Add)
+	}
 	w.mem(opI64Store, 0)
 	w.i64Const(0)
 	w.op(opReturn)
 }
+
+// Guarded publishes. A publish of a topic whose subscribers guard their
+// handlers (`on T(t) if t.f == id`) runs the guards in the publisher's
+// run (vm/guard.go), and the guest answers the commonest case, a ring of
+// guards of one shape that one index covers, with one lookup
+// (vm/guardfast.go). The guest lays that lookup's answers out as a plain
+// table (vm.Machine.GuardTables): for each key of a dense range, the
+// guard bytes a publish sends. A handler compiled whole publishes such a
+// topic by reading the table: it takes the guards' steps (GuardSteps
+// each) from its fuel, checks that the table is valid and is the one it
+// was compiled for (the count of subscribers, the field compared), that
+// the interpreter's stack already has room for the guards' frame above
+// the handler's (the interpreter would grow it), looks the field's value
+// up (a key outside the range gets the bytes of the guards that always
+// hold), and appends uvarint(topic), the guard bytes and the payload, as
+// publishGuarded sends them. It adds the guards' memory charges (per
+// guard, the payload's length and the decoded struct's size) to the
+// delivery's, and at its end hands back instead when those charges take
+// the machine past its allowance: the interpreter would measure in this
+// run, seeing the registers the guards left. Anything else (no table, a
+// table made invalid by new parameters or a debugger, fuel short of the
+// guards' steps) hands the delivery back, and the interpreter runs the
+// guards as before.
+
+// GuardSteps is vm's fieldEqSteps, the steps of one indexed guard; the
+// gt… constants are the words of vm's guard table (guardfast.go). A test
+// in package vm keeps them equal.
+const (
+	GuardSteps = 3
+	gtValid    = 0
+	gtSubs     = 1
+	gtField    = 2
+	gtMin      = 3
+	gtKeys     = 4
+	gtSize     = 5
+	gtCharge   = 6
+	gtBits     = 7
+	GuardWords = 8
+)
+
+// GuardPub is what a handler compiled whole knows of a guarded topic it
+// publishes: the number of its guarded subscribers (of the guard bits)
+// and the payload field that the first subscriber's guard reads first.
+type GuardPub struct {
+	Subs, Field int
+}
+
+// maxGuardSubs bounds the guarded subscribers of a topic a compiled
+// handler publishes (its guard bytes are copied inline).
+const maxGuardSubs = 1 << 12
+
+// guardPub returns what a compiled publish of guarded topic in.A needs,
+// or false when it has no compiled form: the topic's fields are not
+// scalars, or its first subscriber's guard does not start by reading an
+// int or bool field of the payload.
+func guardPub(img *image.Image, fn *image.Func, in image.Instr) (GuardPub, bool) {
+	ks, ok := scalarStruct(img, img.Topics[in.A].Type)
+	if !ok || in.B < 1 || int(in.B)+len(ks) > fn.FrameSize {
+		return GuardPub{}, false
+	}
+	n, guard := 0, -1
+	for _, inst := range img.Topics[in.A].Subscribers {
+		if inst < 0 || inst >= len(img.Instances) || img.Instances[inst].Locus < 0 || img.Instances[inst].Locus >= len(img.Loci) {
+			return GuardPub{}, false
+		}
+		for _, h := range img.Loci[img.Instances[inst].Locus].Handlers {
+			if h.Topic == int(in.A) && h.Guard >= 0 {
+				if n++; guard < 0 {
+					guard = h.Guard
+				}
+			}
+		}
+	}
+	if n == 0 || n > maxGuardSubs || guard >= len(img.Funcs) {
+		return GuardPub{}, false
+	}
+	c := img.Funcs[guard].Code
+	if len(c) == 0 || c[0].Op != image.OpField || c[0].B != 0 || c[0].C < 0 || int(c[0].C) >= len(ks) ||
+		ks[c[0].C] == image.KindFloat {
+		return GuardPub{}, false
+	}
+	return GuardPub{Subs: n, Field: int(c[0].C)}, true
+}
+
+// hdrWord pushes word i of the guard table at hdr (i64).
+func (g *handlerGen) hdrWord(w *buffer, i int) {
+	w.lget(g.hdr)
+	w.mem(opI64Load, uint32(8*i))
+}
+
+// guards takes the steps of the guards of publish in (topic in.A, fields
+// R[B]…), finds the topic's guard table and checks it, makes room for
+// the guards' frame, and sets src to the guard bytes (nb of them) for the
+// field's value; it stops wherever the interpreter must run the guards.
+func (g *handlerGen) guards(w *buffer, in image.Instr, gp GuardPub, nb int) {
+	w.charge(int64(GuardSteps * gp.Subs))
+	// hdr = the topic's table, from the machine's guard tables.
+	w.lget(hpGuards)
+	w.op(opI64Eqz)
+	w.stopIf()
+	w.lget(hpGuards)
+	w.op(opI32WrapI64)
+	w.mem(opI64Load, uint32(8*(2+in.A)))
+	w.op(opI32WrapI64)
+	w.lset(g.hdr)
+	w.lget(g.hdr)
+	w.op(opI32Eqz)
+	w.stopIf()
+	g.hdrWord(w, gtValid)
+	w.i64Const(1)
+	w.op(opI64Ne)
+	g.hdrWord(w, gtSubs)
+	w.i64Const(int64(gp.Subs))
+	w.op(opI64Ne)
+	w.op(opI32Or)
+	g.hdrWord(w, gtField)
+	w.i64Const(int64(gp.Field))
+	w.op(opI64Ne)
+	w.op(opI32Or)
+	w.stopIf()
+	// The guards' frame, at high: the stack (a slice header at the
+	// tables' word 0: its length at +8) must hold it already.
+	w.lget(g.high)
+	g.hdrWord(w, gtSize)
+	w.op(opI64Add)
+	w.lset(g.high)
+	w.lget(g.high)
+	w.lget(hpGuards)
+	w.op(opI32WrapI64)
+	w.mem(opI64Load, 0)
+	w.op(opI32WrapI64)
+	w.mem(opI64Load, 8)
+	w.op(opI64GtS)
+	w.stopIf()
+	// src = bits + min(uint(key - min), keys) × nb
+	w.lget(w.reg(in.B + int32(gp.Field)))
+	g.hdrWord(w, gtMin)
+	w.op(opI64Sub)
+	w.lset(g.u)
+	w.lget(g.u)
+	g.hdrWord(w, gtKeys)
+	w.lget(g.u)
+	g.hdrWord(w, gtKeys)
+	w.op(opI64LtU)
+	w.op(opSelect)
+	w.i64Const(int64(nb))
+	w.op(opI64Mul)
+	g.hdrWord(w, gtBits)
+	w.op(opI64Add)
+	w.op(opI32WrapI64)
+	w.lset(g.src)
+}
+
+// copyBits copies the nb guard bytes at src to cur + off.
+func (g *handlerGen) copyBits(w *buffer, off uint32, nb int) {
+	i := 0
+	for ; i+8 <= nb; i += 8 {
+		w.lget(g.cur)
+		w.lget(g.src)
+		w.mem(opI64Load, uint32(i))
+		w.mem(opI64Store, off+uint32(i))
+	}
+	for ; i < nb; i++ {
+		w.lget(g.cur)
+		w.lget(g.src)
+		w.mem(opI32Load8U, uint32(i))
+		w.mem(opI32Store8, off+uint32(i))
+	}
+}
+
+// GuardTableWords are the gt… constants in order, then GuardWords, for
+// package vm's test.
+var GuardTableWords = []int{gtValid, gtSubs, gtField, gtMin, gtKeys, gtSize, gtCharge, gtBits, GuardWords}

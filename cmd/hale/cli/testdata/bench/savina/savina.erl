@@ -16,7 +16,7 @@
 -define(PINGPONG_N, 40000).
 -define(COUNTING_N, 200000).
 -define(RING_SIZE, 100).
--define(RING_HOPS, 10000).
+-define(RING_HOPS, 200000).
 -define(FORK_WORKERS, 60).
 -define(FORK_MSGS, 3000).
 

@@ -23,7 +23,7 @@ const (
 	pingPongN   = 40000  // round trips: 2N messages
 	countingN   = 200000 // increments, then a retrieve and its answer
 	ringSize    = 100    // nodes in the ring
-	ringHops    = 10000  // token passes
+	ringHops    = 200000 // token passes
 	forkWorkers = 60     // workers, each receiving every job
 	forkMsgs    = 3000   // jobs
 )
