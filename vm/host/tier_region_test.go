@@ -385,6 +385,17 @@ locus Main {
     }
 }
 main { spawn Main; }
+`, `
+topic P { n: int, odd: bool }
+locus Main {
+    on start {
+        var s = 0;
+        for i in 0..1000000 { s += i & 3; publish P { n: s, odd: i % 2 == 1 }; }
+        print(s);
+    }
+}
+locus Sink { var n: int = 0; on P(p) { n += 1; if n % 250000 == 0 { print(n); } } }
+main { spawn Main; spawn Sink; }
 `} {
 		img := compileAll(t, src)
 		for _, engine := range []EngineKind{EngineNative, EngineWasm} {

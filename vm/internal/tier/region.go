@@ -18,10 +18,10 @@ import (
 //
 //   - at a jump out of the loop, or when the loop ends;
 //   - at an instruction it has no compiled form for and cannot run in
-//     place (a primitive, a print, a publish, a call of an interpreted
-//     function, a return, a for loop over a list beginning or ending): a
-//     side exit, where the interpreter executes that instruction and
-//     goes on;
+//     place (a primitive, a print, a publish but batchedPublish's, a
+//     call of an interpreted function, a return, a for loop over a list
+//     beginning or ending): a side exit, where the interpreter executes
+//     that instruction and goes on;
 //   - at a loop header inside it (its own included), when its undo log
 //     is past half full or the host refilled its fuel: a commit point.
 //     The writes before it are then exactly what interpreting would have
@@ -649,7 +649,13 @@ func regionFlow(img *image.Image, f *image.Func, r Region, exit, inplace []bool)
 				write(in.A, image.TInt)
 			case image.OpPublish:
 				// Each field's register holds a scalar of the field's
-				// kind, as the record encodes it.
+				// kind, as the record encodes it. Not at the header:
+				// leaving there for want of room would re-enter the
+				// region at once (the guest hands the batch over
+				// first, but only when it batches).
+				if pc == lo {
+					return nil, pc
+				}
 				ks, _ := scalarStruct(img, img.Topics[in.A].Type)
 				for i, k := range ks {
 					a := in.B + int32(i)
