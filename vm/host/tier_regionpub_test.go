@@ -2,6 +2,7 @@ package host
 
 import (
 	"fmt"
+	"os"
 	"reflect"
 	"strings"
 	"testing"
@@ -182,4 +183,36 @@ func TestTierRegionPublishes(t *testing.T) {
 		}
 		t.Logf("the 745th publish at budget %d", hi)
 	})
+}
+
+// TestTierRegionPublishPlanned checks which publishes regions compile:
+// Savina Counting's producer loop's (its Retrieve after the loop is in
+// no loop), no publish of a guarded topic, and none whose payload holds
+// a string.
+func TestTierRegionPublishPlanned(t *testing.T) {
+	b, err := os.ReadFile("../../cmd/hale/cli/testdata/bench/counting.hl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	img := compileAll(t, string(b))
+	if n := tier.RegionPublishes(img, tier.NewPlan(img)); n != 1 {
+		t.Fatalf("counting: %d publishes compiled in regions, want 1", n)
+	}
+	for _, src := range []string{`
+topic G { k: int }
+locus Src { on start { for i in 0..10 { publish G { k: i }; } } }
+locus Sink { on G(g) if g.k > 3 { print(g.k); } }
+main { spawn Src; spawn Sink; }
+`, `
+topic S { k: int, s: string }
+locus Src { on start { for i in 0..10 { publish S { k: i, s: "x" }; } } }
+locus Sink { on S(m) { print(m.s); } }
+main { spawn Src; spawn Sink; }
+`} {
+		img := compileAll(t, src)
+		p := tier.NewPlan(img)
+		if n := tier.RegionPublishes(img, p); n != 0 || len(p.Regions) == 0 {
+			t.Fatalf("%d publishes compiled in %d regions, want none in the loop's:\n%s", n, len(p.Regions), src)
+		}
+	}
 }
