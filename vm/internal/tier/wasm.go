@@ -101,6 +101,8 @@ type buffer struct {
 	hnd *handlerGen
 	// rb is the batch state of a region that publishes (region.go).
 	rb *regionBatch
+	// funcMath is the function index of the guest's math (GuestMath).
+	funcMath uint32
 }
 
 // reg returns the local of register r.
