@@ -273,10 +273,27 @@ func (m *Machine) execAt(fn int, state []value.Value, budget int64, floor, base 
 				return err
 			}
 			if next != nil {
+				// A call that stayed within the slice goes on with
+				// it; one that passed its end starts a new one,
+				// polling first as the slice's end would have unless
+				// the call polled itself (compiled code polls when it
+				// has taken its first PollSteps). So a loop whose
+				// region returns often (at each batch of publishes)
+				// still polls about every PollSteps.
+				ip, regs = next, nregs // regs: a trap in place caught by a caller's try
+				if used <= steps+1 {
+					steps += 1 - used
+					continue
+				}
 				total := steps + rest + 1 - used
+				if used <= PollSteps {
+					if err := m.poll(ip); err != nil {
+						m.steps = budget - total
+						return err
+					}
+				}
 				steps = min(total, PollSteps)
 				rest = total - steps
-				ip, regs = next, nregs // regs: a trap in place caught by a caller's try
 				continue
 			}
 			in = &m.regionOrig[in.A]

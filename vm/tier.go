@@ -302,7 +302,7 @@ func (m *Machine) callRegion(i int32, regs unsafe.Pointer, ip unsafe.Pointer, bu
 		return nil, 0, false, nil, nil
 	}
 	if m.regionOut == nil {
-		m.regionOut = make([]uint64, 1+2*tier.MaxRegionOut)
+		m.regionOut = make([]uint64, tier.RegionOutWords)
 		if m.tierLog == nil {
 			m.tierLog = make([]uint64, 2*tierLogFirst)
 		}
@@ -320,6 +320,7 @@ func (m *Machine) callRegion(i int32, regs unsafe.Pointer, ip unsafe.Pointer, bu
 	b = binary.LittleEndian.AppendUint64(b, uint64(uintptr(unsafe.Pointer(unsafe.SliceData(m.regionOut)))))
 	m.tierBuf = b
 	m.regionOut[0] = 0
+	m.regionOut[tier.RegionOutBatch], m.regionOut[tier.RegionOutBatch+1] = tierBatch[0], tierBatch[1]
 	m.rcall = regionCall{active: true, fc: fc, regs: regs, budget: budget, pc: -1}
 	stepping = m
 	res, err := m.tierCall(b)
@@ -396,6 +397,20 @@ func (m *Machine) regionSteps(pr *regionProbe, steps int64) {
 	if pr.calls == tierProbeCalls && pr.steps < tierProbeCalls*tierMinSteps {
 		pr.off = true
 	}
+}
+
+// tierBatch holds the addresses of the guest's publish batch (a []byte's
+// header) and of its box, which a region's compiled publishes append to
+// (tier.RegionOutBatch), or zeros when the guest does not batch.
+var tierBatch [2]uint64
+
+// SetTierBatch tells the machines of the guest that their publishes join
+// the batch whose []byte header is at pubs and whose box (its address
+// and length, two uint32) is at box, both kept current by the guest's
+// gateway: a region's compiled publishes append to it (tier.Region).
+// Only the wasm guest calls it, when it turns batches on.
+func SetTierBatch(pubs, box unsafe.Pointer) {
+	tierBatch = [2]uint64{uint64(uintptr(pubs)), uint64(uintptr(box))}
 }
 
 // reachesMemory reports whether compiled code handed a parameter of kind

@@ -70,6 +70,8 @@ func batch() uint32 {
 	// Room for a full batch from the start: a handler compiled whole
 	// (vm/internal/tier, handler.go) appends only within the capacity.
 	gate.pubs = make([]byte, 0, abi.BatchFlush+4<<10)
+	// A loop region's compiled publishes append to it too.
+	vm.SetTierBatch(unsafe.Pointer(&gate.pubs), unsafe.Pointer(&box[0]))
 	return uint32(uintptr(unsafe.Pointer(&box[0])))
 }
 

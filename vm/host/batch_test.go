@@ -10,6 +10,7 @@ import (
 
 	"github.com/hale-lang/hale/vm"
 	"github.com/hale-lang/hale/vm/guest/abi"
+	"github.com/hale-lang/hale/vm/internal/tier"
 )
 
 // batchJournal is a logJournal that also logs every payload's bytes and
@@ -180,9 +181,19 @@ func TestPublishBatchesKeepTheJournal(t *testing.T) {
 				}
 			}
 			// The wasm engine polls where it does with or without
-			// batches (the native engine polls at other steps).
+			// batches (the native engine polls at other steps), unless
+			// a loop region publishes: it appends to the batch from
+			// compiled code, which polls where its fuel runs out, and
+			// leaves the region at each publish without batches, so
+			// the interpreter polls at other steps (polls are not
+			// journaled).
+			regionPubs := tier.RegionPublishes(img, tier.NewPlan(img)) > 0
 			for cid := range img.Consumers {
-				if a, b := runs[1].j.events(cid), runs[2].j.events(cid); !reflect.DeepEqual(a, b) {
+				a, b := runs[1].j.events(cid), runs[2].j.events(cid)
+				if regionPubs {
+					a, b = noPolls(a), noPolls(b)
+				}
+				if !reflect.DeepEqual(a, b) {
 					t.Errorf("consumer %d: the wasm engine's journal with batches differs from the one without:\n%q\nagainst\n%q", cid, a, b)
 				}
 			}

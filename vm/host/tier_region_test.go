@@ -29,7 +29,11 @@ type regionGen struct {
 // writes lists and structs.
 func (g *regionGen) impure(indent int) {
 	idx := func() string { return "((" + g.pick(g.ints) + ") & 3)" }
-	switch g.r.IntN(g.impureKinds) {
+	k := g.r.IntN(g.impureKinds)
+	if g.impureKinds > 20 && g.r.IntN(3) == 0 {
+		k = 20 // publishes, often
+	}
+	switch k {
 	case 0:
 		g.line(indent, `s = s + "`+string(rune('a'+g.r.IntN(26)))+`";`)
 	case 1:
@@ -85,6 +89,10 @@ func (g *regionGen) impure(indent int) {
 	case 19:
 		// Memory: out of memory when the run has a small limit.
 		g.line(indent, `if len(s) < 4000 { s = s + s + "z"; push(sl, s); }`)
+	case 20:
+		// A publish the region compiles (randomRegionProgram with 21
+		// kinds declares P and its subscriber).
+		g.line(indent, "publish P { n: "+g.intExpr(1)+", x: "+g.floatExpr(1)+", odd: "+g.boolExpr(1)+" };")
 	default:
 		g.line(indent, "if len(s) > 3 { s = \"\"; }")
 	}
@@ -137,10 +145,24 @@ func (g *regionGen) locals(indent int, a, b string) {
 
 // randomRegionProgram writes program seed; its statements are those of
 // impure up to kinds (11: the first generator's; 20: with instructions
-// that regions run in place).
+// that regions run in place; 21: with publishes, and a subscriber).
 func randomRegionProgram(seed uint64, kinds int) string {
 	g := &regionGen{progGen: progGen{r: rand.New(rand.NewPCG(seed, 7))}, impureKinds: kinds}
 	g.line(0, "type Pt { a: int, b: float }")
+	if kinds > 20 {
+		g.line(0, "topic P { n: int, x: float, odd: bool }")
+		g.line(0, "locus Sink {")
+		g.line(1, "var n: int = 0;")
+		g.line(1, "var h: int = 0;")
+		g.line(1, "on P(p) {")
+		g.line(2, "n += 1;")
+		g.line(2, "h = (h ^ p.n) & 1048575;")
+		g.line(2, "if p.odd { h += 1; }")
+		g.line(2, "if p.x != p.x { h += 2; }")
+		g.line(2, `if n % 500 == 0 { print(format("sink {} {}", n, h)); }`)
+		g.line(1, "}")
+		g.line(0, "}")
+	}
 	g.ints = []string{"a", "b", "x", "y"}
 	g.bools = []string{"p", "q"}
 	g.flts = []string{"u", "v"}
@@ -166,7 +188,11 @@ func randomRegionProgram(seed uint64, kinds int) string {
 	g.line(2, "print(format(\"{} {}\", sl, len(pl)));")
 	g.line(1, "}")
 	g.line(0, "}")
-	g.line(0, "main { spawn Main; }")
+	if kinds > 20 {
+		g.line(0, "main { spawn Main; spawn Sink; }")
+	} else {
+		g.line(0, "main { spawn Main; }")
+	}
 	return g.b.String()
 }
 
@@ -232,12 +258,29 @@ func TestTierRandomRegions(t *testing.T) {
 			batched++
 		}
 	}
+	// Programs that publish from their loops: the regions append to
+	// the guest's batch; journals compared too.
+	publishing := 0
+	for seed := range uint64(n / 2) {
+		src := randomRegionProgram(1000+seed, 21)
+		img, ok := tryCompile(src)
+		if !ok {
+			t.Fatalf("seed %d: the generated program does not compile:\n%s", 1000+seed, src)
+		}
+		if tier.RegionPublishes(img, tier.NewPlan(img)) > 0 {
+			publishing++
+		}
+		runJournaled(t, img, Options{})
+	}
+	if publishing < n/8 {
+		t.Fatalf("%d of %d programs publish from a region", publishing, n/2)
+	}
 	answered = tierAnswered.Load() - answered
 	if withRegions < n*3/4 || inPlace < n/2 || batched < n/4 || trapped == 0 || trapped > n*2/3 || answered < int64(n) {
 		t.Fatalf("%d of %d programs had regions, %d ran instructions in place (%d in batches), %d trapped, %d tier calls answered", withRegions, n, inPlace, batched, trapped, answered)
 	}
-	t.Logf("%d programs (%d with a small memory limit), %d with regions, %d running instructions in place, %d in batches of two or more, %d trapped, %d tier calls answered",
-		n, limited, withRegions, inPlace, batched, trapped, answered)
+	t.Logf("%d programs (%d with a small memory limit), %d with regions, %d running instructions in place, %d in batches of two or more, %d trapped, %d tier calls answered; %d of %d more publishing from a region",
+		n, limited, withRegions, inPlace, batched, trapped, answered, publishing, n/2)
 }
 
 // TestTierRegionCommits runs loops that write far more list elements
@@ -342,6 +385,17 @@ locus Main {
     }
 }
 main { spawn Main; }
+`, `
+topic P { n: int, odd: bool }
+locus Main {
+    on start {
+        var s = 0;
+        for i in 0..1000000 { s += i & 3; publish P { n: s, odd: i % 2 == 1 }; }
+        print(s);
+    }
+}
+locus Sink { var n: int = 0; on P(p) { n += 1; if n % 250000 == 0 { print(n); } } }
+main { spawn Main; spawn Sink; }
 `} {
 		img := compileAll(t, src)
 		for _, engine := range []EngineKind{EngineNative, EngineWasm} {
@@ -454,6 +508,16 @@ main { spawn Main; }
 		{"batchcaught", "", `match try line2(t, 40, 1) { Ok(v) => { print(v); }, Err(e) => { print(e.message); } }
         print(line2(t, 3, 0));`},
 		{"batchmemory", "", `print(big(t, 100000000));`},
+		// Publishes compiled between batches run in place, past
+		// BatchFlush, then a trap in place after them.
+		{"publish", "topic Q { n: int, ok: bool }", `var ws: [string] = [];
+        for i in 0..3000 {
+            push(ws, t.chars[i % 4]);
+            publish Q { n: len(ws) * i, ok: i % 3 == 0 };
+            if len(ws) > 50 { ws = []; }
+        }
+        print(len(ws));
+        for i in 0..10 { publish Q { n: i, ok: true }; push(ws, t.chars[i]); }`},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			img := compileAll(t, fmt.Sprintf(src, c.budget, c.tail))
@@ -464,13 +528,19 @@ main { spawn Main; }
 			if n, longest := tier.InPlaceBatches(img, p); n == 0 || longest < 3 {
 				t.Fatalf("batches: %d, the longest %d", n, longest)
 			}
+			if c.name == "publish" {
+				if n := tier.RegionPublishes(img, p); n < 2 {
+					t.Fatalf("%d publishes compiled in regions", n)
+				}
+				runJournaled(t, img, Options{MemoryLimit: 1 << 20})
+			}
 			before := tierAnswered.Load() // only the wasm run calls the tier
 			wasm := runBothHandled(t, img, Options{MemoryLimit: 1 << 20}, false)
 			calls := tierAnswered.Load() - before
 			if calls == 0 {
 				t.Fatal("no tier call answered")
 			}
-			if want := c.name == "index" || c.name == "memory" || c.name == "batchindex" || c.name == "batchmemory"; want != (wasm.res.Code == ExitTrap) {
+			if want := c.name == "index" || c.name == "memory" || c.name == "batchindex" || c.name == "batchmemory" || c.name == "publish"; want != (wasm.res.Code == ExitTrap) {
 				t.Fatalf("exit %d", wasm.res.Code)
 			}
 			t.Logf("%d tier calls; exit %d\n%s", calls, wasm.res.Code, wasm.stderr)

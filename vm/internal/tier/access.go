@@ -304,7 +304,8 @@ func writes(img *image.Image, in image.Instr) int32 {
 		image.OpJLtInt, image.OpJLeInt, image.OpJEqInt, image.OpJNeInt,
 		image.OpJLtIntK, image.OpJLeIntK, image.OpJGtIntK, image.OpJGeIntK,
 		image.OpJEqIntK, image.OpJNeIntK, image.OpJNeVariant,
-		image.OpSetIndexList, image.OpSetField, image.OpIterEnd, image.OpRet, image.OpRetVoid:
+		image.OpSetIndexList, image.OpSetField, image.OpIterEnd, image.OpRet, image.OpRetVoid,
+		image.OpPublish, image.OpPublishAfter:
 		return -1
 	case image.OpIterList:
 		return in.A + 1

@@ -395,6 +395,9 @@ func compileFunc(w *buffer, img *image.Image, f *image.Func, index []uint32, kin
 		case isExit(pc):
 			leader[pc] = true
 			leader[pc+1] = true
+		case rg != nil && in.Op == image.OpPublish:
+			// It may leave the region, before its segment is charged.
+			leader[pc] = true
 		case isInPlace(pc):
 			// A batch ends its segment: the steps the guest is handed
 			// are those charged up to the batch's last instruction.
@@ -429,7 +432,7 @@ func compileFunc(w *buffer, img *image.Image, f *image.Func, index []uint32, kin
 	}
 
 	regs := uint32(f.FrameSize)
-	w.off = 0
+	w.off, w.rb = 0, nil
 	if rg != nil {
 		w.off = 2
 	} else if w.hnd != nil {
@@ -462,6 +465,9 @@ func compileFunc(w *buffer, img *image.Image, f *image.Func, index []uint32, kin
 		w.u32(uint32(len(rg.dirty)))
 		w.byte(typeI32)
 		w.dirtyBase = t2 + 1
+	}
+	if rg != nil && rg.publishes {
+		w.regionBatchLocals(img, groups, t2+1+uint32(len(rg.dirty)))
 	}
 	if w.hnd != nil {
 		w.hnd.declare(w, groups, t2+1)
@@ -561,6 +567,9 @@ func compileFunc(w *buffer, img *image.Image, f *image.Func, index []uint32, kin
 				w.regionExit(rg, pc)
 				continue
 			}
+			if rg != nil && in.Op == image.OpPublish {
+				w.regionPubRoom(rg, pc, in)
+			}
 			w.charge(int64(starts[cur+1] - pc))
 		}
 		if isInPlace(pc) {
@@ -571,6 +580,10 @@ func compileFunc(w *buffer, img *image.Image, f *image.Func, index []uint32, kin
 			continue
 		}
 		if w.hnd != nil && w.hnd.op(w, pc, in) {
+			continue
+		}
+		if rg != nil && in.Op == image.OpPublish {
+			w.regionPublish(in)
 			continue
 		}
 		if rg != nil && len(rg.dirty) > 0 {

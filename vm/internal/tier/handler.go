@@ -613,17 +613,34 @@ func (g *handlerGen) putByte(w *buffer, off uint32, c int32) {
 }
 
 // publish appends the batch record of a publish of topic in.A with
-// fields R[B]…: its length (4 bytes), uvarint(topic), the struct's tag,
-// its count and each field's tag and bytes, as vm's publish and
-// appendScalarTuple, then abi.AppendBatchRecord, would. It stops unless
-// the record surely fits in the batch's capacity and keeps the batch
-// below BatchFlush.
+// fields R[B]… (record), and stops unless it surely fits (noRoom).
 func (g *handlerGen) publish(w *buffer, in image.Instr) {
+	g.noRoom(w, in)
+	w.stopIf()
+	g.record(w, in)
+}
+
+// guardPub returns how publish in reads its guard bits from the guest's
+// guard table, whether it does (only in a handler compiled whole: a
+// region's publishes are of unguarded topics) and the bits' byte count.
+func (g *handlerGen) guardPub(in image.Instr) (GuardPub, bool, int) {
+	if g.h == nil {
+		return GuardPub{}, false, 0
+	}
+	gp, ok := g.h.Guards[in.A]
+	if !ok {
+		return GuardPub{}, false, 0
+	}
+	return gp, true, (gp.Subs + 7) / 8
+}
+
+// noRoom pushes (i32) whether the record of publish in might not fit in
+// the batch's capacity or might bring the batch to BatchFlush, where the
+// guest would hand it over.
+func (g *handlerGen) noRoom(w *buffer, in image.Instr) {
 	ks, _ := scalarStruct(g.img, g.img.Topics[in.A].Type)
-	gp, guarded := g.h.Guards[in.A]
-	nb := 0
+	gp, guarded, nb := g.guardPub(in)
 	if guarded {
-		nb = (gp.Subs + 7) / 8
 		g.guards(w, in, gp, nb)
 	}
 	most := 4 + uvarintLen(uint64(in.A)) + nb + 2
@@ -648,7 +665,16 @@ func (g *handlerGen) publish(w *buffer, in image.Instr) {
 	w.lget(g.bcap)
 	w.op(opI64GtS)
 	w.op(opI32Or)
-	w.stopIf()
+}
+
+// record appends at bptr + pos the batch record of a publish of topic
+// in.A with fields R[B]… (noRoom has checked that it fits): its length
+// (4 bytes), uvarint(topic), the struct's tag, its count and each
+// field's tag and bytes, as vm's publish and appendScalarTuple, then
+// abi.AppendBatchRecord, would; pos moves past it.
+func (g *handlerGen) record(w *buffer, in image.Instr) {
+	ks, _ := scalarStruct(g.img, g.img.Topics[in.A].Type)
+	gp, guarded, nb := g.guardPub(in)
 	// cur = bptr + pos + 4
 	w.lget(g.bptr)
 	w.lget(g.pos)

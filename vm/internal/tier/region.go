@@ -18,10 +18,10 @@ import (
 //
 //   - at a jump out of the loop, or when the loop ends;
 //   - at an instruction it has no compiled form for and cannot run in
-//     place (a primitive, a print, a publish, a call of an interpreted
-//     function, a return, a for loop over a list beginning or ending): a
-//     side exit, where the interpreter executes that instruction and
-//     goes on;
+//     place (a primitive, a print, a publish but batchedPublish's, a
+//     call of an interpreted function, a return, a for loop over a list
+//     beginning or ending): a side exit, where the interpreter executes
+//     that instruction and goes on;
 //   - at a loop header inside it (its own included), when its undo log
 //     is past half full or the host refilled its fuel: a commit point.
 //     The writes before it are then exactly what interpreting would have
@@ -91,6 +91,8 @@ type regionInfo struct {
 	// dirty numbers the registers that may be dirty (typeDirty): their
 	// flags are locals of compiled code.
 	dirty map[int32]int
+	// publishes: some publish is compiled (regionPublish).
+	publishes bool
 }
 
 // kindDirty is the kind of a dirty register in regionOut: written back
@@ -124,8 +126,31 @@ func regionOp(img *image.Image, p *Plan, in image.Instr) bool {
 		return p.Compiled[in.B]
 	case image.OpRet, image.OpRetVoid, image.OpIterList, image.OpIterEnd:
 		return false
+	case image.OpPublish:
+		return batchedPublish(img, in)
 	}
 	return simpleOps[in.Op] || memOps[in.Op]
+}
+
+// batchedPublish reports whether publish in may be compiled in a region:
+// its topic has no guards (the interpreter then only appends its record
+// to the guest's batch) and its payload is all scalars (see
+// regionPublish).
+func batchedPublish(img *image.Image, in image.Instr) bool {
+	if in.A < 0 || int(in.A) >= len(img.Topics) {
+		return false
+	}
+	if _, ok := scalarStruct(img, img.Topics[in.A].Type); !ok {
+		return false
+	}
+	for i := range img.Loci {
+		for _, h := range img.Loci[i].Handlers {
+			if h.Topic == int(in.A) && h.Guard >= 0 {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // InPlaceCount returns how many instructions p's regions run in place
@@ -624,6 +649,26 @@ func regionFlow(img *image.Image, f *image.Func, r Region, exit, inplace []bool)
 				}
 				rd = []int32{in.B}
 				write(in.A, image.TInt)
+			case image.OpPublish:
+				// Each field's register holds a scalar of the field's
+				// kind, as the record encodes it. Not at the header:
+				// leaving there for want of room would re-enter the
+				// region at once (the guest hands the batch over
+				// first, but only when it batches).
+				if pc == lo {
+					return nil, pc
+				}
+				ks, _ := scalarStruct(img, img.Topics[in.A].Type)
+				for i, k := range ks {
+					a := in.B + int32(i)
+					if a < 0 || int(a) >= regs {
+						return nil, -2
+					}
+					if !scalarType(t[a]) || kindOfScalar(t[a]) != k {
+						return nil, pc
+					}
+					rd = append(rd, a)
+				}
 			case image.OpJNeVariant:
 				if e := typeOf(t[in.A]); e == nil || e.Kind != image.KindEnum {
 					return nil, pc
@@ -719,11 +764,17 @@ func regionFlow(img *image.Image, f *image.Func, r Region, exit, inplace []bool)
 		return true
 	}
 	for pc := lo; pc <= hi; pc++ {
+		info.publishes = info.publishes || f.Code[pc].Op == image.OpPublish && !exit[pc-lo]
+	}
+	for pc := lo; pc <= hi; pc++ {
 		st := states[pc-lo]
 		if st == nil {
 			continue
 		}
-		if (exit[pc-lo] || headers[pc-lo] || inplace[pc-lo]) && !outs(pc, st) {
+		// A compiled publish leaves the region there when the batch has
+		// no room (regionPubRoom).
+		pub := f.Code[pc].Op == image.OpPublish && !exit[pc-lo]
+		if (exit[pc-lo] || headers[pc-lo] || inplace[pc-lo] || pub) && !outs(pc, st) {
 			if exit[pc-lo] || pc == lo {
 				return nil, -2
 			}
@@ -988,6 +1039,9 @@ func valueKindOf(k Kind) image.Kind {
 // (parameter 0 is the address of its register 0) and stops, before any
 // step, when one the region relies on is not of its kind.
 func (w *buffer) regionEntry(rg *regionInfo) {
+	if rg.publishes {
+		w.regionBatchEntry()
+	}
 	base := func() { w.op(opLocalGet); w.u32(0); w.op(opI32WrapI64) }
 	for _, in := range rg.in {
 		at := uint32(in.reg) * valueSize
@@ -1094,6 +1148,9 @@ func (w *buffer) regionStep(img *image.Image, rg *regionInfo, pc int, batch []im
 	w.op(opI64Eqz)
 	w.op(opI32Eqz)
 	w.stopIf()
+	if rg.publishes {
+		w.regionBatchLoad()
+	}
 	for j, in := range batch {
 		d := inPlaceDest(in)
 		if d < 0 || slices.ContainsFunc(batch[j+1:], func(l image.Instr) bool { return inPlaceDest(l) == d }) {
@@ -1164,6 +1221,9 @@ func (w *buffer) reloadInPlace(img *image.Image, d int32, rt image.TypeRef) {
 // cursor is the address local (w.outAt) and its count the temporary
 // w.outN, both free between instructions.
 func (w *buffer) regionOut(rg *regionInfo, pc int) {
+	if rg.publishes {
+		w.regionBatchCommit()
+	}
 	out := func() { w.op(opLocalGet); w.u32(1); w.op(opI32WrapI64) }
 	o := rg.out[pc]
 	if len(o) == 0 {
@@ -1235,4 +1295,149 @@ func (w *buffer) regionOut(rg *regionInfo, pc int) {
 	out()
 	local(opLocalGet, w.outN)
 	w.mem(opI64Store, 0)
+}
+
+// A region's publishes. A publish of a topic without guards whose
+// payload is all scalars (batchedPublish) only appends its record to the
+// guest's publish batch when the interpreter runs it: compiled code
+// appends the same bytes itself, with the emitter of handlers compiled
+// whole (handlerGen.record), at the batch's end, which it keeps in a
+// local. The batch's length (its []byte header's, and the box's: the
+// guest's gateway keeps both) is written only where the region commits
+// (regionOut: an exit, a commit point, a step in place), so a fall-back,
+// which re-runs from the last commit, leaves the records appended since
+// past the batch's end, where the interpreter's own publishes overwrite
+// them. Where the record might not fit in the batch's capacity or might
+// bring it to BatchFlush (the guest would then hand it to the host), and
+// in a guest that does not batch (RegionOutBatch holds 0), the region
+// leaves at the publish and the interpreter runs it.
+
+// RegionOutBatch is the word of the out buffer that holds the address of
+// the guest's publish batch (a []byte's header) and, in the next word,
+// of its box (two uint32: the batch's address and length), or 0 when
+// the guest does not batch: the out buffer is RegionOutWords words.
+const (
+	RegionOutBatch = 1 + 2*MaxRegionOut
+	RegionOutWords = RegionOutBatch + 2
+)
+
+// regionBatch is a region's batch state in compiled code: the record
+// emitter's locals (pub) and the addresses of the batch's header and
+// box (i32 locals).
+type regionBatch struct {
+	pub      *handlerGen
+	hdr, box uint32
+}
+
+// regionBatchLocals declares the batch's locals of a region that
+// publishes, from local next on, in the local groups whose count byte is
+// at w.b[groups].
+func (w *buffer) regionBatchLocals(img *image.Image, groups int, next uint32) {
+	w.b[groups] += 2
+	w.u32(3)
+	w.byte(typeI64)
+	w.u32(4)
+	w.byte(typeI32)
+	w.rb = &regionBatch{
+		pub: &handlerGen{img: img, pos: next, bcap: next + 1, u: next + 2, bptr: next + 3, cur: next + 4},
+		hdr: next + 5, box: next + 6,
+	}
+}
+
+// regionBatchLoad reads the batch's address, length and capacity from
+// its header, at entry and after a step in place (the guest's Go code
+// owns the header; in place, nothing publishes, but nothing is assumed).
+// Without a batch, its capacity stays 0: every publish leaves the region.
+func (w *buffer) regionBatchLoad() {
+	rb := w.rb
+	w.lget(rb.hdr)
+	w.op(opIf)
+	w.byte(0x40)
+	w.lget(rb.hdr)
+	w.mem(opI64Load, 0)
+	w.op(opI32WrapI64)
+	w.lset(rb.pub.bptr)
+	w.lget(rb.hdr)
+	w.mem(opI64Load, 8)
+	w.lset(rb.pub.pos)
+	w.lget(rb.hdr)
+	w.mem(opI64Load, 16)
+	w.lset(rb.pub.bcap)
+	w.op(opEnd)
+}
+
+// regionBatchEntry reads the batch's addresses from the out buffer
+// (parameter 1) and loads the batch.
+func (w *buffer) regionBatchEntry() {
+	rb := w.rb
+	for i, l := range []uint32{rb.hdr, rb.box} {
+		w.lget(1)
+		w.op(opI32WrapI64)
+		w.mem(opI64Load, uint32(8*(RegionOutBatch+i)))
+		w.op(opI32WrapI64)
+		w.lset(l)
+	}
+	// Both or neither.
+	w.lget(rb.box)
+	w.op(opI32Eqz)
+	w.op(opIf)
+	w.byte(0x40)
+	w.i32Const(0)
+	w.lset(rb.hdr)
+	w.op(opEnd)
+	w.regionBatchLoad()
+}
+
+// regionBatchCommit sets the batch's length, in its header and its box,
+// to what the region appended: the guest's gateway then hands the
+// records over as it does its own.
+func (w *buffer) regionBatchCommit() {
+	rb := w.rb
+	w.lget(rb.hdr)
+	w.op(opIf)
+	w.byte(0x40)
+	w.lget(rb.hdr)
+	w.lget(rb.pub.pos)
+	w.mem(opI64Store, 8)
+	w.lget(rb.box)
+	w.lget(rb.pub.bptr)
+	w.mem(opI32Store, 0)
+	w.lget(rb.box)
+	w.lget(rb.pub.pos)
+	w.op(opI32WrapI64)
+	w.mem(opI32Store, 4)
+	w.op(opEnd)
+}
+
+// regionPubRoom leaves the region at publish in (at pc, before its
+// segment is charged) when its record might not fit (noRoom): the
+// interpreter runs it, and hands the batch over when it reaches
+// BatchFlush.
+func (w *buffer) regionPubRoom(rg *regionInfo, pc int, in image.Instr) {
+	w.rb.pub.noRoom(w, in)
+	w.op(opIf)
+	w.byte(0x40)
+	w.regionExit(rg, pc)
+	w.op(opEnd)
+}
+
+// regionPublish appends the record of publish in (regionPubRoom has
+// checked that it fits).
+func (w *buffer) regionPublish(in image.Instr) { w.rb.pub.record(w, in) }
+
+// RegionPublishes returns how many publishes p's regions compile (tests
+// and measurements): the guest appends them to its batch from compiled
+// code when it batches, and leaves each region at them when it does not.
+func RegionPublishes(img *image.Image, p *Plan) int {
+	n := 0
+	for _, r := range p.Regions {
+		if info, ok := analyzeRegion(img, p, r); ok {
+			for pc := r.Header; pc <= r.End; pc++ {
+				if img.Funcs[r.Func].Code[pc].Op == image.OpPublish && !info.exit[pc-r.Header] {
+					n++
+				}
+			}
+		}
+	}
+	return n
 }

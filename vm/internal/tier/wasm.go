@@ -99,6 +99,8 @@ type buffer struct {
 	outAt, outN, outKey uint32
 	// hnd writes the parts of a handler compiled whole (handler.go).
 	hnd *handlerGen
+	// rb is the batch state of a region that publishes (region.go).
+	rb *regionBatch
 	// funcMath is the function index of the guest's math (GuestMath).
 	funcMath uint32
 }
