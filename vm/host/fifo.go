@@ -71,10 +71,14 @@ func (q *fifo) pop() Delivery {
 	q.n--
 	switch {
 	case q.n == 0:
-		// Empty: start again at the front of the one block left.
-		clear(q.blocks)
-		q.blocks = q.blocks[:1]
-		q.blocks[0], q.first, q.head, q.tail = b, 0, 0, 0
+		// Empty: start again at the front of the one block left (most
+		// often the only one, which stays where it is).
+		if q.first > 0 {
+			clear(q.blocks)
+			q.blocks = q.blocks[:1]
+			q.blocks[0] = b
+		}
+		q.first, q.head, q.tail = 0, 0, 0
 	case q.head == fifoBlockLen:
 		q.blocks[q.first] = nil
 		q.first++
