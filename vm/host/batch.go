@@ -105,7 +105,13 @@ func (c *consumer) publishBatch(batch []byte) error {
 		if err != nil {
 			return err
 		}
-		c.r.publishStaged(c, topic, payload, bits)
+		if len(rest) == 0 && len(c.staged) == 0 {
+			// A batch of one publish (a chain's handler): nothing to
+			// gather, so its deliveries are queued at once.
+			c.r.enqueuePublish(c, topic, payload, bits)
+		} else {
+			c.r.publishStaged(c, topic, payload, bits)
+		}
 		batch = rest
 	}
 	return nil

@@ -651,10 +651,7 @@ func linePayload(line string) []byte {
 // publish's guard bits; an exported topic's message is also sent to
 // NATS (egress), whose failure is the error. It runs on c's goroutine.
 func (r *runner) publish(c *consumer, topic int, payload []byte, bits []byte) error {
-	msg := r.route(c, topic, payload, bits)
-	for _, inst := range c.targets {
-		r.instCons[inst].enqueueFrom(c, Delivery{Target: inst, Topic: topic, Message: msg, Payload: payload})
-	}
+	msg := r.enqueuePublish(c, topic, payload, bits)
 	if r.nats != nil {
 		return r.egress(c, topic, msg, payload)
 	}
@@ -670,6 +667,16 @@ func (r *runner) route(c *consumer, topic int, payload []byte, bits []byte) Mess
 	c.targets = r.router.Route(c.targets[:0], topic, bits, k)
 	if j := r.journal; j != nil {
 		j.Publish(c.id, msg, topic, payload, c.targets)
+	}
+	return msg
+}
+
+// enqueuePublish routes and journals a publish of c's and queues its
+// deliveries at once.
+func (r *runner) enqueuePublish(c *consumer, topic int, payload []byte, bits []byte) MessageID {
+	msg := r.route(c, topic, payload, bits)
+	for _, inst := range c.targets {
+		r.instCons[inst].enqueueFrom(c, Delivery{Target: inst, Topic: topic, Message: msg, Payload: payload})
 	}
 	return msg
 }
