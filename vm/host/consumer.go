@@ -76,7 +76,23 @@ func (c *consumer) enqueueFrom(from *consumer, d Delivery) {
 	}
 	c.r.outstanding.Add(1)
 	c.push(d)
-	c.notify(from)
+	// notify's body, kept here: a call more per delivery showed on the
+	// main bus (enqueueFrom is its only enqueue).
+	w := c.waiting && !c.borrowed
+	if w && from != nil && c.lendable && from != c && c.pending() <= lendQueue {
+		if h := from.holder; h != nil && h.deferring {
+			c.mu.Unlock()
+			h.deferWake(c)
+			return
+		}
+	}
+	if w {
+		c.waiting = false
+	}
+	c.mu.Unlock()
+	if w {
+		c.signal()
+	}
 }
 
 // enqueueRun is enqueueFrom for several deliveries in a row, in order,
@@ -108,8 +124,8 @@ func (c *consumer) push(d Delivery) {
 }
 
 // notify, after deliveries were added, wakes c's goroutine if it waits,
-// or defers its wake to the end of from's handler (enqueueFrom); it
-// unlocks c.mu.
+// or defers its wake to the end of from's handler, as enqueueFrom does;
+// it unlocks c.mu.
 func (c *consumer) notify(from *consumer) {
 	w := c.waiting && !c.borrowed
 	if w && from != nil && c.lendable && from != c && c.pending() <= lendQueue {

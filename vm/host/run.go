@@ -651,7 +651,18 @@ func linePayload(line string) []byte {
 // publish's guard bits; an exported topic's message is also sent to
 // NATS (egress), whose failure is the error. It runs on c's goroutine.
 func (r *runner) publish(c *consumer, topic int, payload []byte, bits []byte) error {
-	msg := r.enqueuePublish(c, topic, payload, bits)
+	// route's body, kept here: a call more per publish showed on the
+	// main bus.
+	msg := MessageID{Producer: c.id, Seq: c.published}
+	c.published++
+	k := c.topicCount(topic)
+	c.targets = r.router.Route(c.targets[:0], topic, bits, k)
+	if j := r.journal; j != nil {
+		j.Publish(c.id, msg, topic, payload, c.targets)
+	}
+	for _, inst := range c.targets {
+		r.instCons[inst].enqueueFrom(c, Delivery{Target: inst, Topic: topic, Message: msg, Payload: payload})
+	}
 	if r.nats != nil {
 		return r.egress(c, topic, msg, payload)
 	}
