@@ -10,7 +10,6 @@ import (
 	"unsafe"
 
 	"github.com/hale-lang/hale/codegen/image"
-	"github.com/hale-lang/hale/vm/internal/fmath"
 	"github.com/hale-lang/hale/vm/value"
 )
 
@@ -273,29 +272,13 @@ func (m *Machine) builtin(b image.Builtin, args []value.Value) (value.Value, err
 	case image.BuiltinCeil:
 		return value.Float(math.Ceil(args[0].AsFloat())), nil
 	// Pow, Log, Exp and the trigonometric functions come from fmath, whose
-	// results are the same bits on every machine (math's are not).
-	case image.BuiltinPow:
-		return value.Float(fmath.Pow(args[0].AsFloat(), args[1].AsFloat())), nil
-	case image.BuiltinLog:
-		return value.Float(fmath.Log(args[0].AsFloat())), nil
-	case image.BuiltinExp:
-		return value.Float(fmath.Exp(args[0].AsFloat())), nil
-	case image.BuiltinSin:
-		return value.Float(fmath.Sin(args[0].AsFloat())), nil
-	case image.BuiltinCos:
-		return value.Float(fmath.Cos(args[0].AsFloat())), nil
-	case image.BuiltinTan:
-		return value.Float(fmath.Tan(args[0].AsFloat())), nil
-	case image.BuiltinAsin:
-		return value.Float(fmath.Asin(args[0].AsFloat())), nil
-	case image.BuiltinAcos:
-		return value.Float(fmath.Acos(args[0].AsFloat())), nil
-	case image.BuiltinAtan:
-		return value.Float(fmath.Atan(args[0].AsFloat())), nil
-	case image.BuiltinAtan2:
-		return value.Float(fmath.Atan2(args[0].AsFloat(), args[1].AsFloat())), nil
-	case image.BuiltinHypot:
-		return value.Float(fmath.Hypot(args[0].AsFloat(), args[1].AsFloat())), nil
+	// results are the same bits on every machine (math's are not), through
+	// the one function compiled code calls too (TierMath).
+	case image.BuiltinPow, image.BuiltinAtan2, image.BuiltinHypot:
+		return value.Float(mathBuiltin(b, args[0].AsFloat(), args[1].AsFloat())), nil
+	case image.BuiltinLog, image.BuiltinExp, image.BuiltinSin, image.BuiltinCos, image.BuiltinTan,
+		image.BuiltinAsin, image.BuiltinAcos, image.BuiltinAtan:
+		return value.Float(mathBuiltin(b, args[0].AsFloat(), 0)), nil
 
 	// Option (Some 0, None 1) and Result (Ok 0, Err 1).
 	case image.BuiltinUnwrap:

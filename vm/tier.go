@@ -8,6 +8,7 @@ import (
 	"unsafe"
 
 	"github.com/hale-lang/hale/codegen/image"
+	"github.com/hale-lang/hale/vm/internal/fmath"
 	"github.com/hale-lang/hale/vm/internal/tier"
 	"github.com/hale-lang/hale/vm/value"
 )
@@ -530,4 +531,43 @@ func (m *Machine) tierCallOp(in *image.Instr, regs unsafe.Pointer, ip unsafe.Poi
 		m.tierHold = depth
 	}
 	return used, ok, err
+}
+
+// TierMath answers compiled code's call of a float builtin of std::math
+// (tier.GuestMath: the builtin's number and its arguments' bits, the
+// second 0 for a function of one): the interpreter's own function on the
+// same bits, so compiled code gets the interpreter's result exactly.
+func TierMath(b, x, y uint64) uint64 {
+	return math.Float64bits(mathBuiltin(image.Builtin(b), math.Float64frombits(x), math.Float64frombits(y)))
+}
+
+// mathBuiltin computes float builtin b of x (and y, for the functions of
+// two): what both the interpreter and compiled code run (TierMath). Only
+// the builtins tier.MathBuiltin accepts reach it; any other gives NaN.
+func mathBuiltin(b image.Builtin, x, y float64) float64 {
+	switch b {
+	case image.BuiltinPow:
+		return fmath.Pow(x, y)
+	case image.BuiltinLog:
+		return fmath.Log(x)
+	case image.BuiltinExp:
+		return fmath.Exp(x)
+	case image.BuiltinSin:
+		return fmath.Sin(x)
+	case image.BuiltinCos:
+		return fmath.Cos(x)
+	case image.BuiltinTan:
+		return fmath.Tan(x)
+	case image.BuiltinAsin:
+		return fmath.Asin(x)
+	case image.BuiltinAcos:
+		return fmath.Acos(x)
+	case image.BuiltinAtan:
+		return fmath.Atan(x)
+	case image.BuiltinAtan2:
+		return fmath.Atan2(x, y)
+	case image.BuiltinHypot:
+		return fmath.Hypot(x, y)
+	}
+	return math.NaN()
 }

@@ -245,7 +245,7 @@ func Launch(ctx context.Context, cfg Config) (*Session, error) {
 		}
 	}
 	if cfg.Recording != "" {
-		data, rerr := os.ReadFile(cfg.Recording)
+		data, rerr := artifact.ReadFile(cfg.Recording)
 		if rerr != nil {
 			return nil, usagef("cannot read recording: %v", rerr)
 		}

@@ -480,3 +480,11 @@ func fastInfo(inst, topic uint32) uint32 {
 	}
 	return uint32(uintptr(unsafe.Pointer(&fastTable[0])))
 }
+
+// mathCall runs a float builtin of std::math for the second tier's
+// compiled code (tier.GuestMath: the builtin's number, the arguments'
+// bits), with the interpreter's own function, so that compiled code
+// gets the same bits on every engine. It neither allocates nor panics.
+//
+//go:wasmexport hale_math
+func mathCall(b, x, y uint64) uint64 { return vm.TierMath(b, x, y) }

@@ -117,7 +117,7 @@ func TestGuestImports(t *testing.T) {
 		exports = append(exports, name)
 	}
 	sort.Strings(exports)
-	want := []string{"_initialize", abi.ExportAlloc, abi.ExportDeliver, abi.ExportInit, abi.ExportLoad, abi.ExportResult, abi.ExportState, abi.ExportParams, abi.ExportSetParams, abi.ExportGuards, abi.ExportBreaks, abi.ExportMachine, abi.ExportSelect, abi.ExportBatch, abi.ExportDeliverMany, tier.GuestStep, abi.ExportFastInfo}
+	want := []string{"_initialize", abi.ExportAlloc, abi.ExportDeliver, abi.ExportInit, abi.ExportLoad, abi.ExportResult, abi.ExportState, abi.ExportParams, abi.ExportSetParams, abi.ExportGuards, abi.ExportBreaks, abi.ExportMachine, abi.ExportSelect, abi.ExportBatch, abi.ExportDeliverMany, tier.GuestStep, abi.ExportFastInfo, tier.GuestMath}
 	sort.Strings(want)
 	if !reflect.DeepEqual(exports, want) {
 		t.Errorf("exports %q, want %q", exports, want)

@@ -139,7 +139,12 @@ func (g *progGen) floatExpr(d int) string {
 		return g.pick(g.flts)
 	}
 	a, b := g.floatExpr(d-1), g.floatExpr(d-1)
-	switch g.r.IntN(9) {
+	switch g.r.IntN(11) {
+	case 8:
+		// The functions compiled code asks the guest for (tier.GuestMath).
+		return "std::math::" + g.pick([]string{"sin", "cos", "tan", "asin", "acos", "atan", "log", "exp"}) + "(" + a + ")"
+	case 9:
+		return "std::math::" + g.pick([]string{"pow", "atan2", "hypot"}) + "(" + a + ", " + b + ")"
 	case 0:
 		return "(" + a + " + " + b + ")"
 	case 1:

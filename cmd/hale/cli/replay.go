@@ -311,7 +311,7 @@ func isTerminal(s any) bool {
 // writeDiffView writes `--view`: the recording's and the replay's
 // timelines on one page, the first divergence marked in both.
 func writeDiffView(out, artifactPath string, recorded *artifact.Artifact, replayPath string, rep *artifact.Report) error {
-	data, err := os.ReadFile(replayPath)
+	data, err := artifact.ReadFile(replayPath)
 	if err != nil {
 		return exitf(ExitFailure, "--view: cannot read the replay's recording: %v", err)
 	}

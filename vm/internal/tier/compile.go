@@ -19,7 +19,11 @@ import (
 // of consecutive instructions arg names (StepArg: the first pc and the
 // count) of the region's function on the frame, steps being those the
 // call has taken up to and including the batch's last (GlobalGiven less
-// GlobalFuel): 0 to go on, anything else to stop. The module exports each entry function
+// GlobalFuel): 0 to go on, anything else to stop, and, when compiled
+// code calls one of std::math's functions the guest computes
+// (MathBuiltin), GuestModule.GuestMath(builtin i64, x i64, y i64) -> i64,
+// the guest's export that runs the interpreter's own function on those
+// bits (y is 0 for a function of one). The module exports each entry function
 // f as Export(f), taking its parameters as i64 and returning its result as
 // an i64 (see Kind), and three mutable i64 globals the host sets before a
 // call: GlobalFuel (steps the code may take before asking for more),
@@ -60,6 +64,7 @@ const (
 	GuestModule   = "hale_guest"
 	GuestMemory   = "memory"
 	GuestStep     = "hale_step"
+	GuestMath     = "hale_math"
 )
 
 // Export returns the export name of compiled function f.
@@ -93,11 +98,17 @@ func Compile(img *image.Image, p *Plan) ([]byte, error) {
 		regions[i] = info
 		step = step || slices.Contains(info.inplace, true)
 	}
-	// Function indices: the imports are 0 (refill) and 1 (the guest's
-	// step, when imported); compiled functions follow in image order.
+	// Function indices: the imports are 0 (refill), then the guest's step
+	// and its math, each when imported; compiled functions follow in
+	// image order.
 	imports := uint32(1)
 	if step {
-		imports = 2
+		imports++
+	}
+	funcMath := imports
+	usesMath := callsMath(img, p)
+	if usesMath {
+		imports++
 	}
 	index := make([]uint32, len(img.Funcs))
 	var funcs []int
@@ -125,6 +136,9 @@ func Compile(img *image.Image, p *Plan) ([]byte, error) {
 	}
 	if len(p.Handlers) > 0 {
 		maxParams = max(maxParams, HandlerParams)
+	}
+	if usesMath {
+		maxParams = max(maxParams, 3)
 	}
 	var mod buffer
 	mod.bytes([]byte("\x00asm\x01\x00\x00\x00"))
@@ -161,6 +175,12 @@ func Compile(img *image.Image, p *Plan) ([]byte, error) {
 		sec.name(GuestStep)
 		sec.byte(0x00) // func
 		sec.u32(1 + 2) // (pc, steps) -> i64
+	}
+	if usesMath {
+		sec.name(GuestModule)
+		sec.name(GuestMath)
+		sec.byte(0x00) // func
+		sec.u32(1 + 3) // (builtin, x, y) -> i64
 	}
 	if memory {
 		sec.name(GuestModule)
@@ -228,7 +248,7 @@ func Compile(img *image.Image, p *Plan) ([]byte, error) {
 
 	sec.reset()
 	sec.u32(uint32(len(funcs) + len(regions) + len(p.Handlers)))
-	var body buffer
+	body := buffer{funcMath: funcMath}
 	for _, f := range funcs {
 		body.reset()
 		if err := compileFunc(&body, img, &img.Funcs[f], index, kinds[f], nil); err != nil {
@@ -276,6 +296,39 @@ const (
 
 // funcStep is the function index of the guest's step (GuestStep).
 const funcStep = 1
+
+// callsMath reports whether any code Compile compiles (a compiled
+// function, a region's function, a handler compiled whole) calls one of
+// std::math's functions that the guest computes (MathBuiltin), so that
+// the module imports GuestMath only then.
+func callsMath(img *image.Image, p *Plan) bool {
+	calls := func(f int) bool {
+		for _, in := range img.Funcs[f].Code {
+			if in.Op == image.OpCallB {
+				if ok, _ := MathBuiltin(image.Builtin(in.B)); ok {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	for f, ok := range p.Compiled {
+		if ok && calls(f) {
+			return true
+		}
+	}
+	for _, r := range p.Regions {
+		if calls(r.Func) {
+			return true
+		}
+	}
+	for _, h := range p.Handlers {
+		if calls(h.Func) {
+			return true
+		}
+	}
+	return false
+}
 
 // compileFunc writes the body of one function. Its registers are its
 // first locals (the parameters, then FrameSize-NumParams more), followed
@@ -1011,6 +1064,18 @@ func compileBuiltin(w *buffer, b image.Builtin, a, c int32, t0, t1 uint32) {
 		w.op(opF64ReinterpretI64)
 		w.op(wasmBuiltinOp(b))
 		w.op(opI64ReinterpretF64)
+	default:
+		// std::math's others: the guest's own function (GuestMath).
+		_, binary := MathBuiltin(b)
+		w.i64Const(int64(b))
+		get(c)
+		if binary {
+			get(c + 1)
+		} else {
+			w.i64Const(0)
+		}
+		w.op(opCall)
+		w.u32(w.funcMath)
 	}
 	w.op(opLocalSet)
 	w.u32(w.reg(a))

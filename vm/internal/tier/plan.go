@@ -275,6 +275,26 @@ var builtins = map[image.Builtin]bool{
 	image.BuiltinFloatOfInt: true, image.BuiltinAbsFloat: true,
 	image.BuiltinSqrt: true, image.BuiltinFloor: true, image.BuiltinCeil: true,
 	image.BuiltinAssert: true,
+	// std::math's others, called in the guest (GuestMath).
+	image.BuiltinPow: true, image.BuiltinLog: true, image.BuiltinExp: true,
+	image.BuiltinSin: true, image.BuiltinCos: true, image.BuiltinTan: true,
+	image.BuiltinAsin: true, image.BuiltinAcos: true, image.BuiltinAtan: true,
+	image.BuiltinAtan2: true, image.BuiltinHypot: true,
+}
+
+// MathBuiltin reports whether compiled code computes builtin b by calling
+// the guest (GuestMath): the float functions of std::math whose bits
+// only the interpreter's own code (vm/internal/fmath) is trusted to give.
+// binary reports whether b takes two arguments.
+func MathBuiltin(b image.Builtin) (ok, binary bool) {
+	switch b {
+	case image.BuiltinPow, image.BuiltinAtan2, image.BuiltinHypot:
+		return true, true
+	case image.BuiltinLog, image.BuiltinExp, image.BuiltinSin, image.BuiltinCos, image.BuiltinTan,
+		image.BuiltinAsin, image.BuiltinAcos, image.BuiltinAtan:
+		return true, false
+	}
+	return false, false
 }
 
 // isJump reports whether op may transfer control to its operand C.

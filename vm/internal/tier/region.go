@@ -558,9 +558,11 @@ func regionFlow(img *image.Image, f *image.Func, r Region, exit, inplace []bool)
 				}
 			case image.OpCallB:
 				b := image.Builtin(in.B)
-				switch b {
-				case image.BuiltinAbsInt, image.BuiltinFloatOfInt, image.BuiltinAbsFloat,
-					image.BuiltinSqrt, image.BuiltinFloor, image.BuiltinCeil, image.BuiltinAssert:
+				guestMath, binary := MathBuiltin(b)
+				switch {
+				case b == image.BuiltinAbsInt || b == image.BuiltinFloatOfInt || b == image.BuiltinAbsFloat ||
+					b == image.BuiltinSqrt || b == image.BuiltinFloor || b == image.BuiltinCeil || b == image.BuiltinAssert,
+					guestMath && !binary:
 					rd = []int32{in.C}
 				default:
 					if int(in.C)+1 >= regs {

@@ -99,6 +99,8 @@ type buffer struct {
 	outAt, outN, outKey uint32
 	// hnd writes the parts of a handler compiled whole (handler.go).
 	hnd *handlerGen
+	// funcMath is the function index of the guest's math (GuestMath).
+	funcMath uint32
 }
 
 // reg returns the local of register r.
