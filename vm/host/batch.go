@@ -78,10 +78,22 @@ func (c *consumer) batchPublishes() bool { return !noBatches && len(c.r.img.Expo
 // publishBatch implements batcher. The batch is copied once, and every
 // payload is a piece of the copy, capped at its end (a delivery's payload
 // is never modified). Each publish checks for an interrupt as Prim does.
+//
+// The publishes are journaled and routed one by one, in order, as Prim
+// would, but their deliveries are staged and enqueued in runs
+// (flushStaged): consecutive deliveries to one consumer under one lock
+// and one wake. Every staged delivery is enqueued before publishBatch
+// returns, that is before the handler that published it ends, so the run
+// counts it outstanding in time, and deliveries are enqueued in the
+// order of their publishes, so every consumer gets them in the same
+// order as before and a delivery caused by a later publish never
+// overtakes one of an earlier publish.
 func (c *consumer) publishBatch(batch []byte) error {
 	batch = append([]byte(nil), batch...)
+	defer c.flushStaged()
 	for len(batch) > 0 {
 		if err := c.r.ctx.Err(); err != nil {
+			c.flushStaged()
 			c.r.stop(VerdictCanceled, ExitCanceled, nil, nil, err)
 			return fmt.Errorf("%w: %w", vm.ErrInterrupted, err)
 		}
@@ -93,10 +105,49 @@ func (c *consumer) publishBatch(batch []byte) error {
 		if err != nil {
 			return err
 		}
-		if err := c.r.publish(c, topic, payload, bits); err != nil {
-			return err
+		if len(rest) == 0 && len(c.staged) == 0 {
+			// A batch of one publish (a chain's handler): nothing to
+			// gather, so its deliveries are queued at once.
+			c.r.enqueuePublish(c, topic, payload, bits)
+		} else {
+			c.r.publishStaged(c, topic, payload, bits)
 		}
 		batch = rest
 	}
 	return nil
+}
+
+// stageMax is how many deliveries publishBatch stages before it enqueues
+// them, so that a consumer fed by a long batch starts on its first
+// deliveries while the rest are routed.
+const stageMax = 128
+
+// stage adds delivery d for consumer to to c's staged deliveries.
+func (c *consumer) stage(to *consumer, d Delivery) {
+	c.staged = append(c.staged, d)
+	c.stagedTo = append(c.stagedTo, to)
+	if len(c.staged) >= stageMax {
+		c.flushStaged()
+	}
+}
+
+// flushStaged enqueues c's staged deliveries in order, each run of
+// consecutive deliveries to one consumer at once (enqueueRun).
+func (c *consumer) flushStaged() {
+	ds, to := c.staged, c.stagedTo
+	for i := 0; i < len(ds); {
+		j := i + 1
+		for j < len(ds) && to[j] == to[i] {
+			j++
+		}
+		if j == i+1 {
+			to[i].enqueueFrom(c, ds[i])
+		} else {
+			to[i].enqueueRun(c, ds[i:j])
+		}
+		i = j
+	}
+	clear(ds) // drop the payloads
+	clear(to)
+	c.staged, c.stagedTo = ds[:0], to[:0]
 }

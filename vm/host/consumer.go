@@ -33,6 +33,10 @@ type consumer struct {
 	// (k of the work-group rule); targets is Route's scratch.
 	counts  []uint64
 	targets []int
+	// staged and stagedTo: the deliveries of a batch of publishes routed
+	// but not yet enqueued, and their consumers (publishBatch).
+	staged   []Delivery
+	stagedTo []*consumer
 
 	mu sync.Mutex
 	// The pending deliveries: in fifo when they are taken in arrival
@@ -71,11 +75,58 @@ func (c *consumer) enqueueFrom(from *consumer, d Delivery) {
 		return
 	}
 	c.r.outstanding.Add(1)
+	c.push(d)
+	// notify's body, kept here: a call more per delivery showed on the
+	// main bus (enqueueFrom is its only enqueue).
+	w := c.waiting && !c.borrowed
+	if w && from != nil && c.lendable && from != c && c.pending() <= lendQueue {
+		if h := from.holder; h != nil && h.deferring {
+			c.mu.Unlock()
+			h.deferWake(c)
+			return
+		}
+	}
+	if w {
+		c.waiting = false
+	}
+	c.mu.Unlock()
+	if w {
+		c.signal()
+	}
+}
+
+// enqueueRun is enqueueFrom for several deliveries in a row, in order,
+// under one acquisition of c.mu and with at most one wake: a batch of
+// publishes to one consumer (a producer's run of messages to its
+// counter) took the lock and looked at the wake once per message, and
+// the consumer's goroutine, taking deliveries at the same time, fought
+// for the lock's cache line each time.
+func (c *consumer) enqueueRun(from *consumer, ds []Delivery) {
+	c.mu.Lock()
+	if c.retired {
+		c.mu.Unlock()
+		return
+	}
+	c.r.outstanding.Add(int64(len(ds)))
+	for _, d := range ds {
+		c.push(d)
+	}
+	c.notify(from)
+}
+
+// push adds d to the pending deliveries (c.mu held).
+func (c *consumer) push(d Delivery) {
 	if c.inOrder {
 		c.fifo.push(d)
 	} else {
 		c.queue = append(c.queue, d)
 	}
+}
+
+// notify, after deliveries were added, wakes c's goroutine if it waits,
+// or defers its wake to the end of from's handler, as enqueueFrom does;
+// it unlocks c.mu.
+func (c *consumer) notify(from *consumer) {
 	w := c.waiting && !c.borrowed
 	if w && from != nil && c.lendable && from != c && c.pending() <= lendQueue {
 		if h := from.holder; h != nil && h.deferring {

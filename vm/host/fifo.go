@@ -13,15 +13,24 @@ type fifoBlock [fifoBlockLen]Delivery
 // publishing to many subscribers, or a fast producer) never copies or
 // clears a large array, as appending to one slice did (40% of the CPU
 // time of the Savina fork-join and counting programs, natively). The
-// pending deliveries are blocks[0][head:], the full blocks between, and
-// blocks[len-1][:tail].
+// pending deliveries are blocks[first][head:], the full blocks between,
+// and blocks[len-1][:tail].
 type fifo struct {
 	blocks []*fifoBlock
-	head   int        // the next delivery's index in blocks[0]
-	tail   int        // deliveries in the last block
-	n      int        // deliveries pending
-	spare  *fifoBlock // an emptied block kept for the next push that needs one
+	first  int // the first block with pending deliveries
+	head   int // the next delivery's index in blocks[first]
+	tail   int // deliveries in the last block
+	n      int // deliveries pending
+	// spare: emptied blocks kept for the pushes that need one, at most
+	// fifoSpares. One was not enough: a consumer whose queue swings by
+	// thousands of deliveries (a batch of a producer's publishes arriving
+	// while its goroutine waits for a core) allocated a fresh block
+	// every 128 deliveries of each swing, and the kernel zeroed its pages.
+	spare []*fifoBlock
 }
+
+// fifoSpares is the most emptied blocks a fifo keeps: 56 KiB.
+const fifoSpares = 8
 
 // len returns the number of pending deliveries.
 func (q *fifo) len() int { return q.n }
@@ -29,10 +38,20 @@ func (q *fifo) len() int { return q.n }
 // push adds d at the end.
 func (q *fifo) push(d Delivery) {
 	if len(q.blocks) == 0 || q.tail == fifoBlockLen {
-		b := q.spare
-		q.spare = nil
-		if b == nil {
+		var b *fifoBlock
+		if n := len(q.spare); n > 0 {
+			b = q.spare[n-1]
+			q.spare[n-1] = nil
+			q.spare = q.spare[:n-1]
+		} else {
 			b = new(fifoBlock)
+		}
+		if len(q.blocks) == cap(q.blocks) && q.first > 0 {
+			// Move the live blocks to the front rather than grow the
+			// list (amortised: first blocks were popped since).
+			n := copy(q.blocks, q.blocks[q.first:])
+			clear(q.blocks[n:])
+			q.blocks, q.first = q.blocks[:n], 0
 		}
 		q.blocks = append(q.blocks, b)
 		q.tail = 0
@@ -45,20 +64,28 @@ func (q *fifo) push(d Delivery) {
 // pop removes and returns the oldest delivery; the queue must not be
 // empty.
 func (q *fifo) pop() Delivery {
-	b := q.blocks[0]
+	b := q.blocks[q.first]
 	d := b[q.head]
 	b[q.head] = Delivery{} // drop the payload reference
 	q.head++
 	q.n--
 	switch {
 	case q.n == 0:
-		// Empty: start again at the front of the one block left.
-		clear(q.blocks[1:])
-		q.blocks, q.head, q.tail = q.blocks[:1], 0, 0
+		// Empty: start again at the front of the one block left (most
+		// often the only one, which stays where it is).
+		if q.first > 0 {
+			clear(q.blocks)
+			q.blocks = q.blocks[:1]
+			q.blocks[0] = b
+		}
+		q.first, q.head, q.tail = 0, 0, 0
 	case q.head == fifoBlockLen:
-		q.blocks[0] = nil
-		q.blocks, q.head = q.blocks[1:], 0
-		q.spare = b
+		q.blocks[q.first] = nil
+		q.first++
+		q.head = 0
+		if len(q.spare) < fifoSpares {
+			q.spare = append(q.spare, b)
+		}
 	}
 	return d
 }

@@ -38,7 +38,7 @@ func TestFifoOrder(t *testing.T) {
 		}
 		want = want[1:]
 	}
-	for _, b := range append(q.blocks, q.spare) {
+	for _, b := range append(q.blocks, q.spare...) {
 		if b == nil {
 			continue
 		}
@@ -48,8 +48,32 @@ func TestFifoOrder(t *testing.T) {
 			}
 		}
 	}
+	if len(q.spare) == 0 || len(q.spare) > fifoSpares {
+		t.Errorf("a drained queue that spanned many blocks keeps %d spare blocks, want 1 to %d", len(q.spare), fifoSpares)
+	}
 	q.push(Delivery{Target: 7})
 	if n := q.clear(); n != 1 || q.len() != 0 {
 		t.Errorf("clear: %d, len %d", n, q.len())
+	}
+}
+
+// A queue that swings between empty and several blocks long, as a
+// consumer's does when its producer's batches arrive while it waits for a
+// core, reuses its emptied blocks instead of allocating new ones.
+func TestFifoReusesBlocks(t *testing.T) {
+	var q fifo
+	swing := func() {
+		for i := range 6 * fifoBlockLen {
+			q.push(Delivery{Target: i})
+		}
+		for i := range 6 * fifoBlockLen {
+			if d := q.pop(); d.Target != i {
+				t.Fatalf("popped %d, want %d", d.Target, i)
+			}
+		}
+	}
+	swing()
+	if allocs := testing.AllocsPerRun(20, swing); allocs > 0 {
+		t.Errorf("a swing of 6 blocks allocated %.1f times, want none", allocs)
 	}
 }

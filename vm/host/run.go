@@ -651,6 +651,8 @@ func linePayload(line string) []byte {
 // publish's guard bits; an exported topic's message is also sent to
 // NATS (egress), whose failure is the error. It runs on c's goroutine.
 func (r *runner) publish(c *consumer, topic int, payload []byte, bits []byte) error {
+	// route's body, kept here: a call more per publish showed on the
+	// main bus.
 	msg := MessageID{Producer: c.id, Seq: c.published}
 	c.published++
 	k := c.topicCount(topic)
@@ -665,6 +667,39 @@ func (r *runner) publish(c *consumer, topic int, payload []byte, bits []byte) er
 		return r.egress(c, topic, msg, payload)
 	}
 	return nil
+}
+
+// route numbers a publish of c's, routes it into c.targets and journals
+// it.
+func (r *runner) route(c *consumer, topic int, payload []byte, bits []byte) MessageID {
+	msg := MessageID{Producer: c.id, Seq: c.published}
+	c.published++
+	k := c.topicCount(topic)
+	c.targets = r.router.Route(c.targets[:0], topic, bits, k)
+	if j := r.journal; j != nil {
+		j.Publish(c.id, msg, topic, payload, c.targets)
+	}
+	return msg
+}
+
+// enqueuePublish routes and journals a publish of c's and queues its
+// deliveries at once.
+func (r *runner) enqueuePublish(c *consumer, topic int, payload []byte, bits []byte) MessageID {
+	msg := r.route(c, topic, payload, bits)
+	for _, inst := range c.targets {
+		r.instCons[inst].enqueueFrom(c, Delivery{Target: inst, Topic: topic, Message: msg, Payload: payload})
+	}
+	return msg
+}
+
+// publishStaged is publish for a publish of a batch (publishBatch): its
+// deliveries are staged, for c.flushStaged to enqueue. A batching run
+// has no nats exports, so there is nothing to send.
+func (r *runner) publishStaged(c *consumer, topic int, payload []byte, bits []byte) {
+	msg := r.route(c, topic, payload, bits)
+	for _, inst := range c.targets {
+		c.stage(r.instCons[inst], Delivery{Target: inst, Topic: topic, Message: msg, Payload: payload})
+	}
 }
 
 // shareGuardParams gives every engine the parameters of the instances

@@ -117,6 +117,9 @@ type tierInstance struct {
 	// plan.Handlers' index; hstack their calls' parameters.
 	handlers []tierHandler
 	hstack   []uint64
+	// handlerSet: the stop, log, log_end, log_base and commit globals
+	// hold what callHandler gives a compiled handler (callHandler).
+	handlerSet bool
 }
 
 // newTierInstance instantiates the tier for the engine whose guest is
@@ -238,6 +241,7 @@ func (t *tierInstance) call(args []byte) ([]byte, error) {
 		t.stack[i] = binary.LittleEndian.Uint64(d[8*i:])
 	}
 	t.budget, t.err, t.breaks = int64(budget), nil, t.breaks[:0]
+	t.handlerSet = false
 	t.given = min(t.budget, vm.PollSteps)
 	t.fuel.Set(uint64(t.given))
 	t.givenG.Set(uint64(t.given))

@@ -227,15 +227,50 @@ func (t *tierInstance) callHandler(th *tierHandler) bool {
 	t.givenG.Set(uint64(fuel))
 	t.depth.Set(1)
 	t.height.Set(uint64(th.frameSize))
+	if !t.handlerSet {
+		t.setHandlerGlobals()
+	} else if checkHandlerGlobals {
+		t.checkHandlerGlobals()
+	}
+	err := th.fn.CallWithStack(t.ctx, t.hstack)
+	t.depth.Set(0)
+	if err != nil || t.err != nil || t.stop.Get() != 0 || t.hstack[0] != 0 {
+		t.handlerSet = false
+		return false
+	}
+	// A handler that ran to its end left stop at 0 (just read), did not
+	// log a write (an empty log stops the first), left log at log_base
+	// (a loop commits by setting it so), and compiled code sets none of
+	// the others (a refill sets commit to 0): the next call need not set
+	// them again, which was half of a delivery's global sets. Any other
+	// tier call (tierInstance.call) sets them for itself and clears
+	// handlerSet.
+	t.handlerSet = true
+	return true
+}
+
+// setHandlerGlobals sets the globals callHandler does not set at every
+// call: no stop, and an empty undo log (log past log_end stops the first
+// logged write).
+func (t *tierInstance) setHandlerGlobals() {
 	t.stop.Set(0)
 	t.logEnd.Set(0)
 	t.log.Set(1)
 	t.logBase.Set(1)
 	t.commit.Set(0)
-	err := th.fn.CallWithStack(t.ctx, t.hstack)
-	t.depth.Set(0)
-	if err != nil || t.err != nil || t.stop.Get() != 0 || t.hstack[0] != 0 {
-		return false
+	t.handlerSet = true
+}
+
+// checkHandlerGlobals turns on a check (tests) that the globals
+// callHandler did not set hold what setHandlerGlobals would set.
+var checkHandlerGlobals bool
+
+// handlerGlobalsWrong counts the calls checkHandlerGlobals found wrong.
+var handlerGlobalsWrong atomic.Int64
+
+func (t *tierInstance) checkHandlerGlobals() {
+	if t.stop.Get() != 0 || t.logEnd.Get() != 0 || t.log.Get() != 1 || t.logBase.Get() != 1 || t.commit.Get() != 0 {
+		handlerGlobalsWrong.Add(1)
+		t.setHandlerGlobals()
 	}
-	return true
 }

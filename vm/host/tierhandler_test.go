@@ -493,3 +493,76 @@ func TestFastForSpan(t *testing.T) {
 		t.Error("forgetFast(700) did not forget 700 alone")
 	}
 }
+
+// TestHandlerGlobalsKept checks what callHandler relies on when it sets
+// only the fuel, depth and height globals: after a compiled handler ran
+// to its end, and after any other tier call, which clears handlerSet,
+// the stop and undo-log globals hold what setHandlerGlobals sets. The
+// programs mix compiled handlers with handlers that fall back to the
+// interpreter, whose loops and hot functions run as tier calls with an
+// undo log, in one guest; random programs add the rest.
+func TestHandlerGlobalsKept(t *testing.T) {
+	checkHandlerGlobals = true
+	defer func() { checkHandlerGlobals = false }()
+	wrong, ran := handlerGlobalsWrong.Load(), fastAnswered.Load()
+	srcs := []string{fastSmokeSrc, `
+topic Go { n: int }
+topic Out { v: int }
+fn fill(n: int) -> int {
+    var xs: [int] = [];
+    for i in 0..n { push(xs, i); }
+    var s = 0;
+    for i in 0..n { xs[i] = xs[i] * 2; s += xs[i]; }
+    return s;
+}
+fn bump(xs: [int], n: int) -> int {
+    for i in 0..len(xs) { xs[i] = xs[i] + n * i; }
+    return xs[len(xs) - 1];
+}
+locus L {
+    var s: int = 0;
+    var xs: [int] = [1, 2, 3, 4];
+    on Go(g) {
+        for i in 0..g.n { publish Out { v: i }; s += i; }
+        xs[g.n % 4] = s;
+        publish Out { v: s + xs[0] };
+    }
+}
+locus P {
+    var sum: int = 0;
+    on start {
+        for k in 0..40 {
+            publish Go { n: 2 + k % 3 };
+            if k % 10 == 0 { publish Go { n: 3000 }; sum += fill(500 + k); }
+        }
+    }
+    on Out(o) { sum += o.v; }
+}
+locus Q {
+    var xs: [int] = [0, 0, 0, 0, 0, 0, 0, 0];
+    var s: string = "";
+    on Out(o) {
+        let v = bump(xs, o.v);
+        s = str(v);
+    }
+}
+main { spawn L; spawn P; spawn Q; }
+`}
+	for seed := range uint64(10) {
+		srcs = append(srcs, randomHandlerProgram(seed))
+	}
+	for i, src := range srcs {
+		img := compileAll(t, src)
+		a, f, c := fastAnswered.Load(), fastFellBack.Load(), tierAnswered.Load()
+		native := runFast(t, img, EngineNative, false)
+		fast := runFast(t, img, EngineWasm, false)
+		sameRuns(t, "native and wasm", src, native, fast)
+		t.Logf("program %d: %d compiled handler calls, %d fell back, %d other tier calls", i, fastAnswered.Load()-a, fastFellBack.Load()-f, tierAnswered.Load()-c)
+	}
+	if n := handlerGlobalsWrong.Load() - wrong; n != 0 {
+		t.Fatalf("%d compiled handler calls found the stop or undo-log globals changed since the last one", n)
+	}
+	if fastAnswered.Load()-ran < 300 {
+		t.Fatalf("compiled handlers ran %d deliveries, want 300 or more", fastAnswered.Load()-ran)
+	}
+}
