@@ -134,8 +134,16 @@ func (e *wasmEngine) fastFor(inst int) *fastInst {
 		return &e.fast[i]
 	}
 	lo, hi := inst, inst+1
-	if len(e.fast) > 0 {
-		lo, hi = min(lo, e.fastLo), max(hi, e.fastLo+len(e.fast))
+	if n := len(e.fast); n > 0 {
+		lo, hi = min(lo, e.fastLo), max(hi, e.fastLo+n)
+		// Grow by at least the table's length toward inst, so a run over
+		// instances in order copies each entry O(1) times: growing by one
+		// made 10,000 main-bus instances quadratic (0.3 → 2.2 s of CPU).
+		if inst >= e.fastLo {
+			hi = max(hi, e.fastLo+2*n)
+		} else {
+			lo = max(0, min(lo, e.fastLo-n))
+		}
 	}
 	grown := make([]fastInst, hi-lo)
 	if len(e.fast) > 0 {

@@ -480,8 +480,8 @@ func TestFastForSpan(t *testing.T) {
 	}
 	e.fastFor(703).slots = 703
 	e.fastFor(698).slots = 698
-	if len(e.fast) != 6 || e.fastLo != 698 {
-		t.Fatalf("instances 698-703: a table of %d from %d", len(e.fast), e.fastLo)
+	if lo, hi := e.fastLo, e.fastLo+len(e.fast); lo > 698 || hi <= 703 || hi-lo > 12 {
+		t.Fatalf("instances 698-703: a table of [%d, %d)", lo, hi)
 	}
 	for _, inst := range []int{698, 700, 703} {
 		if got := e.fastFor(inst).slots; got != uint64(inst) {
@@ -564,5 +564,37 @@ main { spawn L; spawn P; spawn Q; }
 	}
 	if fastAnswered.Load()-ran < 300 {
 		t.Fatalf("compiled handlers ran %d deliveries, want 300 or more", fastAnswered.Load()-ran)
+	}
+}
+
+// A run over many instances in order (the main bus's) grows the table
+// geometrically: a handful of copies, not one per instance.
+func TestFastForGrowsGeometrically(t *testing.T) {
+	for _, order := range []string{"up", "down"} {
+		var e wasmEngine
+		const n = 10000
+		grows := 0
+		for k := range n {
+			inst := k
+			if order == "down" {
+				inst = n - 1 - k
+			}
+			before := len(e.fast)
+			e.fastFor(inst).slots = uint64(inst) + 1
+			if len(e.fast) != before {
+				grows++
+			}
+		}
+		if grows > 32 || len(e.fast) > 2*n {
+			t.Errorf("%s: %d instances grew the table %d times to %d entries", order, n, grows, len(e.fast))
+		}
+		for inst := range n {
+			if got := e.fastFor(inst).slots; got != uint64(inst)+1 {
+				t.Fatalf("%s: instance %d: slots %d", order, inst, got)
+			}
+		}
+		if e.fastLo < 0 {
+			t.Errorf("%s: table from %d", order, e.fastLo)
+		}
 	}
 }
