@@ -74,7 +74,9 @@ type Machine struct {
 	// call fell back: calls deeper than it are interpreted.
 	tierHold int
 
-	mem memory // the memory limit's accounting (memory.go)
+	mem     memory     // the memory limit's accounting (memory.go)
+	live    *liveTable // which registers a measure counts (memory.go), shared with siblings
+	liveSet []uint64   // a frame's registers to count, reused by measures
 
 	// Guards (guard.go): guards[topic] are the topic's guarded
 	// subscribers in main order; guardParams[inst] is inst's parameter
@@ -209,6 +211,7 @@ func New(img *image.Image, host Host) (*Machine, error) {
 		m.funcs[i] = funcCode{code: relativeJumps(f.Code), frameSize: f.FrameSize, fn: f,
 			payloadLocal: (f.Kind == image.FuncHandler || f.Kind == image.FuncGuard) && onlyReadsFields(f.Code)}
 	}
+	m.live = newLiveTable(img)
 	m.prims = make([]primCode, len(img.Prims))
 	for i, p := range img.Prims {
 		m.prims[i] = primCode{id: p.ID, name: p.Name, nargs: len(p.Params), result: m.types[p.Result], withPos: p.Name == ExitPrimitive}

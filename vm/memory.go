@@ -2,8 +2,12 @@ package vm
 
 import (
 	"math"
+	"math/bits"
 	"strconv"
+	"sync"
+	"unsafe"
 
+	"github.com/hale-lang/hale/codegen/image"
 	"github.com/hale-lang/hale/vm/value"
 )
 
@@ -14,7 +18,8 @@ import (
 const DefaultMemoryLimit = 256 << 20
 
 // The memory limit bounds the data one machine (one consumer) holds: the
-// values reachable from its instances' state and its registers, as
+// values reachable from its instances' state, its queued payloads and the
+// registers live where each frame of the running handler stands, as
 // value.Sizer counts them (a measure of the program's values, the same on
 // every engine, not the bytes the Go runtime happens to use). The machine
 // does not measure after every allocation: each operation that makes a
@@ -70,11 +75,12 @@ func (m *Machine) charge(n int64) { m.mem.charged += n }
 func (m *Machine) overAllowance() bool { return m.mem.charged > m.mem.allowance }
 
 // measure counts the data the machine holds and returns an "out of
-// memory" error when it is over the limit. It is kept out of the dispatch
-// loop.
+// memory" error when it is over the limit. ip is where the top frame
+// goes on: just after the instruction that charged last. It is kept out of
+// the dispatch loop.
 //
 //go:noinline
-func (m *Machine) measure() error {
+func (m *Machine) measure(ip unsafe.Pointer) error {
 	mem := &m.mem
 	mem.charged = 0
 	if mem.limit == 0 {
@@ -86,7 +92,7 @@ func (m *Machine) measure() error {
 	for i := range m.insts {
 		s.Add(m.insts[i].slots)
 	}
-	s.Add(m.stack[:min(m.high, len(m.stack))])
+	m.addFrames(s, ip)
 	for _, p := range m.payloads {
 		if p != nil {
 			s.Add(p.Fields())
@@ -117,4 +123,93 @@ func FormatBytes(n int64) string {
 		}
 	}
 	return strconv.FormatInt(n, 10) + " bytes"
+}
+
+// addFrames adds to s the registers each frame holds: those live after
+// the instruction where it stands (image.LiveAfter). For the top frame
+// that is the instruction that charged, just before ip, with the register
+// it wrote; for a frame below it, the call or guarded publish it waits
+// in, with the registers that instruction reads, but not a callee's
+// frame, which starts at the call's A and is counted as the callee's. A
+// slot that holds a value its frame no longer reads does not count, nor
+// does one above the frames (a returned call's), so the count does not
+// depend on whether an earlier call ran interpreted or compiled.
+func (m *Machine) addFrames(s *value.Sizer, ip unsafe.Pointer) {
+	var reads []image.Window
+	for i := range m.frames {
+		f := &m.frames[i]
+		fc := &m.funcs[f.fn]
+		regs := m.stack[f.base : int(f.base)+fc.frameSize]
+		at := f.ip
+		if i == len(m.frames)-1 {
+			at = ip
+		}
+		pc := -1
+		if at != nil {
+			pc = pcOf(fc.codePtr(), at) - 1
+		}
+		if pc < 0 || pc >= len(fc.code) {
+			// where the frame stands is not known: all of it counts
+			s.Add(regs)
+			continue
+		}
+		c := fc.fn.Code[pc] // the image's own instruction (absolute targets)
+		set := append(m.liveSet[:0], m.live.of(int(f.fn)).After(pc)...)
+		if i == len(m.frames)-1 {
+			if w := image.Writes(m.img, c); w.N > 0 {
+				setBit(set, int(w.Base))
+			}
+		} else {
+			reads = image.Reads(m.img, c, reads[:0])
+			for _, w := range reads {
+				for r := w.Base; r < w.Base+w.N; r++ {
+					setBit(set, int(r))
+				}
+			}
+		}
+		m.liveSet = set
+		top := len(regs)
+		if i < len(m.frames)-1 && c.Op == image.OpCall {
+			top = int(c.A) // the callee's frame starts here
+		}
+		for w, word := range set {
+			for word != 0 {
+				r := w*64 + bits.TrailingZeros64(word)
+				word &= word - 1
+				if r < top {
+					s.Add(regs[r : r+1])
+				}
+			}
+		}
+	}
+}
+
+func setBit(set []uint64, r int) {
+	if r >= 0 && r/64 < len(set) {
+		set[r/64] |= 1 << (r % 64)
+	}
+}
+
+// liveTable holds each function's registers live after each instruction,
+// computed when a measure first needs them (measures are rare, and most
+// functions never see one). Siblings share it, so each function's entry
+// is made once.
+type liveTable struct {
+	img *image.Image
+	fns []liveFunc
+}
+
+type liveFunc struct {
+	once sync.Once
+	live *image.Live
+}
+
+func newLiveTable(img *image.Image) *liveTable {
+	return &liveTable{img: img, fns: make([]liveFunc, len(img.Funcs))}
+}
+
+func (t *liveTable) of(fn int) *image.Live {
+	e := &t.fns[fn]
+	e.once.Do(func() { e.live = image.LiveAfter(t.img, &t.img.Funcs[fn]) })
+	return e.live
 }

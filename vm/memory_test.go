@@ -2,11 +2,14 @@ package vm_test
 
 import (
 	"errors"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/hale-lang/hale/codegen/image"
 	"github.com/hale-lang/hale/vm"
 	"github.com/hale-lang/hale/vm/value"
 )
@@ -125,4 +128,143 @@ func TestMemoryLimitTrapStep(t *testing.T) {
 	if strings.Join(got, " ") != strings.Join(want, " ") {
 		t.Errorf("trapped at %q, want %q", got, want)
 	}
+}
+
+// deadSlotSrc makes a list of 400,000 ints (9.6 MB as the limit counts)
+// in a function that returns only its length, then keeps 350,000 ints
+// (8.4 MB) and makes garbage, so that the machine measures with the
+// returned call's slots still holding the big list.
+const deadSlotSrc = `
+fn big(k: int, m: int) -> int {
+    var xs: [int] = [];
+    var i = 0;
+    while i < k { push(xs, i * m); i += 1; }
+    return len(xs);
+}
+locus M {
+    on start {
+        let n = big(400000, 1);
+        var keep: [int] = [];
+        var i = 0;
+        while i < 350000 { push(keep, i); i += 1; }
+        var j = 0;
+        while j < 200000 { let g = [j, j, j, j]; j += 1; }
+        print(str(n + len(keep)));
+    }
+}
+main { spawn M; }
+`
+
+// A measure counts the registers live where each frame stands, not what
+// a returned call left in the slots above its caller: the big list of
+// deadSlotSrc is garbage once big returns, so 9.6 + 8.4 MB made never
+// hold more than 16 MiB at once. (Counting every slot up to the stack's
+// high-water mark trapped here, and made the count depend on whether a
+// call ran interpreted or compiled, which leaves no slots behind.)
+func TestMemoryLimitSkipsDeadSlots(t *testing.T) {
+	img := compile(t, deadSlotSrc)
+	h := &fakeHost{}
+	m := initMachine(t, img, h)
+	m.SetMemoryLimit(16 << 20)
+	if err := m.Deliver(0, vm.HandlerStart, nil); err != nil {
+		t.Fatalf("got %v, want no trap", err)
+	}
+	if h.out.String() != "750000\n" {
+		t.Errorf("printed %q", h.out.String())
+	}
+	// Keeping the big list live (its length read at the end) does trap.
+	live := strings.NewReplacer(
+		"-> int {", "-> [int] {",
+		"return len(xs);", "return xs;",
+		"print(str(n + len(keep)));", "print(str(len(n) + len(keep)));",
+	).Replace(deadSlotSrc)
+	m = initMachine(t, compile(t, live), &fakeHost{})
+	m.SetMemoryLimit(16 << 20)
+	var tr *vm.Trap
+	if err := m.Deliver(0, vm.HandlerStart, nil); !errors.As(err, &tr) || tr.Kind != vm.KindMemory {
+		t.Fatalf("with the list live: got %v, want the out of memory trap", err)
+	}
+}
+
+// image.LiveAfter solves the liveness equations on every function of the
+// examples: the registers live after an instruction are those its
+// successors read, or hold live without writing them, and no register
+// outside the frame is ever live.
+func TestLiveAfterHoldsTheEquations(t *testing.T) {
+	files, _ := filepath.Glob("../examples/*.hl")
+	if len(files) < 5 {
+		t.Fatalf("examples: %v", files)
+	}
+	srcs := []string{deadSlotSrc, treesSrc, oomSrc}
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		srcs = append(srcs, string(b))
+	}
+	checked := 0
+	for _, src := range srcs {
+		img := compile(t, src)
+		for fi := range img.Funcs {
+			f := &img.Funcs[fi]
+			live := image.LiveAfter(img, f)
+			for pc, in := range f.Code {
+				want := make([]uint64, live.Words())
+				succ := func(s int) {
+					if s >= len(f.Code) {
+						return
+					}
+					after := append([]uint64(nil), live.After(s)...)
+					if w := image.Writes(img, f.Code[s]); w.N > 0 {
+						for r := w.Base; r < w.Base+w.N && int(r) < f.FrameSize; r++ {
+							after[r/64] &^= 1 << (r % 64)
+						}
+					}
+					for _, w := range image.Reads(img, f.Code[s], nil) {
+						for r := w.Base; r < w.Base+w.N; r++ {
+							after[r/64] |= 1 << (r % 64)
+						}
+					}
+					for i := range want {
+						want[i] |= after[i]
+					}
+				}
+				if !in.Op.Terminal() {
+					succ(pc + 1)
+				}
+				if in.Op.IsJump() {
+					succ(int(in.C))
+				}
+				// Every register operand is read or written.
+				info, _ := image.OpInfo(in.Op)
+				acc := append(image.Reads(img, in, nil), image.Writes(img, in))
+				for j, kind := range []image.Operand{info.A, info.B, info.C} {
+					r := []int32{in.A, in.B, in.C}[j]
+					// (a try's A is written where it catches, not on
+					// the way to the next instruction)
+					found := kind != image.Reg || in.Op == image.OpTry && j == 0
+					for _, w := range acc {
+						found = found || r == w.Base || (r > w.Base && r < w.Base+w.N) // a window of none still names its base
+					}
+					if !found {
+						t.Fatalf("%s pc %d (%s): operand %c, register %d, neither read nor written", f.Name, pc, in.Op, "ABC"[j], r)
+					}
+				}
+				got := live.After(pc)
+				for i := range want {
+					if got[i] != want[i] {
+						t.Fatalf("%s pc %d (%s): live %b, want %b", f.Name, pc, in.Op, got, want)
+					}
+				}
+				for r := f.FrameSize; r < 64*live.Words(); r++ {
+					if got[r/64]&(1<<(r%64)) != 0 {
+						t.Fatalf("%s pc %d: register %d past the frame of %d is live", f.Name, pc, r, f.FrameSize)
+					}
+				}
+				checked++
+			}
+		}
+	}
+	t.Logf("%d instructions checked", checked)
 }

@@ -729,7 +729,7 @@ func (m *Machine) cold(in *image.Instr, regs, ip unsafe.Pointer) (unsafe.Pointer
 		return ip, m.fail(ip, KindInternal, "internal error: bad opcode "+in.Op.String())
 	}
 	if m.overAllowance() {
-		if err := m.measure(); err != nil {
+		if err := m.measure(ip); err != nil {
 			return ip, m.failErr(ip, err)
 		}
 	}

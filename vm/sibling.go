@@ -31,6 +31,7 @@ func (m *Machine) Sibling(host Host) *Machine {
 		prims:      m.prims,
 		handlers:   m.handlers,
 		guards:     m.guards,
+		live:       m.live,
 		stack:      make([]value.Value, 256),
 		initBudget: math.MaxInt64,
 		tierCall:   m.tierCall,

@@ -233,7 +233,7 @@ func TierStep(arg, used int64) int64 {
 			}
 			m.charge(value.SizeSlot)
 			if m.overAllowance() {
-				if e := m.measure(); e != nil {
+				if e := m.measure(ip); e != nil {
 					err = m.failErr(ip, e)
 				}
 			}
