@@ -681,10 +681,16 @@ func TestStepCapSession(t *testing.T) {
 // TestPauseInALoopSession: pause stops a handler looping without
 // breakpoints, inside the loop, with a stack; disconnect then ends the
 // session without a hang.
+// slowSpinSource is spinSource with a loop whose steps are dear (a
+// string formatted at each), so that the scheduler's step cap is seconds
+// away rather than tens of milliseconds: a pause sent while the machine
+// is loaded (a race-detector build in CI) still finds the loop running.
+const slowSpinSource = "topic Go { n: int }\n\nlocus Spinner {\n    var spins: int = 0;\n    on start {\n        publish Go { n: 1 };\n    }\n    on Go(g) {\n        var i = 0;\n        while g.n > 0 {\n            i += 1;\n            spins = len(format(\"{} {} {} {}\", i, i * 7, i * 13, i * 31));\n        }\n    }\n}\n\nmain {\n    spawn Spinner;\n}\n"
+
 func TestPauseInALoopSession(t *testing.T) {
 	for _, engine := range engines {
 		t.Run(engine, func(t *testing.T) {
-			_, program, _ := writeApp(t, engine, spinSource, false)
+			_, program, _ := writeApp(t, engine, slowSpinSource, false)
 			c := realServer(t)
 			c.initialize()
 			c.launch(map[string]any{"program": program, "engine": engine, "stopOnEntry": true})
