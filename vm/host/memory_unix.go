@@ -28,6 +28,7 @@ func reserveMemory(max uint64) experimental.LinearMemory {
 	if err != nil {
 		return nil
 	}
+	adviseHugePages(buf)
 	return &mappedMemory{buf: buf}
 }
 
