@@ -547,6 +547,11 @@ main { spawn Main; }
 			if n, longest := tier.InPlaceBatches(img, p); n == 0 || longest < 3 {
 				t.Fatalf("batches: %d, the longest %d", n, longest)
 			}
+			// line2's and big's field, element and push are compiled
+			// (run through the step when they cannot be), line's too.
+			if n := tier.FastInPlaceCount(img, p); n < 6 {
+				t.Fatalf("%d in-place instructions compiled", n)
+			}
 			if c.name == "publish" {
 				if n := tier.RegionPublishes(img, p); n < 2 {
 					t.Fatalf("%d publishes compiled in regions", n)
