@@ -68,6 +68,25 @@ fn rounds(n: int) -> [[string]] {
     }
     return keep;
 }
+// long's pushes are one batch of 17 in-place instructions: the first 8
+// compiled (tier's maxFastRun), the guest's step for the rest.
+fn long(b: Bag, n: int) -> string {
+    var out: [string] = [];
+    for j in 0..n {
+        let i = j %% 5;
+        let k = 4 - i;
+        let h = j %% 2;
+        let m = (i + 2) %% 5;
+        let one = 1;
+        let zero = 0;
+        push(out, b.words[i]);
+        push(out, b.words[k]);
+        push(out, b.lists[one][h]);
+        push(out, b.words[m]);
+        push(out, b.lists[zero][i]);
+    }
+    return join(out, "");
+}
 %s
 locus Main {
     on start {
@@ -125,6 +144,7 @@ func TestTierFastPush(t *testing.T) {
 		trap       string // in the report, when the run traps
 	}{
 		{"kinds", `for k in 0..3 { print(fill(b, 200, k)); }`, 0, ""},
+		{"long", `print(long(b, 100));`, 0, ""},
 		{"iterating", `print(fill(b, 10, 0)); print(iter(b));`, 0, "list changed during iteration"},
 		{"iteratingcaught", `match try iter(b) { Ok(v) => { print(v); }, Err(e) => { print(e.message); } }
         print(len(b.words)); print(fill(b, 50, 1));`, 0, ""},
@@ -135,6 +155,12 @@ func TestTierFastPush(t *testing.T) {
 		{"index", `print(fill(b, 20, 0)); var xs: [string] = []; for j in 0..10 { push(xs, words[j]); } print(xs);`, 0, "index 5 out of range"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
+			if c.name == "long" {
+				img := compileAll(t, fmt.Sprintf(fastPushSrc, "", c.body))
+				if _, longest := tier.InPlaceBatches(img, tier.NewPlan(img)); longest <= 8 {
+					t.Fatalf("the longest batch has %d instructions", longest)
+				}
+			}
 			wasm := three(t, c.body, "", Options{MemoryLimit: c.limit})
 			if (c.trap != "") != (wasm.res.Code == ExitTrap) || !strings.Contains(wasm.stderr, c.trap) {
 				t.Fatalf("exit %d:\n%s%s", wasm.res.Code, wasm.stdout, wasm.stderr)

@@ -1580,6 +1580,9 @@ const (
 // PushCharge is what the interpreter charges a push (vm/value.SizeSlot).
 const PushCharge = 24
 
+// maxFastRun bounds the instructions of a batch that regionFast compiles.
+const maxFastRun = 8
+
 // regionFast runs batch (the in-place instructions from pc) compiled:
 // while compiled code can, each instruction of its leading run that
 // fastInPlace allows, and the guest's step for the rest (regionStep)
@@ -1587,8 +1590,12 @@ const PushCharge = 24
 // instructions: fl (a list or a struct), fs (a source value), fd (a
 // destination value), fm (the charge count's address).
 func (w *buffer) regionFast(img *image.Image, rg *regionInfo, pc int, batch []image.Instr) {
+	// Each compiled instruction carries its own step for the rest of
+	// the batch (its registers written back, the batch's reloaded):
+	// at most maxFastRun of them, so that a long batch in a region that
+	// writes many registers does not make code quadratic in size.
 	k := 0
-	for k < len(batch) && rg.fast[pc+k-rg.Header] {
+	for k < len(batch) && k < maxFastRun && rg.fast[pc+k-rg.Header] {
 		k++
 	}
 	if k == 0 {
