@@ -517,8 +517,9 @@ func regionFlow(img *image.Image, f *image.Func, r Region, exit, inplace []bool,
 			if in.Op == image.OpMove {
 				moved = st.variants[in.B]
 			}
-			// One compiled code may run itself (fastInPlace) writes
-			// nothing back when it does: the registers written so far
+			// An instruction compiled code may run itself
+			// (fastInPlace) writes nothing back when it does: the
+			// registers written so far
 			// stay written (its step, when it falls to one, writes
 			// them back, and later exits write them again from the
 			// same locals), and it reads its index from its local.
@@ -1598,7 +1599,7 @@ func (w *buffer) regionFast(img *image.Image, rg *regionInfo, pc int, batch []im
 	for k < len(batch) && k < maxFastRun && rg.fast[pc+k-rg.Header] {
 		k++
 	}
-	if k == 0 {
+	if k == 0 || !rg.anyFast {
 		w.regionStep(img, rg, pc, batch)
 		return
 	}
