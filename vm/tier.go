@@ -321,6 +321,12 @@ func (m *Machine) callRegion(i int32, regs unsafe.Pointer, ip unsafe.Pointer, bu
 	m.tierBuf = b
 	m.regionOut[0] = 0
 	m.regionOut[tier.RegionOutBatch], m.regionOut[tier.RegionOutBatch+1] = tierBatch[0], tierBatch[1]
+	// Compiled code's own field, element and push copies (tier's
+	// regionFast): the guest's write barrier flag, and where the
+	// machine counts its charges.
+	m.regionOut[tier.RegionOutWB] = tierWB
+	m.regionOut[tier.RegionOutCharge] = uint64(uintptr(unsafe.Pointer(&m.mem.charged)))
+	m.regionOut[tier.RegionOutAllow] = uint64(uintptr(unsafe.Pointer(&m.mem.allowance)))
 	m.rcall = regionCall{active: true, fc: fc, regs: regs, budget: budget, pc: -1}
 	stepping = m
 	res, err := m.tierCall(b)
@@ -412,6 +418,21 @@ var tierBatch [2]uint64
 func SetTierBatch(pubs, box unsafe.Pointer) {
 	tierBatch = [2]uint64{uint64(uintptr(pubs)), uint64(uintptr(box))}
 }
+
+// tierWB is the address of the guest's Go runtime's write barrier flag
+// (runtime.writeBarrier.enabled), or 0: a region's compiled code stores a
+// Value holding a pointer (a field or an element copied into the frame,
+// a push into a list's spare capacity) only while the flag is 0, and
+// without it never (tier.RegionOutWB).
+var tierWB uint64
+
+// SetTierWriteBarrier tells the machines of the guest where its Go
+// runtime's write barrier flag is (runtime.writeBarrier, whose first
+// byte is set while the collector marks). Only the wasm guest calls it:
+// its Go code runs only while compiled code is not running or inside the
+// guest calls compiled code makes, so the flag compiled code reads
+// stays as it read it until its next call of the guest.
+func SetTierWriteBarrier(p unsafe.Pointer) { tierWB = uint64(uintptr(p)) }
 
 // reachesMemory reports whether compiled code handed a parameter of kind
 // k can reach the guest's memory (and so may write to it).

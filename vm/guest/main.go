@@ -44,6 +44,21 @@ var (
 //go:wasmimport hale prim
 func prim(id uint32, args unsafe.Pointer, argsLen uint32, res unsafe.Pointer, resCap uint32) uint64
 
+// writeBarrier is the Go runtime's write barrier flag (runtime/mgc.go,
+// which allows this pull by name): its first byte is set while the
+// collector marks. The second tier's compiled code stores a pointer
+// into the heap itself only while it is clear (vm.SetTierWriteBarrier;
+// docs/design.md §7, "Compiled pointer stores").
+//
+//go:linkname writeBarrier runtime.writeBarrier
+var writeBarrier struct {
+	enabled bool
+	pad     [3]byte
+	alignme uint64
+}
+
+func init() { vm.SetTierWriteBarrier(unsafe.Pointer(&writeBarrier.enabled)) }
+
 // gateway implements vm.Host over the hale.prim import.
 type gateway struct {
 	buf []byte // result buffer, grown to the largest result seen

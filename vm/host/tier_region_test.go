@@ -63,7 +63,23 @@ func (g *regionGen) impure(indent int) {
 		// concatenation.
 		g.line(indent, "s = s + sl["+idx()+"];")
 	case 12:
-		g.line(indent, "if len(sl) < 6 { push(sl, slice(s, 0, len(s) / 2)); }")
+		// Pushes of strings, structs and lists onto lists with and
+		// without spare capacity, which compiled code stores itself
+		// while it can (tier's regionFast); a string pushed from an
+		// element out of range; one onto a list a for loop iterates
+		// over (a trap, rarely).
+		switch g.r.IntN(5) {
+		case 0:
+			g.line(indent, "if len(sl) < 6 { push(sl, slice(s, 0, len(s) / 2)); }")
+		case 1:
+			g.line(indent, "if len(sl) < 12 { push(sl, sl["+idx()+"]); }")
+		case 2:
+			g.line(indent, "if len(pl) < 12 { push(pl, pl[len(pl) - 1]); }")
+		case 3:
+			g.line(indent, "if len(ll) < 9 { push(ll, sl); } else { ll = [sl]; }")
+		default:
+			g.line(indent, "if "+g.pick(g.ints)+" % 23 == 5 { for e in sl { push(sl, e); } }")
+		}
 	case 13:
 		g.line(indent, g.pick(g.ints[2:])+" += len(s) + len(sl);")
 	case 14:
@@ -138,7 +154,7 @@ func (g *regionGen) locals(indent int, a, b string) {
 	for _, l := range []string{"var x = " + a + ";", "var y = " + b + " + 1;", "var p = " + a + " < " + b + ";", "var q = false;",
 		"var u = float(" + a + ");", "var v = 0.25;", "var w1 = 0;", "var w2 = 0;", "var w3 = 0;", `var s = "";`,
 		"var l: [int] = [" + a + ", " + b + ", 3, 4];", "var fl: [float] = [0.5, 1.5];", "var pt = Pt { a: 1, b: 2.0 };",
-		`var sl: [string] = ["ab", "c", "def"];`, "var pl: [Pt] = [pt];"} {
+		`var sl: [string] = ["ab", "c", "def"];`, "var pl: [Pt] = [pt];", "var ll: [[string]] = [];"} {
 		g.line(indent, l)
 	}
 }
@@ -185,7 +201,7 @@ func randomRegionProgram(seed uint64, kinds int) string {
 	g.block(2, 3+g.r.IntN(4))
 	g.line(2, `print(format("{} {} {} {} {} {} {} {}", x, y, p, u, v, s, l, fl));`)
 	g.line(2, "print(pt.a);")
-	g.line(2, "print(format(\"{} {}\", sl, len(pl)));")
+	g.line(2, "print(format(\"{} {} {}\", sl, len(pl), ll));")
 	g.line(1, "}")
 	g.line(0, "}")
 	if kinds > 20 {
@@ -209,7 +225,7 @@ func TestTierRandomRegions(t *testing.T) {
 	if testing.Short() {
 		n = 15
 	}
-	withRegions, inPlace, batched, trapped, limited := 0, 0, 0, 0, 0
+	withRegions, inPlace, batched, fast, trapped, limited := 0, 0, 0, 0, 0, 0
 	answered := tierAnswered.Load()
 	for seed := range uint64(n) {
 		src := randomRegionProgram(seed, 20)
@@ -257,6 +273,9 @@ func TestTierRandomRegions(t *testing.T) {
 		if b, _ := tier.InPlaceBatches(img, p); b > 0 {
 			batched++
 		}
+		if tier.FastInPlaceCount(img, p) > 0 {
+			fast++
+		}
 	}
 	// Programs that publish from their loops: the regions append to
 	// the guest's batch; journals compared too.
@@ -276,11 +295,11 @@ func TestTierRandomRegions(t *testing.T) {
 		t.Fatalf("%d of %d programs publish from a region", publishing, n/2)
 	}
 	answered = tierAnswered.Load() - answered
-	if withRegions < n*3/4 || inPlace < n/2 || batched < n/4 || trapped == 0 || trapped > n*2/3 || answered < int64(n) {
-		t.Fatalf("%d of %d programs had regions, %d ran instructions in place (%d in batches), %d trapped, %d tier calls answered", withRegions, n, inPlace, batched, trapped, answered)
+	if withRegions < n*3/4 || inPlace < n/2 || batched < n/4 || fast < n/4 || trapped == 0 || trapped > n*2/3 || answered < int64(n) {
+		t.Fatalf("%d of %d programs had regions, %d ran instructions in place (%d in batches, %d compiled when they can), %d trapped, %d tier calls answered", withRegions, n, inPlace, batched, fast, trapped, answered)
 	}
-	t.Logf("%d programs (%d with a small memory limit), %d with regions, %d running instructions in place, %d in batches of two or more, %d trapped, %d tier calls answered; %d of %d more publishing from a region",
-		n, limited, withRegions, inPlace, batched, trapped, answered, publishing, n/2)
+	t.Logf("%d programs (%d with a small memory limit), %d with regions, %d running instructions in place, %d in batches of two or more, %d with in-place instructions compiled, %d trapped, %d tier calls answered; %d of %d more publishing from a region",
+		n, limited, withRegions, inPlace, batched, fast, trapped, answered, publishing, n/2)
 }
 
 // TestTierRegionCommits runs loops that write far more list elements
@@ -527,6 +546,11 @@ main { spawn Main; }
 			}
 			if n, longest := tier.InPlaceBatches(img, p); n == 0 || longest < 3 {
 				t.Fatalf("batches: %d, the longest %d", n, longest)
+			}
+			// line2's and big's field, element and push are compiled
+			// (run through the step when they cannot be), line's too.
+			if n := tier.FastInPlaceCount(img, p); n < 6 {
+				t.Fatalf("%d in-place instructions compiled", n)
 			}
 			if c.name == "publish" {
 				if n := tier.RegionPublishes(img, p); n < 2 {

@@ -160,11 +160,12 @@ func guestModuleConfig(stderr io.Writer) wazero.ModuleConfig {
 		WithEnv("GOMEMLIMIT", guestGOMEMLIMIT)
 }
 
-// The guest's collector settings (see guestModuleConfig).
-const (
-	guestGOGC       = "400"
-	guestGOMEMLIMIT = "1GiB"
-)
+// The guest's collector settings (see guestModuleConfig). guestGOGC is a
+// variable for a test that runs guests whose collector runs all the time
+// (TestTierFastPush).
+var guestGOGC = "400"
+
+const guestGOMEMLIMIT = "1GiB"
 
 // engineKey is the context key under which hale.prim finds the guest
 // that calls it.

@@ -17,6 +17,7 @@ const (
 	valuePtr    = 16
 	listData    = 0 // List.elems: data pointer, then length
 	listLen     = 8
+	listCap     = 16
 	listIter    = 24 // List.iter (int32), then List.mark
 	structField = 8  // Struct.fields: data pointer, then length
 	structLen   = 16

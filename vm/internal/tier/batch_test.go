@@ -1,6 +1,7 @@
 package tier
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/hale-lang/hale/codegen/image"
@@ -84,6 +85,60 @@ main { spawn Main; }
 			if InPlaceOp(&in) != inPlaceOp(in) {
 				t.Errorf("InPlaceOp(%v) = %v, inPlaceOp %v", in, InPlaceOp(&in), inPlaceOp(in))
 			}
+		}
+	}
+}
+
+// TestRegionFast checks which in-place instructions compiled code runs
+// itself when it can (fastInPlace): fasta's field reads of lists, its
+// element and its push; and that no region that may call the guest's
+// math (a compiled callee's included) has any: compiled pointer stores
+// are undone only when no guest call came between.
+func TestRegionFast(t *testing.T) {
+	const src = `
+type Frequencies { chars: [string], probs: [float] }
+type Random { seed: int }
+fn next(g: Random) -> float {
+    g.seed = (g.seed * 3877 + 29573) % 139968;
+    return MATH(float(g.seed) / 139968.0);
+}
+fn pick(table: Frequencies, n: int, g: Random) -> int {
+    var line: [string] = [];
+    var lines = 0;
+    for j in 0..n {
+        let r = next(g);
+        var i = 0;
+        while i < 3 && r > table.probs[i] { i += 1; }
+        push(line, table.chars[i]);
+        if len(line) == 60 { lines += len(join(line, "")); line = []; }
+    }
+    return lines;
+}
+locus Main {
+    on start {
+        let f = Frequencies { chars: ["a", "c", "g", "t"], probs: [0.1, 0.2, 0.3, 0.4] };
+        print(pick(f, 1000, Random { seed: 42 }));
+    }
+}
+main { spawn Main; }
+`
+	for _, c := range []struct {
+		math string
+		fast int
+	}{
+		// The for loop's region: table.probs, table.chars, the
+		// element, the push; the while loop's: table.probs.
+		{"", 5},
+		{"std::math::sqrt", 5}, // compiled inline, no call of the guest
+		{"std::math::sin", 1},  // only the while loop's region
+	} {
+		img := compile(t, strings.Replace(src, "MATH", c.math, 1))
+		p := NewPlan(img)
+		if n := FastInPlaceCount(img, p); n != c.fast {
+			t.Errorf("with %q: %d in-place instructions compiled, want %d", c.math, n, c.fast)
+		}
+		if bin, err := Compile(img, p); err != nil || bin == nil {
+			t.Fatalf("compile: %v", err)
 		}
 	}
 }

@@ -469,6 +469,16 @@ func compileFunc(w *buffer, img *image.Image, f *image.Func, index []uint32, kin
 	if rg != nil && rg.publishes {
 		w.regionBatchLocals(img, groups, t2+1+uint32(len(rg.dirty)))
 	}
+	if rg != nil && rg.anyFast {
+		// regionFast's four addresses.
+		w.b[groups] += 1
+		w.u32(4)
+		w.byte(typeI32)
+		w.fastL = t2 + 1 + uint32(len(rg.dirty))
+		if rg.publishes {
+			w.fastL += 7
+		}
+	}
 	if w.hnd != nil {
 		w.hnd.declare(w, groups, t2+1)
 	}
@@ -575,7 +585,7 @@ func compileFunc(w *buffer, img *image.Image, f *image.Func, index []uint32, kin
 		if isInPlace(pc) {
 			// The first of a batch runs it.
 			if n := batchAt[pc]; n > 0 {
-				w.regionStep(img, rg, pc, code[pc:pc+n])
+				w.regionFast(img, rg, pc, code[pc:pc+n])
 			}
 			continue
 		}

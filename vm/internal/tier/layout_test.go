@@ -20,6 +20,8 @@ func TestLayout(t *testing.T) {
 		{"value pointer", valuePtr, value.LayoutValuePtr},
 		{"list data", listData, value.LayoutListElems},
 		{"list length", listLen, value.LayoutListElems + 8},
+		{"list capacity", listCap, value.LayoutListElems + 16},
+		{"push charge", PushCharge, value.SizeSlot},
 		{"list iter", listIter, value.LayoutListIter},
 		{"struct fields", structField, value.LayoutStructField},
 		{"struct length", structLen, value.LayoutStructField + 8},

@@ -93,6 +93,11 @@ type regionInfo struct {
 	dirty map[int32]int
 	// publishes: some publish is compiled (regionPublish).
 	publishes bool
+	// fast[pc - Header]: an in-place instruction that compiled code
+	// runs itself when it can (fastInPlace), trying its step otherwise;
+	// anyFast: some is.
+	fast    []bool
+	anyFast bool
 }
 
 // kindDirty is the kind of a dirty register in regionOut: written back
@@ -393,6 +398,10 @@ func analyzeRegion(img *image.Image, p *Plan, r Region) (*regionInfo, bool) {
 	lo, hi := r.Header, r.End
 	size := hi - lo + 1
 	exit, inplace := make([]bool, size), make([]bool, size)
+	// Compiled stores of pointers (fastInPlace) must not be undone after
+	// a call into the guest that does not commit: no region that may
+	// call the guest's math has them.
+	fastOK := !reachesMath(img, p, r.Func, lo, hi, map[int]bool{})
 	for pc := lo; pc <= hi; pc++ {
 		in := f.Code[pc]
 		if !regionOp(img, p, in) {
@@ -407,7 +416,7 @@ func analyzeRegion(img *image.Image, p *Plan, r Region) (*regionInfo, bool) {
 		if exit[0] {
 			return nil, false
 		}
-		info, bad := regionFlow(img, f, r, exit, inplace)
+		info, bad := regionFlow(img, f, r, exit, inplace, fastOK)
 		if bad == -2 {
 			return nil, false
 		}
@@ -433,7 +442,7 @@ func analyzeRegion(img *image.Image, p *Plan, r Region) (*regionInfo, bool) {
 // It returns the pc of an instruction that must become an exit (its
 // types do not allow its compiled form), -2 when the region does not
 // compile, or -1 and what the compiler needs.
-func regionFlow(img *image.Image, f *image.Func, r Region, exit, inplace []bool) (*regionInfo, int) {
+func regionFlow(img *image.Image, f *image.Func, r Region, exit, inplace []bool, fastOK bool) (*regionInfo, int) {
 	lo, hi := r.Header, r.End
 	size, regs := hi-lo+1, f.FrameSize
 	typeOf := func(t image.TypeRef) *image.Type {
@@ -476,6 +485,7 @@ func regionFlow(img *image.Image, f *image.Func, r Region, exit, inplace []bool)
 	}
 	reads := make([][]int32, size) // registers each compiled instruction reads
 	types := make([]image.TypeRef, size)
+	fast := make([]bool, size)
 	for len(work) > 0 {
 		pc := work[len(work)-1]
 		work = work[:len(work)-1]
@@ -507,12 +517,26 @@ func regionFlow(img *image.Image, f *image.Func, r Region, exit, inplace []bool)
 			if in.Op == image.OpMove {
 				moved = st.variants[in.B]
 			}
-			clear(st.written)
+			// An instruction compiled code may run itself
+			// (fastInPlace) writes nothing back when it does: the
+			// registers written so far
+			// stay written (its step, when it falls to one, writes
+			// them back, and later exits write them again from the
+			// same locals), and it reads its index from its local.
+			fast[pc-lo] = fastOK && fastInPlace(img, in, t)
+			if fast[pc-lo] {
+				if in.Op == image.OpIndexList {
+					rd = []int32{in.C}
+				}
+			} else {
+				clear(st.written)
+			}
 			if d := inPlaceDest(in); d >= 0 {
 				if int(d) >= regs {
 					return nil, -2
 				}
 				t[d] = rt
+				st.written[d] = false
 				st.variants[d] = moved
 				types[pc-lo] = rt
 			}
@@ -737,7 +761,10 @@ func regionFlow(img *image.Image, f *image.Func, r Region, exit, inplace []bool)
 			}
 		}
 	}
-	info := &regionInfo{Region: r, headers: headers, kinds: kinds, types: types, out: map[int][]regionOut{}}
+	info := &regionInfo{Region: r, headers: headers, kinds: kinds, types: types, fast: fast, out: map[int][]regionOut{}}
+	for pc := lo; pc <= hi; pc++ {
+		info.anyFast = info.anyFast || fast[pc-lo] && inplace[pc-lo] && states[pc-lo] != nil
+	}
 	// The registers to write back at each exit: those the region may
 	// have written on the way, each with one scalar type.
 	outs := func(pc int, st *regionState) bool {
@@ -1315,10 +1342,11 @@ func (w *buffer) regionOut(rg *regionInfo, pc int) {
 // RegionOutBatch is the word of the out buffer that holds the address of
 // the guest's publish batch (a []byte's header) and, in the next word,
 // of its box (two uint32: the batch's address and length), or 0 when
-// the guest does not batch: the out buffer is RegionOutWords words.
+// the guest does not batch; three more words follow (RegionOutWB): the
+// out buffer is RegionOutWords words.
 const (
 	RegionOutBatch = 1 + 2*MaxRegionOut
-	RegionOutWords = RegionOutBatch + 2
+	RegionOutWords = RegionOutBatch + 5
 )
 
 // regionBatch is a region's batch state in compiled code: the record
@@ -1440,4 +1468,315 @@ func RegionPublishes(img *image.Image, p *Plan) int {
 		}
 	}
 	return n
+}
+
+// Compiled in-place instructions. fasta's letter is three instructions
+// run in place (reading `table.chars`, a string out of it, `push`),
+// each copying a Value that holds a pointer into the guest's Go heap:
+// into a frame register, or into a list's element array. Compiled code
+// runs them itself (regionFast) when it can, and only otherwise calls
+// the guest's step for them: the field or the element copied into the
+// frame as the interpreter copies it, the push stored into the list's
+// spare capacity (len < cap, no for loop iterating over it) with its
+// length bumped and the interpreter's charge added to the machine's
+// count, when that charge does not call for a measure. Every write goes
+// into the undo log (a fall-back resumes at the last commit), and none
+// is made unless the guest's Go runtime is not marking: its write
+// barrier is off (runtime.writeBarrier, whose address the guest hands
+// over in the out buffer, RegionOutWB), which nothing can change while
+// compiled code runs, since the guest's Go code runs only inside the
+// guest calls compiled code makes (a step, which commits first, and the
+// guest's math, which no region with such stores may reach). A store
+// made while the barrier is off is what Go's own code makes then; the
+// pointer stored is read, in the same run of compiled code, from a
+// place the guest's heap reaches (the frame, a list, a struct), and Go's
+// collector does not move objects. design.md §7 has the argument.
+
+// fastInPlace reports whether in-place instruction in, its operands'
+// types t before it, has a compiled form that compiled code runs when
+// it can: a field or a list element of a type that is no scalar, read
+// from a struct or a list whose type is known, or a push of a value of
+// such a type onto a list whose type is known. Those operands are in
+// the frame (compiled code holds no such value only in a local), and an
+// element's index is an int in its local.
+func fastInPlace(img *image.Image, in image.Instr, t []image.TypeRef) bool {
+	nonScalar := func(ty image.TypeRef) bool {
+		return ty > image.TVoid && int(ty) < len(img.Types) && !scalarType(ty)
+	}
+	reg := func(r int32) bool { return r >= 0 && int(r) < len(t) }
+	switch in.Op {
+	case image.OpField:
+		if !reg(in.A) || !reg(in.B) {
+			return false
+		}
+		s := typeOfKind(img, t[in.B], image.KindStruct)
+		return s != nil && in.C >= 0 && int(in.C) < len(s.Fields) && nonScalar(s.Fields[in.C].Type)
+	case image.OpIndexList:
+		if !reg(in.A) || !reg(in.B) || !reg(in.C) {
+			return false
+		}
+		l := typeOfKind(img, t[in.B], image.KindList)
+		return l != nil && nonScalar(l.Elem) && t[in.C] == image.TInt
+	case image.OpPush:
+		if !reg(in.A) || !reg(in.B) {
+			return false
+		}
+		return typeOfKind(img, t[in.A], image.KindList) != nil && nonScalar(t[in.B])
+	}
+	return false
+}
+
+// reachesMath reports whether code lo..hi of function f, or a compiled
+// function it calls (transitively), calls the guest's math (GuestMath).
+func reachesMath(img *image.Image, p *Plan, f, lo, hi int, seen map[int]bool) bool {
+	code := img.Funcs[f].Code
+	for pc := max(lo, 0); pc <= hi && pc < len(code); pc++ {
+		in := code[pc]
+		switch in.Op {
+		case image.OpCallB:
+			if ok, _ := MathBuiltin(image.Builtin(in.B)); ok {
+				return true
+			}
+		case image.OpCall:
+			c := int(in.B)
+			if c < 0 || c >= len(img.Funcs) || c >= len(p.Compiled) || !p.Compiled[c] || seen[c] {
+				continue
+			}
+			seen[c] = true
+			if reachesMath(img, p, c, 0, len(img.Funcs[c].Code)-1, seen) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// FastInPlaceCount returns how many in-place instructions p's regions
+// run compiled when they can (tests and measurements).
+func FastInPlaceCount(img *image.Image, p *Plan) int {
+	n := 0
+	for _, r := range p.Regions {
+		if info, ok := analyzeRegion(img, p, r); ok {
+			for i, f := range info.fast {
+				if f && info.inplace[i] {
+					n++
+				}
+			}
+		}
+	}
+	return n
+}
+
+// The out buffer's words after the batch's (RegionOutBatch): the
+// address of the guest's runtime.writeBarrier (0: compiled code never
+// stores a pointer itself), then those of the machine's memory charge
+// count and allowance (vm's memory measure: a charge that takes the
+// count past the allowance calls for a measure).
+const (
+	RegionOutWB     = RegionOutBatch + 2
+	RegionOutCharge = RegionOutWB + 1
+	RegionOutAllow  = RegionOutWB + 2
+)
+
+// PushCharge is what the interpreter charges a push (vm/value.SizeSlot).
+const PushCharge = 24
+
+// maxFastRun bounds the instructions of a batch that regionFast compiles.
+const maxFastRun = 8
+
+// regionFast runs batch (the in-place instructions from pc) compiled:
+// while compiled code can, each instruction of its leading run that
+// fastInPlace allows, and the guest's step for the rest (regionStep)
+// from the first it cannot. The fast locals are free between
+// instructions: fl (a list or a struct), fs (a source value), fd (a
+// destination value), fm (the charge count's address).
+func (w *buffer) regionFast(img *image.Image, rg *regionInfo, pc int, batch []image.Instr) {
+	// Each compiled instruction carries its own step for the rest of
+	// the batch (its registers written back, the batch's reloaded):
+	// at most maxFastRun of them, so that a long batch in a region that
+	// writes many registers does not make code quadratic in size.
+	k := 0
+	for k < len(batch) && k < maxFastRun && rg.fast[pc+k-rg.Header] {
+		k++
+	}
+	if k == 0 || !rg.anyFast {
+		w.regionStep(img, rg, pc, batch)
+		return
+	}
+	fl, fs, fd, fm := w.fastL, w.fastL+1, w.fastL+2, w.fastL+3
+	lget := func(l uint32) { w.op(opLocalGet); w.u32(l) }
+	lset := func(l uint32) { w.op(opLocalSet); w.u32(l) }
+	ltee := func(l uint32) { w.op(opLocalTee); w.u32(l) }
+	out := func(word int) { lget(1); w.op(opI32WrapI64); w.mem(opI64Load, uint32(8*word)); w.op(opI32WrapI64) }
+	frame := func(r int32) { lget(0); w.op(opI32WrapI64); w.i32Const(int32(r) * valueSize); w.op(opI32Add) }
+	// container sets fl to the address of the list or struct in
+	// register r, or leaves (br_if depth) when it holds none.
+	container := func(r int32, kind image.Kind, depth uint32) {
+		frame(r)
+		ltee(fd)
+		w.mem(opI32Load8U, valueKind)
+		w.i32Const(int32(kind))
+		w.op(opI32Ne)
+		w.op(opBrIf)
+		w.u32(depth)
+		lget(fd)
+		w.mem(opI32Load, valuePtr)
+		ltee(fl)
+		w.op(opI32Eqz)
+		w.op(opBrIf)
+		w.u32(depth)
+	}
+	// copyValue copies the Value at fs to fd, each word logged first.
+	copyValue := func() {
+		for _, off := range []uint32{0, 8, 16} {
+			w.logWrite(fd, off)
+			lget(fd)
+			lget(fs)
+			w.mem(opI64Load, off)
+			w.mem(opI64Store, off)
+		}
+	}
+	w.op(opBlock) // done
+	w.byte(0x40)
+	// The guest's write barrier must be off (and its address known).
+	w.op(opBlock)
+	w.byte(0x40)
+	w.op(opBlock)
+	w.byte(0x40)
+	out(RegionOutWB)
+	ltee(fs)
+	w.op(opI32Eqz)
+	w.op(opBrIf)
+	w.u32(0)
+	lget(fs)
+	w.mem(opI32Load8U, 0)
+	w.op(opBrIf)
+	w.u32(0)
+	w.op(opBr)
+	w.u32(1)
+	w.op(opEnd)
+	w.regionStep(img, rg, pc, batch)
+	w.op(opBr)
+	w.u32(1) // done
+	w.op(opEnd)
+	for j, in := range batch[:k] {
+		w.op(opBlock) // ok
+		w.byte(0x40)
+		w.op(opBlock) // slow: br_if 0 at this level
+		w.byte(0x40)
+		switch in.Op {
+		case image.OpField:
+			container(in.B, image.KindStruct, 0)
+			// A field the struct does not have: the step fails.
+			lget(fl)
+			w.mem(opI64Load, structLen)
+			w.i64Const(int64(in.C))
+			w.op(opI64LeU)
+			w.op(opBrIf)
+			w.u32(0)
+			lget(fl)
+			w.mem(opI32Load, structField)
+			w.i32Const(in.C * valueSize)
+			w.op(opI32Add)
+			lset(fs)
+			frame(in.A)
+			lset(fd)
+			copyValue()
+		case image.OpIndexList:
+			container(in.B, image.KindList, 0)
+			// Out of range: the step traps.
+			lget(w.reg(in.C))
+			lget(fl)
+			w.mem(opI64Load, listLen)
+			w.op(opI64GeU)
+			w.op(opBrIf)
+			w.u32(0)
+			lget(fl)
+			w.mem(opI32Load, listData)
+			lget(w.reg(in.C))
+			w.op(opI32WrapI64)
+			w.i32Const(valueSize)
+			w.op(opI32Mul)
+			w.op(opI32Add)
+			lset(fs)
+			frame(in.A)
+			lset(fd)
+			copyValue()
+		case image.OpPush:
+			container(in.A, image.KindList, 0)
+			// A for loop iterating over it (the step traps), or no
+			// spare capacity (the step grows it).
+			lget(fl)
+			w.mem(opI32Load, listIter)
+			w.op(opBrIf)
+			w.u32(0)
+			lget(fl)
+			w.mem(opI64Load, listLen)
+			lget(fl)
+			w.mem(opI64Load, listCap)
+			w.op(opI64GeU)
+			w.op(opBrIf)
+			w.u32(0)
+			// A charge that calls for a measure: the step measures.
+			out(RegionOutCharge)
+			ltee(fm)
+			w.op(opI32Eqz)
+			w.op(opBrIf)
+			w.u32(0)
+			lget(fm)
+			w.mem(opI64Load, 0)
+			w.i64Const(PushCharge)
+			w.op(opI64Add)
+			out(RegionOutAllow)
+			w.mem(opI64Load, 0)
+			w.op(opI64GtS)
+			w.op(opBrIf)
+			w.u32(0)
+			// The element, then the length, then the charge.
+			frame(in.B)
+			lset(fs)
+			lget(fl)
+			w.mem(opI32Load, listData)
+			lget(fl)
+			w.mem(opI32Load, listLen)
+			w.i32Const(valueSize)
+			w.op(opI32Mul)
+			w.op(opI32Add)
+			lset(fd)
+			copyValue()
+			w.logWrite(fl, listLen)
+			lget(fl)
+			lget(fl)
+			w.mem(opI64Load, listLen)
+			w.i64Const(1)
+			w.op(opI64Add)
+			w.mem(opI64Store, listLen)
+			w.logWrite(fm, 0)
+			lget(fm)
+			lget(fm)
+			w.mem(opI64Load, 0)
+			w.i64Const(PushCharge)
+			w.op(opI64Add)
+			w.mem(opI64Store, 0)
+		}
+		if d := inPlaceDest(in); d >= 0 {
+			if f, ok := rg.dirty[d]; ok {
+				// The frame holds it now.
+				w.i32Const(0)
+				lset(w.dirtyBase + uint32(f))
+			}
+			w.reloadInPlace(img, d, rg.types[pc+j-rg.Header])
+		}
+		w.op(opBr)
+		w.u32(1) // ok
+		w.op(opEnd)
+		w.regionStep(img, rg, pc+j, batch[j:])
+		w.op(opBr)
+		w.u32(1) // done
+		w.op(opEnd)
+	}
+	if k < len(batch) {
+		w.regionStep(img, rg, pc+k, batch[k:])
+	}
+	w.op(opEnd)
 }

@@ -103,6 +103,8 @@ type buffer struct {
 	rb *regionBatch
 	// funcMath is the function index of the guest's math (GuestMath).
 	funcMath uint32
+	// fastL is the first of a region's four locals of regionFast.
+	fastL uint32
 }
 
 // reg returns the local of register r.
