@@ -21,7 +21,7 @@ import (
 // the executable makes the digest the same wherever the toolchain was
 // built (the executable depends on build paths and flags).
 //
-//go:embed go.mod go.sum hale.go identity.go compile.go lang sir effects codegen vm replay explore stdlib cmd
+//go:embed go.mod go.sum hale.go identity.go identity_cache.go identity_linux.go identity_other.go compile.go lang sir effects codegen vm replay explore stdlib cmd
 var toolchainSources embed.FS
 
 var toolchainOnce struct {
@@ -31,22 +31,30 @@ var toolchainOnce struct {
 
 // ToolchainDigest returns the BLAKE3-256 digest of the toolchain's sources
 // (tests, test data and fuzz corpora excluded: they do not change what a
-// program does).
+// program does). It is computed once per executable and kept in the user
+// cache folder (toolchainDigestCached).
 func ToolchainDigest() [32]byte {
 	toolchainOnce.Do(func() {
-		h := blake3.New()
-		paths := toolchainPaths()
-		// Each file is streamed through one buffer: ReadFile would copy
-		// all of the sources (about 5 MB) into fresh memory, which cost
-		// a recorded run about 15 ms of CPU in page faults and garbage
-		// collection, more than the hashing.
-		buf := make([]byte, 64<<10)
-		for _, p := range paths {
-			hashSource(h, p, buf)
-		}
-		copy(toolchainOnce.sum[:], h.Sum(nil))
+		toolchainOnce.sum = toolchainDigestCached(computeToolchainDigest)
 	})
 	return toolchainOnce.sum
+}
+
+// computeToolchainDigest hashes the toolchain's sources.
+func computeToolchainDigest() [32]byte {
+	h := blake3.New()
+	paths := toolchainPaths()
+	// Each file is streamed through one buffer: ReadFile would copy
+	// all of the sources (about 5 MB) into fresh memory, which cost
+	// a recorded run about 15 ms of CPU in page faults and garbage
+	// collection, more than the hashing.
+	buf := make([]byte, 64<<10)
+	for _, p := range paths {
+		hashSource(h, p, buf)
+	}
+	var sum [32]byte
+	copy(sum[:], h.Sum(nil))
+	return sum
 }
 
 // toolchainPaths lists the sources the digest covers, sorted.

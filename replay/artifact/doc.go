@@ -18,10 +18,12 @@
 //		rec.Append(consumer, artifact.Invocation{Primitive: name, Args: args, Result: res})
 //	}
 //
-// Append encodes the entry on the caller's goroutine, then queues it for
-// the recorder's single writer goroutine. Each consumer may have at most
-// Options.Buffer entries waiting; beyond that Append blocks until the
-// writer catches up (entries are never dropped). Close writes the trailer,
+// Append encodes the entry on the caller's goroutine and queues it; the
+// Append that completes a batch writes it, one write at a time, unless
+// a write is going on (a flush timer writes what waits below a batch).
+// Each consumer may have at most Options.Buffer entries waiting; beyond
+// that Append blocks until the writer catches up (entries are never
+// dropped). Close writes the trailer,
 // syncs the file and renames it into place; a failure anywhere leaves no
 // file that looks complete.
 //

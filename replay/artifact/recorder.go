@@ -86,9 +86,22 @@ type Options struct {
 // Recorder writes an artifact while the program runs. Each consumer
 // appends its entries from its own goroutine, where they are encoded
 // (into a buffer on its stack); Append then frames each entry straight
-// into one shared buffer, under the recorder's lock, and one writer
-// goroutine takes the whole buffer at once, hashes it and writes it with
-// one system call.
+// into one shared buffer, under the recorder's lock. Whoever finds a
+// batch gathered and no write going on takes the writer's role: the
+// Append that completes the batch, the flush timer, Close, or a consumer
+// that would otherwise wait for room. It takes the whole buffer at once,
+// hashes it and writes it with one system call, outside the lock, while
+// the other consumers append to the next buffer, and goes on while
+// another batch has gathered in the meantime. One write at a time, in
+// the order the batches were taken, so the file keeps the order of the
+// appends.
+//
+// There is no writer goroutine: the consumer that filled a batch hashes
+// and writes it from its own processor's cache, where a writer on
+// another processor first had to fetch every line of it, and the
+// appender then fetched each line back to fill the buffer again, once
+// per 64 bytes of entries (a sixth of a recorded ThreadRing's CPU time,
+// on the unlock that waited for those stores).
 //
 // Order. Every accepted entry goes into that buffer in turn, so the file
 // order is the order in which Append calls returned. An entry appended before
@@ -126,9 +139,8 @@ type Recorder struct {
 	// hot holds the lock and what every Append writes under it, on a
 	// cache line of its own (see queueState).
 	hot   *queueState
-	space sync.Cond // a consumer's waiting entries decreased, or the recorder failed
-	ready sync.Cond // the queue or the inflight count changed, or closing began
-	// spare is the writer's last batch, reused.
+	space sync.Cond // the writer took a batch or ended a write, the last in-flight Append of a closing recorder left, or the recorder failed
+	// spare is the last batch written, reused.
 	spare []byte
 	// The fields below are read by every Append (under the lock) but
 	// written rarely: a lane is added, the recorder closes or fails.
@@ -137,8 +149,13 @@ type Recorder struct {
 	closing bool
 	err     error
 	stalls  uint64
-	done    chan struct{} // closed when the writer goroutine ends
-	closed  bool
+	// writing: a goroutine holds the writer's role (write). flushWanted:
+	// the flush timer found entries waiting while it did, so the writer
+	// takes them too before it gives the role up.
+	writing     bool
+	flushWanted bool
+	stop        chan struct{} // closed when the recorder has drained: the flush timer ends
+	closed      bool
 	// failed is err != nil, read without the lock by every journaled
 	// call: it is kept apart from what the lock's holders write.
 	_      [cacheLine]byte
@@ -164,7 +181,7 @@ type queueState struct {
 	// inflight counts the Append calls past the closing check and not
 	// yet returned.
 	inflight int32
-	// gen counts the writer's batches: a lane whose gen is older has no
+	// gen counts the batches taken: a lane whose gen is older has no
 	// entries in the queue (lane.waiting is stale).
 	gen uint64
 	_   [cacheLine - 8 - 24 - 8 - 8 - 8]byte
@@ -230,18 +247,19 @@ func New(w io.Writer, h *Header, opts Options) (*Recorder, error) {
 	return newRecorder(wr, opts), nil
 }
 
-// writerBatch is how many queued entries wake the writer, and
+// writerBatch is how many queued entries make a batch, and
 // writerBatchBytes how many bytes of them, whichever comes first: the
-// writer then takes them all and writes them with one system call. A
-// consumer may have DefaultBuffer (four batches) waiting, so that one
-// busy consumer rarely waits for the writer.
+// Append that completes it then takes them all and writes them with one
+// system call, unless a write is going on (then that writer takes them
+// after its own). A consumer may have DefaultBuffer (four batches)
+// waiting, so that a slow disk rarely makes a busy consumer wait.
 const (
 	writerBatch      = 1024
 	writerBatchBytes = 64 << 10
 )
 
 // flushInterval bounds how long an accepted entry waits in memory when
-// fewer than a batch are queued: the writer is woken at least this often
+// fewer than a batch are queued: a timer writes them at least this often
 // while entries wait, so a process killed at any moment (kill -9) leaves
 // in its temporary file every entry appended more than about
 // flushInterval before, plus the time to write them. (The file is synced
@@ -249,33 +267,37 @@ const (
 const flushInterval = 50 * time.Millisecond
 
 func newRecorder(w *Writer, opts Options) *Recorder {
-	r := &Recorder{w: w, limit: opts.Buffer, hot: &queueState{}, far: map[uint32]*lane{}, done: make(chan struct{})}
+	r := &Recorder{w: w, limit: opts.Buffer, hot: &queueState{}, far: map[uint32]*lane{}, stop: make(chan struct{})}
 	if r.limit <= 0 {
 		r.limit = DefaultBuffer
 	}
 	r.space.L = &r.hot.mu
-	r.ready.L = &r.hot.mu
-	go r.run()
 	go r.tick()
 	return r
 }
 
-// tick wakes the writer every flushInterval while entries wait below a
-// batch, until the writer ends.
+// tick writes what waits below a batch every flushInterval (or, while a
+// write goes on, has its writer take it too), until the recorder has
+// drained.
 func (r *Recorder) tick() {
 	t := time.NewTicker(flushInterval)
 	defer t.Stop()
+	h := r.hot
 	for {
 		select {
-		case <-r.done:
+		case <-r.stop:
 			return
 		case <-t.C:
 		}
-		r.hot.mu.Lock()
-		if len(r.hot.queue) > 0 {
-			r.ready.Signal()
+		h.mu.Lock()
+		if len(h.queue) > 0 && !r.closing {
+			if r.writing {
+				r.flushWanted = true
+			} else {
+				r.write(true)
+			}
 		}
-		r.hot.mu.Unlock()
+		h.mu.Unlock()
 	}
 }
 
@@ -370,10 +392,15 @@ func (r *Recorder) queueEntry(consumer uint32, kind Kind, rest []byte, encErr er
 	// not refused, even if it has to wait for space.
 	h.inflight++
 	if l.waiting >= r.limit {
+		// Whatever the batch size, the queue must be written to make
+		// room: by this Append, unless a write is going on.
 		r.stalls++
-		r.ready.Signal() // whatever the batch size, the writer must make room
 		for l.gen == h.gen && l.waiting >= r.limit && r.err == nil {
-			r.space.Wait()
+			if r.writing {
+				r.space.Wait()
+			} else {
+				r.write(true)
+			}
 		}
 		if r.err != nil {
 			err := r.err
@@ -384,29 +411,26 @@ func (r *Recorder) queueEntry(consumer uint32, kind Kind, rest []byte, encErr er
 			l.gen, l.waiting = h.gen, 0
 		}
 	}
-	before := len(h.queue)
 	h.queue = appendFrame(h.queue, kind, consumer, l.next, rest)
 	h.queued++
-	if before < writerBatchBytes && len(h.queue) >= writerBatchBytes && h.queued != writerBatch {
-		r.ready.Signal() // a batch's worth of bytes (leave signals a batch's worth of entries)
-	}
 	l.next++
 	l.waiting++
+	if (h.queued >= writerBatch || len(h.queue) >= writerBatchBytes) && !r.writing {
+		r.write(false)
+	}
 	r.leave()
 	return nil
 }
 
-// leave ends an Append call admitted in flight and releases the lock.
-// The writer is woken once a batch has gathered (or for the last Append
-// of a closing recorder): waking it for every entry would only make
-// producer and writer take turns. Entries below a batch wait in memory,
-// bounded by the per-consumer limit, until the next tick
-// (flushInterval).
+// leave ends an Append call admitted in flight and releases the lock;
+// the last one in flight of a closing recorder wakes Close. Entries
+// below a batch wait in memory, bounded by the per-consumer limit, until
+// the batch is complete or the next tick (flushInterval).
 func (r *Recorder) leave() {
 	h := r.hot
 	h.inflight--
-	if h.queued == writerBatch || r.closing {
-		r.ready.Signal()
+	if r.closing && h.inflight == 0 {
+		r.space.Broadcast()
 	}
 	h.mu.Unlock()
 }
@@ -433,22 +457,24 @@ func (r *Recorder) lane(consumer uint32) *lane {
 	return l
 }
 
-// run is the writer goroutine: it takes everything queued at once and
-// writes it, so a slow disk costs one write per batch, not per entry.
-func (r *Recorder) run() {
-	defer close(r.done)
+// write takes the writer's role (r.writing, which must be false) and
+// writes everything queued at once, so a slow disk costs one write per
+// batch, not per entry; then, while a whole batch has gathered during
+// the write (or the flush timer asked), it writes that too, and gives
+// the role up. Without force it writes only a whole batch. It is called
+// and returns with the lock held, which it releases during each write:
+// the others append to the other buffer meanwhile, and the role makes
+// the writes one at a time, in the order the batches were taken. After
+// a failure the batches are taken and dropped.
+func (r *Recorder) write(force bool) {
 	h := r.hot
-	h.mu.Lock()
-	for {
-		for h.queued == 0 && !(r.closing && h.inflight == 0) {
-			r.ready.Wait()
-		}
-		if h.queued == 0 {
-			h.mu.Unlock()
-			return
-		}
+	r.writing = true
+	for h.queued > 0 && (force || r.flushWanted || h.queued >= writerBatch || len(h.queue) >= writerBatchBytes) {
+		force = false
 		batch, n := h.queue, h.queued
 		h.queue, h.queued = r.spare[:0], 0
+		r.spare = nil
+		r.flushWanted = false
 		h.gen++ // every lane's waiting entries are taken
 		r.space.Broadcast()
 		failed := r.err != nil
@@ -465,6 +491,8 @@ func (r *Recorder) run() {
 			r.failLocked(r.wrap(err))
 		}
 	}
+	r.writing = false
+	r.space.Broadcast() // a consumer waiting for room may write now, Close may go on
 }
 
 // failLocked remembers the first failure and wakes every waiting producer.
@@ -507,15 +535,29 @@ func (r *Recorder) Stalls() uint64 {
 	return r.stalls
 }
 
-// drain stops new Appends, waits for the ones in flight and for the writer
-// to write everything, and reports whether the recorder was already closed.
+// drain stops new Appends, waits for the ones in flight and for a write
+// going on, writes everything left, ends the flush timer and reports
+// whether the recorder was already closed.
 func (r *Recorder) drain() (already bool) {
-	r.hot.mu.Lock()
+	h := r.hot
+	h.mu.Lock()
 	already = r.closed
 	r.closed, r.closing = true, true
-	r.ready.Broadcast()
-	r.hot.mu.Unlock()
-	<-r.done
+	for {
+		if r.writing || h.inflight > 0 {
+			r.space.Wait()
+			continue
+		}
+		if h.queued > 0 {
+			r.write(true)
+			continue
+		}
+		break
+	}
+	h.mu.Unlock()
+	if !already {
+		close(r.stop)
+	}
 	return already
 }
 

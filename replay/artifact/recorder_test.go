@@ -8,6 +8,8 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -547,6 +549,87 @@ func TestRecorderHotLayout(t *testing.T) {
 		}
 		if err := rec.Close(VerdictQuiescent, 0); err != nil {
 			t.Fatal(err)
+		}
+	}
+}
+
+// stackWriter notes, for each Write, whether it was made from inside an
+// Append (queueEntry on the calling goroutine's stack).
+type stackWriter struct {
+	mu         sync.Mutex
+	buf        bytes.Buffer
+	fromAppend []bool
+}
+
+func (w *stackWriter) Write(p []byte) (int, error) {
+	stack := make([]byte, 16<<10)
+	stack = stack[:runtime.Stack(stack, false)]
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.fromAppend = append(w.fromAppend, bytes.Contains(stack, []byte("artifact.(*Recorder).queueEntry")))
+	return w.buf.Write(p)
+}
+
+func (w *stackWriter) writes() []bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return slices.Clone(w.fromAppend)
+}
+
+// TestRecorderWritesOnAppender: the Append that completes a batch writes
+// it before it returns, on its own goroutine (there is no writer
+// goroutine, whose processor had to fetch every line of the batch from
+// the appender's cache and back), and the entries keep their order.
+func TestRecorderWritesOnAppender(t *testing.T) {
+	w := &stackWriter{}
+	r, err := New(w, testHeader(1), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	header := len(w.writes()) // New may write the header
+	payload := []byte{8, 2, 2, 0x80, 0x40, 3, 4, 't', 'i', 'c', 'k', 0}
+	appendOne := func(i int) {
+		pub := Publish{Topic: "Tick", Message: MessageID{Seq: uint64(i)}, Payload: payload}
+		if err := r.AppendPublish(0, &pub); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i := range writerBatch - 1 {
+		appendOne(i)
+	}
+	if got := w.writes(); len(got) != header {
+		t.Fatalf("%d writes before a batch had gathered", len(got)-header)
+	}
+	appendOne(writerBatch - 1)
+	got := w.writes()[header:]
+	if len(got) == 0 {
+		t.Fatal("the Append that completed a batch returned before the batch was written")
+	}
+	for i, fromAppend := range got {
+		if !fromAppend {
+			t.Fatalf("write %d of the first batch was not made by the Append that completed it", i)
+		}
+	}
+	const total = 3*writerBatch + 10
+	for i := writerBatch; i < total; i++ {
+		appendOne(i)
+	}
+	if got := w.writes(); !got[len(got)-1] {
+		t.Error("the third batch was not written by an Append")
+	}
+	if err := r.Close(VerdictQuiescent, 0); err != nil {
+		t.Fatal(err)
+	}
+	a, err := Decode(w.buf.Bytes())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(a.Entries) != total {
+		t.Fatalf("%d entries, want %d", len(a.Entries), total)
+	}
+	for i, e := range a.Entries {
+		if p, ok := e.Body.(Publish); !ok || e.Seq != uint64(i) || p.Message.Seq != uint64(i) {
+			t.Fatalf("entry %d: %+v", i, e)
 		}
 	}
 }
