@@ -179,7 +179,7 @@ func (e *wasmEngine) deliverFast(inst, topic int, n int) (ran bool, err error) {
 		}
 	}
 	s := t.hstack
-	s[0], s[1], s[2], s[3], s[4], s[5], s[6], s[7] = fi.slots, uint64(g.inPtr), uint64(n), fi.batch, fi.box, fi.charged, uint64(int64(n)+th.charge), fi.guards
+	s[0], s[1], s[2], s[3], s[4], s[5], s[6], s[7], s[8] = fi.slots, uint64(g.inPtr), uint64(n), fi.batch, fi.box, fi.charged, uint64(int64(n)+th.charge), fi.guards, 0
 	th.calls++
 	if !t.callHandler(th) {
 		fastFellBack.Add(1)

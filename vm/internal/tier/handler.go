@@ -28,15 +28,31 @@ import (
 // length, capacity, 8 bytes each), of the batch box (two uint32: the
 // batch's address and length), of the machine's memory charge counter
 // (int64), the charge the delivery adds to it (the payload's length
-// and its struct's shallow size), and the address of the machine's guard
-// tables (vm.Machine.GuardTables; 0: none). It returns 0 with GlobalStop 0 when the
-// handler ran to its end. The host sets GlobalFuel and GlobalGiven to the
-// steps it may take (at most one poll slice: a refill always refuses),
-// GlobalDepth to 1, GlobalHeight to the handler's frame size and an
-// empty undo log, as for a call.
+// and its struct's shallow size), the address of the machine's guard
+// tables (vm.Machine.GuardTables, whose word 1 is the address of the
+// memory allowance), and the batch's length to append from: 0 for a
+// delivery on its own (the guest's deliver empties the batch first), the
+// length the previous delivery left in a run (HandlerManyExport). It
+// returns 0 with GlobalStop 0 when the handler ran to its end. The host
+// sets GlobalFuel and GlobalGiven to the steps it may take (at most one
+// poll slice: a refill always refuses), GlobalDepth to 1, GlobalHeight to
+// the handler's frame size and an empty undo log, as for a call.
+//
+// The memory measure. The interpreter charges a delivery's payload when
+// it decodes it, before the handler's first step, and measures (when the
+// charges since the last measure pass the allowance) after each
+// instruction it runs outside its dispatch loop's own cases
+// (InterpreterInline lists those): so a handler that runs such an
+// instruction, or calls a function that may, measures in its own run
+// whenever its delivery's charge took the machine past the allowance.
+// Compiled code cannot measure (it would need the interpreter's frames),
+// so a handler compiled whole hands the delivery back at each such
+// instruction when the charges (the machine's, the delivery's and its
+// guarded publishes') pass the allowance, and the interpreter then
+// measures where it always does.
 
 // HandlerParams is the number of parameters of a handler export.
-const HandlerParams = 8
+const HandlerParams = 9
 
 // Handler is a topic handler compiled whole (PlanHandlers).
 type Handler struct {
@@ -61,6 +77,33 @@ type Handler struct {
 
 // HandlerExport returns the export name of p.Handlers[i].
 func HandlerExport(i int) string { return "d" + strconv.Itoa(i) }
+
+// InterpreterInline are the opcodes that the interpreter's dispatch loop
+// (vm's execAt) runs as cases of its own switch, after which it never
+// measures memory; after every other instruction it runs (cold's), it
+// measures when the charges pass the allowance. A test in package vm
+// keeps the list equal to execAt's cases.
+var InterpreterInline = map[image.Op]bool{
+	image.OpMove: true, image.OpLoadK: true, image.OpLoadInt: true, image.OpLoadState: true, image.OpStoreState: true,
+	image.OpAddInt: true, image.OpSubInt: true, image.OpAddIntK: true,
+	image.OpEqInt: true, image.OpNeInt: true, image.OpLtInt: true, image.OpLeInt: true,
+	image.OpJump: true, image.OpJumpT: true, image.OpJumpF: true,
+	image.OpJLtInt: true, image.OpJLeInt: true, image.OpJEqInt: true, image.OpJNeInt: true,
+	image.OpJLtIntK: true, image.OpJLeIntK: true, image.OpJGtIntK: true, image.OpJGeIntK: true,
+	image.OpJEqIntK: true, image.OpJNeIntK: true, image.OpLoopRange: true,
+	image.OpCall: true, image.OpRet: true, image.OpRetVoid: true, image.OpIndexList: true, image.OpField: true,
+	image.OpPublish: true, image.OpPublishAfter: true, image.OpForList: true,
+}
+
+// measures reports whether the interpreter may measure memory while it
+// runs in (see "The memory measure" above): after an instruction its
+// loop does not run itself, or inside a call (the callee's own
+// instructions; a compiled callee, which keeps its registers in wasm
+// locals, is handed back at such a point only when compiled code
+// reaches it from a handler).
+func measures(in image.Instr) bool {
+	return !InterpreterInline[in.Op] || in.Op == image.OpCall
+}
 
 // BatchFlush and CanonicalNaN are vm/guest/abi.BatchFlush (a batch that
 // reaches it is handed over at once, which compiled code leaves to the
@@ -281,8 +324,12 @@ type handlerGen struct {
 	// the guards' frame would start), gcharge (their memory charges), i64;
 	// hdr (the topic's guard table) and src (its bits for the key), i32.
 	high, gcharge, hdr, src uint32
-	slotIx                  map[int32]uint32
-	written                 []bool // by slot: the handler stores it
+	// left (i64): the allowance less the charges at the handler's
+	// entry (the machine's and the delivery's), when it measures.
+	left    uint32
+	measure bool // some instruction it compiles may measure (measures)
+	slotIx  map[int32]uint32
+	written []bool // by slot: the handler stores it
 }
 
 // The handler export's parameters (locals 0…HandlerParams-1).
@@ -295,6 +342,7 @@ const (
 	hpCharged
 	hpCharge
 	hpGuards
+	hpPos
 )
 
 func newHandlerGen(img *image.Image, h *Handler) *handlerGen {
@@ -306,6 +354,7 @@ func newHandlerGen(img *image.Image, h *Handler) *handlerGen {
 		if in.Op == image.OpStoreState && !h.Stop[pc] {
 			g.written[g.slotIx[in.A]] = true
 		}
+		g.measure = g.measure || !h.Stop[pc] && measures(in)
 	}
 	return g
 }
@@ -324,7 +373,7 @@ const (
 // groups whose count byte is at w.b[groups].
 func (g *handlerGen) declare(w *buffer, groups int, next uint32) {
 	w.b[groups] += 2
-	n64 := 5 + uint32(len(g.h.Fields)+len(g.h.Slots))
+	n64 := 6 + uint32(len(g.h.Fields)+len(g.h.Slots))
 	w.u32(n64)
 	w.byte(typeI64)
 	w.u32(4)
@@ -333,6 +382,7 @@ func (g *handlerGen) declare(w *buffer, groups int, next uint32) {
 	g.field0 = next + 3
 	g.slot0 = g.field0 + uint32(len(g.h.Fields))
 	g.high, g.gcharge = g.slot0+uint32(len(g.h.Slots)), g.slot0+uint32(len(g.h.Slots))+1
+	g.left = g.gcharge + 1
 	g.bptr, g.cur, g.hdr, g.src = next+n64, next+n64+1, next+n64+2, next+n64+3
 }
 
@@ -440,8 +490,26 @@ func (g *handlerGen) prologue(w *buffer) {
 		w.mem(opI64Load, valueBits)
 		w.lset(g.slot0 + uint32(i))
 	}
-	w.i64Const(0)
+	w.lget(hpPos)
 	w.lset(g.pos)
+	if g.measure {
+		// left = allowance - (charged + charge): negative when a
+		// measure would fall due at the next instruction that
+		// measures. Neither changes during the run (only the guards'
+		// charges add to it, in gcharge).
+		w.lget(hpGuards)
+		w.op(opI32WrapI64)
+		w.mem(opI64Load, 8)
+		w.op(opI32WrapI64)
+		w.mem(opI64Load, 0)
+		w.lget(hpCharged)
+		w.op(opI32WrapI64)
+		w.mem(opI64Load, 0)
+		w.lget(hpCharge)
+		w.op(opI64Add)
+		w.op(opI64Sub)
+		w.lset(g.left)
+	}
 	if len(g.h.Guards) > 0 {
 		w.i64Const(int64(g.img.Funcs[g.h.Func].FrameSize))
 		w.lset(g.high)
@@ -575,6 +643,20 @@ func (g *handlerGen) op(w *buffer, pc int, in image.Instr) bool {
 	if g.h.Stop[pc] {
 		w.stop()
 		return true
+	}
+	if measures(in) {
+		// The interpreter would measure here (in a call: maybe):
+		// hand the delivery back when the charges pass the allowance.
+		if len(g.h.Guards) > 0 {
+			w.lget(g.gcharge)
+			w.lget(g.left)
+			w.op(opI64GtS)
+		} else {
+			w.lget(g.left)
+			w.i64Const(0)
+			w.op(opI64LtS)
+		}
+		w.stopIf()
 	}
 	switch in.Op {
 	case image.OpField:
