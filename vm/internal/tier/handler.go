@@ -1129,3 +1129,140 @@ func (g *handlerGen) copyBits(w *buffer, off uint32, nb int) {
 // GuardTableWords are the gt… constants in order, then GuardWords, for
 // package vm's test.
 var GuardTableWords = []int{gtValid, gtSubs, gtField, gtMin, gtKeys, gtSize, gtCharge, gtBits, GuardWords}
+
+// Runs of deliveries. The host hands a compiled handler a run of
+// deliveries to one instance, queued one after the other, in one call of
+// the handler's run export (HandlerManyExport), when nothing needs to
+// see a delivery start or end (no journal, order or debugger: the
+// consumer's loop that hands the guest several deliveries at once). The
+// export calls the handler export once per delivery, in order, setting
+// before each what the host sets before a call of its own (the fuel and
+// given steps of a fresh delivery, the depth and height), and stops at
+// the first delivery the handler hands back. So each delivery runs as it
+// would on its own: its own steps and budget, its own charge added at
+// its end (the next one reads it), its publishes appended after the
+// previous one's (the batch's length, which each delivery's end sets, is
+// where the next appends). The host publishes the batch after the call,
+// in order. A handler that hands back delivery k (a fall-back, or a
+// batch that would fill up) has written nothing of it: deliveries 0…k-1
+// have ended as they would have one by one, k and those after it have
+// not begun.
+//
+// The run export takes ManyParams i64 parameters: the handler export's
+// slots, then the address of the run's list, its count of deliveries, the
+// batch, the box, the charge counter, the charge of the payload's struct
+// (the export adds each payload's length), the guard tables, the fuel
+// of a delivery (the locus's budget, at most a poll slice) and the
+// handler's frame size (the height). The list is a progress word (i64,
+// the deliveries that have ended, which the export keeps up to date so
+// that the host knows them even if the call fails) followed by each
+// payload after its length (u32). It returns the deliveries that ended.
+
+// ManyParams is the number of parameters of a run export.
+const ManyParams = 10
+
+// HandlerManyExport returns the export name of the run export of
+// p.Handlers[i].
+func HandlerManyExport(i int) string { return "m" + strconv.Itoa(i) }
+
+// compileMany writes the body of a run export whose handler export is
+// function fn.
+func compileMany(w *buffer, fn uint32) {
+	const (
+		slots, list, count, batch, box, charged, charge, guards, fuel, height = 0, 1, 2, 3, 4, 5, 6, 7, 8, 9
+		j, n, pos, p                                                          = 10, 11, 12, 13
+	)
+	w.u32(2)
+	w.u32(3)
+	w.byte(typeI64)
+	w.u32(1)
+	w.byte(typeI32)
+	// p = list + 8, past the progress word (0: the host wrote it).
+	w.lget(list)
+	w.op(opI32WrapI64)
+	w.i32Const(8)
+	w.op(opI32Add)
+	w.lset(p)
+	w.op(opBlock)
+	w.byte(0x40)
+	w.op(opLoop)
+	w.byte(0x40)
+	w.lget(j)
+	w.lget(count)
+	w.op(opI64GeS)
+	w.op(opBrIf)
+	w.u32(1)
+	w.lget(p)
+	w.mem(opI32Load, 0)
+	w.op(opI64ExtendI32U)
+	w.lset(n)
+	// What the host sets before a call.
+	w.lget(fuel)
+	w.op(opGlobalSet)
+	w.u32(globalFuel)
+	w.lget(fuel)
+	w.op(opGlobalSet)
+	w.u32(globalGiven)
+	w.i64Const(1)
+	w.op(opGlobalSet)
+	w.u32(globalDepth)
+	w.lget(height)
+	w.op(opGlobalSet)
+	w.u32(globalHeight)
+	w.lget(slots)
+	w.lget(p)
+	w.i32Const(4)
+	w.op(opI32Add)
+	w.op(opI64ExtendI32U)
+	w.lget(n)
+	w.lget(batch)
+	w.lget(box)
+	w.lget(charged)
+	w.lget(n)
+	w.lget(charge)
+	w.op(opI64Add)
+	w.lget(guards)
+	w.lget(pos)
+	w.op(opCall)
+	w.u32(fn)
+	// Handed back (0 with stop set; anything else is not a handler's
+	// end either).
+	w.i64Const(0)
+	w.op(opI64Ne)
+	w.op(opGlobalGet)
+	w.u32(globalStop)
+	w.i64Const(0)
+	w.op(opI64Ne)
+	w.op(opI32Or)
+	w.op(opBrIf)
+	w.u32(1)
+	// pos = the batch's length the delivery left; one more ended.
+	w.lget(batch)
+	w.op(opI32WrapI64)
+	w.mem(opI64Load, 8)
+	w.lset(pos)
+	w.lget(j)
+	w.i64Const(1)
+	w.op(opI64Add)
+	w.lset(j)
+	w.lget(list)
+	w.op(opI32WrapI64)
+	w.lget(j)
+	w.mem(opI64Store, 0)
+	w.lget(p)
+	w.i32Const(4)
+	w.op(opI32Add)
+	w.lget(n)
+	w.op(opI32WrapI64)
+	w.op(opI32Add)
+	w.lset(p)
+	w.op(opBr)
+	w.u32(0)
+	w.op(opEnd)
+	w.op(opEnd)
+	w.i64Const(0)
+	w.op(opGlobalSet)
+	w.u32(globalDepth)
+	w.lget(j)
+	w.op(opEnd)
+}
