@@ -52,6 +52,13 @@ func (m *Machine) SetMemoryLimit(limit int64) {
 // MemoryLimit returns the limit SetMemoryLimit set.
 func (m *Machine) MemoryLimit() int64 { return m.mem.limit }
 
+// MemoryCounters returns what the machine has charged since its last
+// measure and the allowance that calls for the next: the engines'
+// differential tests compare them after every delivery.
+func (m *Machine) MemoryCounters() (charged, allowance int64) {
+	return m.mem.charged, m.mem.allowance
+}
+
 // nextAllowance is what may be charged after a measure of mem.live before
 // the next one: as much as the data measured (so that measuring costs a
 // constant share of the work that allocates), at least minAllowance and,

@@ -2,6 +2,9 @@ package vm_test
 
 import (
 	"errors"
+	"go/ast"
+	"go/parser"
+	"go/token"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -11,6 +14,7 @@ import (
 
 	"github.com/hale-lang/hale/codegen/image"
 	"github.com/hale-lang/hale/vm"
+	"github.com/hale-lang/hale/vm/internal/tier"
 	"github.com/hale-lang/hale/vm/value"
 )
 
@@ -267,4 +271,75 @@ func TestLiveAfterHoldsTheEquations(t *testing.T) {
 		}
 	}
 	t.Logf("%d instructions checked", checked)
+}
+
+// TestInterpreterInlineOps keeps tier.InterpreterInline, the opcodes
+// after which the interpreter never measures memory (a handler compiled
+// whole hands a delivery back where the interpreter would measure),
+// equal to the cases of execAt's switch: every other instruction goes
+// through cold, which measures.
+func TestInterpreterInlineOps(t *testing.T) {
+	f, err := parser.ParseFile(token.NewFileSet(), "run.go", nil, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	inline := map[string]bool{}
+	for _, d := range f.Decls {
+		fd, ok := d.(*ast.FuncDecl)
+		if !ok || fd.Name.Name != "execAt" {
+			continue
+		}
+		ast.Inspect(fd.Body, func(n ast.Node) bool {
+			sw, ok := n.(*ast.SwitchStmt)
+			if !ok {
+				return true
+			}
+			if sel, ok := sw.Tag.(*ast.SelectorExpr); !ok || sel.Sel.Name != "Op" {
+				return true
+			}
+			for _, st := range sw.Body.List {
+				for _, e := range st.(*ast.CaseClause).List {
+					if sel, ok := e.(*ast.SelectorExpr); ok {
+						if x, ok := sel.X.(*ast.Ident); ok && x.Name == "image" {
+							inline[sel.Sel.Name] = true
+						}
+					}
+				}
+			}
+			return false
+		})
+	}
+	if len(inline) < 20 {
+		t.Fatalf("found %d cases in execAt's switch", len(inline))
+	}
+	// The opcodes' names, from their const block (one iota from OpNop).
+	opf, err := parser.ParseFile(token.NewFileSet(), "../codegen/image/op.go", nil, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	name := map[image.Op]string{}
+	for _, d := range opf.Decls {
+		gd, ok := d.(*ast.GenDecl)
+		if !ok || gd.Tok != token.CONST || len(gd.Specs) == 0 || gd.Specs[0].(*ast.ValueSpec).Names[0].Name != "OpNop" {
+			continue
+		}
+		for i, sp := range gd.Specs {
+			name[image.Op(i)] = sp.(*ast.ValueSpec).Names[0].Name
+		}
+	}
+	if name[image.OpPublishAfter] != "OpPublishAfter" || name[image.OpMove] != "OpMove" {
+		t.Fatalf("the opcodes' const block did not parse as expected: %v", name)
+	}
+	listed := map[string]bool{}
+	for op := range tier.InterpreterInline {
+		listed[name[op]] = true
+		if !inline[name[op]] {
+			t.Errorf("tier.InterpreterInline has %s, which execAt does not run itself", name[op])
+		}
+	}
+	for n := range inline {
+		if !listed[n] {
+			t.Errorf("execAt runs image.%s itself; tier.InterpreterInline lacks it", n)
+		}
+	}
 }

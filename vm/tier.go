@@ -292,7 +292,10 @@ func (m *Machine) applyRegionOut(regs unsafe.Pointer) {
 // that instruction's trap, to raise.
 func (m *Machine) callRegion(i int32, regs unsafe.Pointer, ip unsafe.Pointer, budget int64) (next unsafe.Pointer, used int64, ok bool, trap, err error) {
 	pr := &m.regions[i]
-	if pr.off {
+	if pr.off || m.overAllowance() {
+		// Over the allowance, a measure is due after the next
+		// instruction that measures (memory.go), which compiled code
+		// does not do: the loop is interpreted until it has measured.
 		return nil, 0, false, nil, nil
 	}
 	if m.dbg != nil && len(m.dbg.patched) > 0 {
@@ -536,6 +539,11 @@ const (
 //
 //go:noinline
 func (m *Machine) tierCallOp(in *image.Instr, regs unsafe.Pointer, ip unsafe.Pointer, budget int64) (used int64, ok bool, err error) {
+	if m.overAllowance() {
+		// A measure is due (see callRegion): the interpreter runs the
+		// call, which measures where it always does.
+		return 0, false, nil
+	}
 	depth := len(m.frames)
 	if m.tierHold != 0 {
 		if depth > m.tierHold {

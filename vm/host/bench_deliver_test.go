@@ -123,3 +123,64 @@ func BenchmarkExportCall(b *testing.B) {
 		}
 	})
 }
+
+// BenchmarkDeliverMany is BenchmarkDeliver's handlers on the wasm engine
+// of a run's consumer, handed deliveries in runs of manyDeliveries
+// (DeliverMany, as a consumer with nothing to see each delivery does):
+// cpu-ns/op is the process's CPU time per delivery.
+func BenchmarkDeliverMany(b *testing.B) {
+	for _, h := range deliverHandlers {
+		b.Run(h.name, func(b *testing.B) {
+			img := compileAll(b, `
+topic T { n: int }
+topic U { n: int }
+locus L {
+    var total: int = 0;
+    on T(t) { `+h.body+` }
+}
+locus S { on U(u) { } }
+main { spawn L; spawn S; }
+`)
+			host := hostFunc(func(id uint16, args []byte) ([]byte, error) { return nil, nil })
+			w, err := defaultWasm()
+			if err != nil {
+				b.Fatal(err)
+			}
+			prog, err := w.prepare(context.Background(), img)
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer prog.close(context.Background())
+			e, err := w.newEngine(context.Background(), prog, &countingBatchHost{hostFunc: host}, vm.DefaultMemoryLimit)
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer e.Close()
+			if err := e.Init(0); err != nil {
+				b.Fatal(err)
+			}
+			m := e.(manyDeliverer)
+			ds := make([]Delivery, manyDeliveries)
+			for i := range ds {
+				ds[i] = Delivery{Target: 0, Topic: 0, Payload: structPayload(v(int64(i)))}
+			}
+			b.ReportAllocs()
+			b.ResetTimer()
+			cpu := benchCPUTime()
+			for done := 0; done < b.N; {
+				n := min(len(ds), b.N-done)
+				for at := 0; at < n; {
+					ran, err := m.DeliverMany(ds[at:n])
+					if err != nil || ran == 0 {
+						b.Fatal(ran, err)
+					}
+					at += ran
+				}
+				done += n
+			}
+			cpu = benchCPUTime() - cpu
+			b.StopTimer()
+			b.ReportMetric(float64(cpu)/float64(b.N), "cpu-ns/op")
+		})
+	}
+}

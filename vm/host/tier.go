@@ -117,6 +117,7 @@ type tierInstance struct {
 	// plan.Handlers' index; hstack their calls' parameters.
 	handlers []tierHandler
 	hstack   []uint64
+	mstack   []uint64 // a run export's parameters (deliverRun)
 	// handlerSet: the stop, log, log_end, log_base and commit globals
 	// hold what callHandler gives a compiled handler (callHandler).
 	handlerSet bool

@@ -29,9 +29,14 @@ var disableFast bool
 // ran and handed back, for tests.
 var fastAnswered, fastFellBack atomic.Int64
 
+// inRuns counts the deliveries compiled handlers ran in runs
+// (deliverRun), for tests.
+var inRuns atomic.Int64
+
 // tierHandler is one handler compiled whole, in a tier instance.
 type tierHandler struct {
 	fn        api.Function
+	many      api.Function // the run export (tier.HandlerManyExport)
 	h         *tier.Handler
 	frameSize int
 	budget    int64 // the locus's @budget, or the most
@@ -67,18 +72,19 @@ func (t *tierInstance) newTierHandlers(p *wasmProgram) bool {
 	t.handlers = make([]tierHandler, len(p.plan.Handlers))
 	for i := range p.plan.Handlers {
 		h := &p.plan.Handlers[i]
-		fn := t.mod.ExportedFunction(tier.HandlerExport(i))
-		if fn == nil {
+		fn, many := t.mod.ExportedFunction(tier.HandlerExport(i)), t.mod.ExportedFunction(tier.HandlerManyExport(i))
+		if fn == nil || many == nil {
 			return false
 		}
 		budget := int64(1<<63 - 1)
 		if b := p.img.Loci[h.Locus].Budget; b > 0 {
 			budget = b
 		}
-		t.handlers[i] = tierHandler{fn: fn, h: h, frameSize: p.img.Funcs[h.Func].FrameSize, budget: budget,
+		t.handlers[i] = tierHandler{fn: fn, many: many, h: h, frameSize: p.img.Funcs[h.Func].FrameSize, budget: budget,
 			charge: value.SizeObjectHeader + value.SizeSlot*int64(len(h.Fields))}
 	}
 	t.hstack = make([]uint64, tier.HandlerParams)
+	t.mstack = make([]uint64, tier.ManyParams)
 	return true
 }
 
@@ -160,6 +166,8 @@ func (e *wasmEngine) fastFor(inst int) *fastInst {
 func (e *wasmEngine) deliverFast(inst, topic int, n int) (ran bool, err error) {
 	g := e.g
 	t := g.tier
+	// fastHandler's body, kept here: the call cost a chain's delivery
+	// a few per cent.
 	p := g.prog
 	if inst < 0 || inst >= len(p.img.Instances) || topic < 0 || topic >= len(p.img.Topics) {
 		return false, nil
@@ -179,7 +187,7 @@ func (e *wasmEngine) deliverFast(inst, topic int, n int) (ran bool, err error) {
 		}
 	}
 	s := t.hstack
-	s[0], s[1], s[2], s[3], s[4], s[5], s[6], s[7] = fi.slots, uint64(g.inPtr), uint64(n), fi.batch, fi.box, fi.charged, uint64(int64(n)+th.charge), fi.guards
+	s[0], s[1], s[2], s[3], s[4], s[5], s[6], s[7], s[8] = fi.slots, uint64(g.inPtr), uint64(n), fi.batch, fi.box, fi.charged, uint64(int64(n)+th.charge), fi.guards, 0
 	th.calls++
 	if !t.callHandler(th) {
 		fastFellBack.Add(1)
@@ -191,6 +199,118 @@ func (e *wasmEngine) deliverFast(inst, topic int, n int) (ran bool, err error) {
 	}
 	fastAnswered.Add(1)
 	return true, g.publishLeft(e, nil)
+}
+
+// fastHandler returns the compiled handler that may run a delivery of
+// topic to inst, and what e knows of inst, or nil.
+func (e *wasmEngine) fastHandler(inst, topic int) (*tierHandler, *fastInst) {
+	g := e.g
+	p := g.prog
+	if inst < 0 || inst >= len(p.img.Instances) || topic < 0 || topic >= len(p.img.Topics) {
+		return nil, nil
+	}
+	byTopic := p.handlers[p.img.Instances[inst].Locus]
+	if byTopic == nil || byTopic[topic] == 0 {
+		return nil, nil
+	}
+	th := &g.tier.handlers[byTopic[topic]-1]
+	if th.off || th.h.Publishes && g.box == 0 {
+		return nil, nil
+	}
+	fi := e.fastFor(inst)
+	if !fi.known || !fi.ready[topic] {
+		if !e.askFast(inst, topic, fi) {
+			return nil, nil
+		}
+	}
+	return th, fi
+}
+
+// deliverRun runs ds, deliveries of one topic to one instance queued one
+// after the other, through its compiled handler's run export (see
+// tier.HandlerManyExport), in as few calls as the batch allows, and
+// returns how many ran: all of them, or fewer when the handler handed
+// ds[ran] back (it then wrote nothing of it, and the guest must run it);
+// err is a publish's interruption, reported as ds[ran]'s, the last that
+// ran. The publishes of the deliveries that ran reach the host after each
+// call, in order. e holds the guest; only for a guest that batches
+// publishes, with nothing to see a delivery start or end (DeliverMany).
+func (e *wasmEngine) deliverRun(ds []Delivery) (ran int, err error) {
+	g := e.g
+	t := g.tier
+	th, fi := e.fastHandler(ds[0].Target, ds[0].Topic)
+	if th == nil || g.box == 0 {
+		return 0, nil
+	}
+	for ran < len(ds) {
+		list := append(g.list[:0], make([]byte, 8)...) // the progress word
+		for _, d := range ds[ran:] {
+			list = binary.LittleEndian.AppendUint32(list, uint32(len(d.Payload)))
+			list = append(list, d.Payload...)
+		}
+		g.list = list
+		if err := g.write(list); err != nil {
+			return ran, err
+		}
+		fuel := min(th.budget, vm.PollSteps)
+		s := t.mstack
+		s[0], s[1], s[2], s[3], s[4], s[5], s[6], s[7], s[8], s[9] = fi.slots, uint64(g.inPtr), uint64(len(ds)-ran), fi.batch, fi.box,
+			fi.charged, uint64(th.charge), fi.guards, uint64(fuel), uint64(th.frameSize)
+		k := t.callMany(th, fuel, len(ds)-ran, g.inPtr)
+		th.calls += k
+		fastAnswered.Add(int64(k))
+		inRuns.Add(int64(k))
+		if k > 0 {
+			if err := g.publishLeft(e, nil); err != nil {
+				return ran + k - 1, err
+			}
+		}
+		ran += k
+		if k == 0 {
+			// Handed back with an empty batch: the guest runs it.
+			fastFellBack.Add(1)
+			th.calls++
+			if th.fellBack++; th.calls >= fastFallbacks && th.fellBack*4 > th.calls {
+				th.off = true
+			}
+			return ran, nil
+		}
+		// Handed back after others ran: perhaps only for want of
+		// room in the batch, which the host has just emptied; the
+		// next call starts with ds[ran] again.
+	}
+	return ran, nil
+}
+
+// callMany calls th's run export with the parameters in t.mstack for a
+// list of count deliveries at address list, each with fuel steps, and
+// returns how many ran to their end.
+func (t *tierInstance) callMany(th *tierHandler, fuel int64, count int, list uint32) int {
+	t.budget, t.given, t.err, t.breaks = fuel, fuel, nil, t.breaks[:0]
+	if !t.handlerSet {
+		t.setHandlerGlobals()
+	} else if checkHandlerGlobals {
+		t.checkHandlerGlobals()
+	}
+	err := th.many.CallWithStack(t.ctx, t.mstack)
+	k := int(t.mstack[0])
+	if err != nil {
+		// The progress word counts the deliveries that ended.
+		t.depth.Set(0)
+		n, _ := t.guest.ReadUint64Le(list)
+		k = int(n)
+	}
+	if k < 0 || k > count {
+		k = 0 // not possible: the export counts what it ran
+	}
+	if err != nil || t.err != nil || k < count {
+		// The stop global is set, or its last call's may be: the next
+		// call sets them all.
+		t.handlerSet = false
+	} else {
+		t.handlerSet = true
+	}
+	return k
 }
 
 // askFast asks the guest (fastinfo) for inst's addresses and whether

@@ -467,10 +467,24 @@ func (e *wasmEngine) DeliverMany(ds []Delivery) (ran int, err error) {
 	defer e.end()
 	g := e.g
 	if e.fastOn() {
-		// The deliveries compiled handlers run, one by one, up to the
-		// first they do not: the consumer hands over the rest again.
+		// The deliveries compiled handlers run, up to the first they do
+		// not: the consumer hands over the rest again. A run of
+		// deliveries to one instance and topic goes to the handler's
+		// run export, in one call; a delivery on its own, to the
+		// handler's.
 		for ran < len(ds) {
 			d := ds[ran]
+			if end := sameRun(ds[ran:]); end > 1 {
+				k, err := e.deliverRun(ds[ran : ran+end])
+				ran += k
+				if err != nil {
+					return ran, err
+				}
+				if k < end {
+					break
+				}
+				continue
+			}
 			if err := g.write(d.Payload); err != nil {
 				return ran, err
 			}
@@ -518,6 +532,16 @@ func (e *wasmEngine) DeliverMany(ds []Delivery) (ran int, err error) {
 		return 0, fmt.Errorf("wasm engine: delivermany ran %d of %d deliveries", ran, len(ds))
 	}
 	return ran, nil
+}
+
+// sameRun returns the length of the run of deliveries at the start of ds
+// to one instance and topic.
+func sameRun(ds []Delivery) int {
+	n := 1
+	for n < len(ds) && ds[n].Target == ds[0].Target && ds[n].Topic == ds[0].Topic {
+		n++
+	}
+	return n
 }
 
 // manyDeliverer is an engine that runs several deliveries in one call

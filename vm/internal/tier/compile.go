@@ -135,7 +135,7 @@ func Compile(img *image.Image, p *Plan) ([]byte, error) {
 		maxParams = max(maxParams, img.Funcs[f].NumParams)
 	}
 	if len(p.Handlers) > 0 {
-		maxParams = max(maxParams, HandlerParams)
+		maxParams = max(maxParams, HandlerParams, ManyParams)
 	}
 	if usesMath {
 		maxParams = max(maxParams, 3)
@@ -192,7 +192,7 @@ func Compile(img *image.Image, p *Plan) ([]byte, error) {
 	mod.section(2, &sec)
 
 	sec.reset()
-	sec.u32(uint32(len(funcs) + len(regions) + len(p.Handlers)))
+	sec.u32(uint32(len(funcs) + len(regions) + 2*len(p.Handlers)))
 	for _, f := range funcs {
 		sec.u32(uint32(1 + img.Funcs[f].NumParams))
 	}
@@ -201,6 +201,9 @@ func Compile(img *image.Image, p *Plan) ([]byte, error) {
 	}
 	for range p.Handlers {
 		sec.u32(1 + HandlerParams)
+	}
+	for range p.Handlers {
+		sec.u32(1 + ManyParams)
 	}
 	mod.section(3, &sec)
 
@@ -223,7 +226,7 @@ func Compile(img *image.Image, p *Plan) ([]byte, error) {
 		}
 	}
 	globals := []string{GlobalFuel, GlobalDepth, GlobalHeight, GlobalStop, GlobalLog, GlobalLogEnd, GlobalCommit, GlobalGiven, GlobalLogBase}
-	sec.u32(uint32(len(entries) + len(regions) + len(p.Handlers) + len(globals)))
+	sec.u32(uint32(len(entries) + len(regions) + 2*len(p.Handlers) + len(globals)))
 	for _, f := range entries {
 		sec.name(Export(f))
 		sec.byte(0x00)
@@ -234,10 +237,16 @@ func Compile(img *image.Image, p *Plan) ([]byte, error) {
 		sec.byte(0x00)
 		sec.u32(imports + uint32(len(funcs)+i))
 	}
+	handler0 := imports + uint32(len(funcs)+len(regions)) // d0's function index
 	for i := range p.Handlers {
 		sec.name(HandlerExport(i))
 		sec.byte(0x00)
-		sec.u32(imports + uint32(len(funcs)+len(regions)+i))
+		sec.u32(handler0 + uint32(i))
+	}
+	for i := range p.Handlers {
+		sec.name(HandlerManyExport(i))
+		sec.byte(0x00)
+		sec.u32(handler0 + uint32(len(p.Handlers)+i))
 	}
 	for g, name := range globals {
 		sec.name(name)
@@ -247,7 +256,7 @@ func Compile(img *image.Image, p *Plan) ([]byte, error) {
 	mod.section(7, &sec)
 
 	sec.reset()
-	sec.u32(uint32(len(funcs) + len(regions) + len(p.Handlers)))
+	sec.u32(uint32(len(funcs) + len(regions) + 2*len(p.Handlers)))
 	body := buffer{funcMath: funcMath}
 	for _, f := range funcs {
 		body.reset()
@@ -273,6 +282,12 @@ func Compile(img *image.Image, p *Plan) ([]byte, error) {
 		if err != nil {
 			return nil, err
 		}
+		sec.u32(uint32(len(body.b)))
+		sec.bytes(body.b)
+	}
+	for i := range p.Handlers {
+		body.reset()
+		compileMany(&body, handler0+uint32(i))
 		sec.u32(uint32(len(body.b)))
 		sec.bytes(body.b)
 	}

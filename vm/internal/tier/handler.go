@@ -28,15 +28,31 @@ import (
 // length, capacity, 8 bytes each), of the batch box (two uint32: the
 // batch's address and length), of the machine's memory charge counter
 // (int64), the charge the delivery adds to it (the payload's length
-// and its struct's shallow size), and the address of the machine's guard
-// tables (vm.Machine.GuardTables; 0: none). It returns 0 with GlobalStop 0 when the
-// handler ran to its end. The host sets GlobalFuel and GlobalGiven to the
-// steps it may take (at most one poll slice: a refill always refuses),
-// GlobalDepth to 1, GlobalHeight to the handler's frame size and an
-// empty undo log, as for a call.
+// and its struct's shallow size), the address of the machine's guard
+// tables (vm.Machine.GuardTables, whose word 1 is the address of the
+// memory allowance), and the batch's length to append from: 0 for a
+// delivery on its own (the guest's deliver empties the batch first), the
+// length the previous delivery left in a run (HandlerManyExport). It
+// returns 0 with GlobalStop 0 when the handler ran to its end. The host
+// sets GlobalFuel and GlobalGiven to the steps it may take (at most one
+// poll slice: a refill always refuses), GlobalDepth to 1, GlobalHeight to
+// the handler's frame size and an empty undo log, as for a call.
+//
+// The memory measure. The interpreter charges a delivery's payload when
+// it decodes it, before the handler's first step, and measures (when the
+// charges since the last measure pass the allowance) after each
+// instruction it runs outside its dispatch loop's own cases
+// (InterpreterInline lists those): so a handler that runs such an
+// instruction, or calls a function that may, measures in its own run
+// whenever its delivery's charge took the machine past the allowance.
+// Compiled code cannot measure (it would need the interpreter's frames),
+// so a handler compiled whole hands the delivery back at each such
+// instruction when the charges (the machine's, the delivery's and its
+// guarded publishes') pass the allowance, and the interpreter then
+// measures where it always does.
 
 // HandlerParams is the number of parameters of a handler export.
-const HandlerParams = 8
+const HandlerParams = 9
 
 // Handler is a topic handler compiled whole (PlanHandlers).
 type Handler struct {
@@ -61,6 +77,33 @@ type Handler struct {
 
 // HandlerExport returns the export name of p.Handlers[i].
 func HandlerExport(i int) string { return "d" + strconv.Itoa(i) }
+
+// InterpreterInline are the opcodes that the interpreter's dispatch loop
+// (vm's execAt) runs as cases of its own switch, after which it never
+// measures memory; after every other instruction it runs (cold's), it
+// measures when the charges pass the allowance. A test in package vm
+// keeps the list equal to execAt's cases.
+var InterpreterInline = map[image.Op]bool{
+	image.OpMove: true, image.OpLoadK: true, image.OpLoadInt: true, image.OpLoadState: true, image.OpStoreState: true,
+	image.OpAddInt: true, image.OpSubInt: true, image.OpAddIntK: true,
+	image.OpEqInt: true, image.OpNeInt: true, image.OpLtInt: true, image.OpLeInt: true,
+	image.OpJump: true, image.OpJumpT: true, image.OpJumpF: true,
+	image.OpJLtInt: true, image.OpJLeInt: true, image.OpJEqInt: true, image.OpJNeInt: true,
+	image.OpJLtIntK: true, image.OpJLeIntK: true, image.OpJGtIntK: true, image.OpJGeIntK: true,
+	image.OpJEqIntK: true, image.OpJNeIntK: true, image.OpLoopRange: true,
+	image.OpCall: true, image.OpRet: true, image.OpRetVoid: true, image.OpIndexList: true, image.OpField: true,
+	image.OpPublish: true, image.OpPublishAfter: true, image.OpForList: true,
+}
+
+// measures reports whether the interpreter may measure memory while it
+// runs in (see "The memory measure" above): after an instruction its
+// loop does not run itself, or inside a call (the callee's own
+// instructions; a compiled callee, which keeps its registers in wasm
+// locals, is handed back at such a point only when compiled code
+// reaches it from a handler).
+func measures(in image.Instr) bool {
+	return !InterpreterInline[in.Op] || in.Op == image.OpCall
+}
 
 // BatchFlush and CanonicalNaN are vm/guest/abi.BatchFlush (a batch that
 // reaches it is handed over at once, which compiled code leaves to the
@@ -281,8 +324,12 @@ type handlerGen struct {
 	// the guards' frame would start), gcharge (their memory charges), i64;
 	// hdr (the topic's guard table) and src (its bits for the key), i32.
 	high, gcharge, hdr, src uint32
-	slotIx                  map[int32]uint32
-	written                 []bool // by slot: the handler stores it
+	// left (i64): the allowance less the charges at the handler's
+	// entry (the machine's and the delivery's), when it measures.
+	left    uint32
+	measure bool // some instruction it compiles may measure (measures)
+	slotIx  map[int32]uint32
+	written []bool // by slot: the handler stores it
 }
 
 // The handler export's parameters (locals 0…HandlerParams-1).
@@ -295,6 +342,7 @@ const (
 	hpCharged
 	hpCharge
 	hpGuards
+	hpPos
 )
 
 func newHandlerGen(img *image.Image, h *Handler) *handlerGen {
@@ -306,6 +354,7 @@ func newHandlerGen(img *image.Image, h *Handler) *handlerGen {
 		if in.Op == image.OpStoreState && !h.Stop[pc] {
 			g.written[g.slotIx[in.A]] = true
 		}
+		g.measure = g.measure || !h.Stop[pc] && measures(in)
 	}
 	return g
 }
@@ -324,7 +373,7 @@ const (
 // groups whose count byte is at w.b[groups].
 func (g *handlerGen) declare(w *buffer, groups int, next uint32) {
 	w.b[groups] += 2
-	n64 := 5 + uint32(len(g.h.Fields)+len(g.h.Slots))
+	n64 := 6 + uint32(len(g.h.Fields)+len(g.h.Slots))
 	w.u32(n64)
 	w.byte(typeI64)
 	w.u32(4)
@@ -333,6 +382,7 @@ func (g *handlerGen) declare(w *buffer, groups int, next uint32) {
 	g.field0 = next + 3
 	g.slot0 = g.field0 + uint32(len(g.h.Fields))
 	g.high, g.gcharge = g.slot0+uint32(len(g.h.Slots)), g.slot0+uint32(len(g.h.Slots))+1
+	g.left = g.gcharge + 1
 	g.bptr, g.cur, g.hdr, g.src = next+n64, next+n64+1, next+n64+2, next+n64+3
 }
 
@@ -440,8 +490,26 @@ func (g *handlerGen) prologue(w *buffer) {
 		w.mem(opI64Load, valueBits)
 		w.lset(g.slot0 + uint32(i))
 	}
-	w.i64Const(0)
+	w.lget(hpPos)
 	w.lset(g.pos)
+	if g.measure {
+		// left = allowance - (charged + charge): negative when a
+		// measure would fall due at the next instruction that
+		// measures. Neither changes during the run (only the guards'
+		// charges add to it, in gcharge).
+		w.lget(hpGuards)
+		w.op(opI32WrapI64)
+		w.mem(opI64Load, 8)
+		w.op(opI32WrapI64)
+		w.mem(opI64Load, 0)
+		w.lget(hpCharged)
+		w.op(opI32WrapI64)
+		w.mem(opI64Load, 0)
+		w.lget(hpCharge)
+		w.op(opI64Add)
+		w.op(opI64Sub)
+		w.lset(g.left)
+	}
 	if len(g.h.Guards) > 0 {
 		w.i64Const(int64(g.img.Funcs[g.h.Func].FrameSize))
 		w.lset(g.high)
@@ -575,6 +643,20 @@ func (g *handlerGen) op(w *buffer, pc int, in image.Instr) bool {
 	if g.h.Stop[pc] {
 		w.stop()
 		return true
+	}
+	if measures(in) {
+		// The interpreter would measure here (in a call: maybe):
+		// hand the delivery back when the charges pass the allowance.
+		if len(g.h.Guards) > 0 {
+			w.lget(g.gcharge)
+			w.lget(g.left)
+			w.op(opI64GtS)
+		} else {
+			w.lget(g.left)
+			w.i64Const(0)
+			w.op(opI64LtS)
+		}
+		w.stopIf()
 	}
 	switch in.Op {
 	case image.OpField:
@@ -1047,3 +1129,140 @@ func (g *handlerGen) copyBits(w *buffer, off uint32, nb int) {
 // GuardTableWords are the gt… constants in order, then GuardWords, for
 // package vm's test.
 var GuardTableWords = []int{gtValid, gtSubs, gtField, gtMin, gtKeys, gtSize, gtCharge, gtBits, GuardWords}
+
+// Runs of deliveries. The host hands a compiled handler a run of
+// deliveries to one instance, queued one after the other, in one call of
+// the handler's run export (HandlerManyExport), when nothing needs to
+// see a delivery start or end (no journal, order or debugger: the
+// consumer's loop that hands the guest several deliveries at once). The
+// export calls the handler export once per delivery, in order, setting
+// before each what the host sets before a call of its own (the fuel and
+// given steps of a fresh delivery, the depth and height), and stops at
+// the first delivery the handler hands back. So each delivery runs as it
+// would on its own: its own steps and budget, its own charge added at
+// its end (the next one reads it), its publishes appended after the
+// previous one's (the batch's length, which each delivery's end sets, is
+// where the next appends). The host publishes the batch after the call,
+// in order. A handler that hands back delivery k (a fall-back, or a
+// batch that would fill up) has written nothing of it: deliveries 0…k-1
+// have ended as they would have one by one, k and those after it have
+// not begun.
+//
+// The run export takes ManyParams i64 parameters: the handler export's
+// slots, then the address of the run's list, its count of deliveries, the
+// batch, the box, the charge counter, the charge of the payload's struct
+// (the export adds each payload's length), the guard tables, the fuel
+// of a delivery (the locus's budget, at most a poll slice) and the
+// handler's frame size (the height). The list is a progress word (i64,
+// the deliveries that have ended, which the export keeps up to date so
+// that the host knows them even if the call fails) followed by each
+// payload after its length (u32). It returns the deliveries that ended.
+
+// ManyParams is the number of parameters of a run export.
+const ManyParams = 10
+
+// HandlerManyExport returns the export name of the run export of
+// p.Handlers[i].
+func HandlerManyExport(i int) string { return "m" + strconv.Itoa(i) }
+
+// compileMany writes the body of a run export whose handler export is
+// function fn.
+func compileMany(w *buffer, fn uint32) {
+	const (
+		slots, list, count, batch, box, charged, charge, guards, fuel, height = 0, 1, 2, 3, 4, 5, 6, 7, 8, 9
+		j, n, pos, p                                                          = 10, 11, 12, 13
+	)
+	w.u32(2)
+	w.u32(3)
+	w.byte(typeI64)
+	w.u32(1)
+	w.byte(typeI32)
+	// p = list + 8, past the progress word (0: the host wrote it).
+	w.lget(list)
+	w.op(opI32WrapI64)
+	w.i32Const(8)
+	w.op(opI32Add)
+	w.lset(p)
+	w.op(opBlock)
+	w.byte(0x40)
+	w.op(opLoop)
+	w.byte(0x40)
+	w.lget(j)
+	w.lget(count)
+	w.op(opI64GeS)
+	w.op(opBrIf)
+	w.u32(1)
+	w.lget(p)
+	w.mem(opI32Load, 0)
+	w.op(opI64ExtendI32U)
+	w.lset(n)
+	// What the host sets before a call.
+	w.lget(fuel)
+	w.op(opGlobalSet)
+	w.u32(globalFuel)
+	w.lget(fuel)
+	w.op(opGlobalSet)
+	w.u32(globalGiven)
+	w.i64Const(1)
+	w.op(opGlobalSet)
+	w.u32(globalDepth)
+	w.lget(height)
+	w.op(opGlobalSet)
+	w.u32(globalHeight)
+	w.lget(slots)
+	w.lget(p)
+	w.i32Const(4)
+	w.op(opI32Add)
+	w.op(opI64ExtendI32U)
+	w.lget(n)
+	w.lget(batch)
+	w.lget(box)
+	w.lget(charged)
+	w.lget(n)
+	w.lget(charge)
+	w.op(opI64Add)
+	w.lget(guards)
+	w.lget(pos)
+	w.op(opCall)
+	w.u32(fn)
+	// Handed back (0 with stop set; anything else is not a handler's
+	// end either).
+	w.i64Const(0)
+	w.op(opI64Ne)
+	w.op(opGlobalGet)
+	w.u32(globalStop)
+	w.i64Const(0)
+	w.op(opI64Ne)
+	w.op(opI32Or)
+	w.op(opBrIf)
+	w.u32(1)
+	// pos = the batch's length the delivery left; one more ended.
+	w.lget(batch)
+	w.op(opI32WrapI64)
+	w.mem(opI64Load, 8)
+	w.lset(pos)
+	w.lget(j)
+	w.i64Const(1)
+	w.op(opI64Add)
+	w.lset(j)
+	w.lget(list)
+	w.op(opI32WrapI64)
+	w.lget(j)
+	w.mem(opI64Store, 0)
+	w.lget(p)
+	w.i32Const(4)
+	w.op(opI32Add)
+	w.lget(n)
+	w.op(opI32WrapI64)
+	w.op(opI32Add)
+	w.lset(p)
+	w.op(opBr)
+	w.u32(0)
+	w.op(opEnd)
+	w.op(opEnd)
+	w.i64Const(0)
+	w.op(opGlobalSet)
+	w.u32(globalDepth)
+	w.lget(j)
+	w.op(opEnd)
+}
