@@ -177,3 +177,71 @@ func mustStat(t *testing.T, path string) os.FileInfo {
 	}
 	return fi
 }
+
+// FuzzDigestCache gives the toolchain digest cache any file: reading it
+// never fails, a digest is believed only from a well-formed line of the
+// executable's key whose check holds, a miss leaves a well-formed file
+// with the new line first, and a second look finds what the first gave.
+func FuzzDigestCache(f *testing.F) {
+	const key = "00112233445566778899aabbccddeeff"
+	var good [32]byte
+	good[0], good[31] = 7, 9
+	f.Add([]byte(""))
+	f.Add([]byte(digestCacheHeader + "\n" + digestLine(key, good) + "\n"))
+	f.Add([]byte(digestCacheHeader + "\n" + digestLine("ffeeddccbbaa99887766554433221100", good) + "\n\n" + key + " zz 00\n"))
+	f.Add([]byte("hale toolchain digests v0\n" + digestLine(key, good)))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		path := filepath.Join(t.TempDir(), digestCacheFile)
+		if err := os.WriteFile(path, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		var computed [32]byte
+		computed[5] = 42
+		calls := 0
+		compute := func() [32]byte { calls++; return computed }
+		got := cachedDigest(path, key, compute)
+		if calls == 0 {
+			believed := false
+			for _, l := range readDigestCacheBytes(data) {
+				if k, sum, ok := parseDigestLine(l); ok && k == key && sum == got {
+					believed = true
+				}
+			}
+			if !believed {
+				t.Fatalf("digest %x believed from no valid line of %q", got, data)
+			}
+		} else {
+			if got != computed {
+				t.Fatalf("computed %x, returned %x", computed, got)
+			}
+			lines := readDigestCache(path)
+			if len(lines) == 0 || len(lines) > digestCacheEntries {
+				t.Fatalf("rewritten cache has %d lines", len(lines))
+			}
+			for i, l := range lines {
+				k, sum, ok := parseDigestLine(l)
+				if !ok || (i == 0 && (k != key || sum != computed)) {
+					t.Fatalf("rewritten line %d %q", i, l)
+				}
+			}
+		}
+		calls = 0
+		if again := cachedDigest(path, key, compute); again != got || calls != 0 {
+			t.Fatalf("second look: %x (computed %d times), first %x", again, calls, got)
+		}
+	})
+}
+
+// readDigestCacheBytes is readDigestCache of a file holding data.
+func readDigestCacheBytes(data []byte) []string {
+	dir, err := os.MkdirTemp("", "digests")
+	if err != nil {
+		return nil
+	}
+	defer os.RemoveAll(dir)
+	path := filepath.Join(dir, "f")
+	if os.WriteFile(path, data, 0o644) != nil {
+		return nil
+	}
+	return readDigestCache(path)
+}
