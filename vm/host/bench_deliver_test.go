@@ -4,6 +4,7 @@ import (
 	"context"
 	"testing"
 
+	"github.com/hale-lang/hale/codegen/image"
 	"github.com/hale-lang/hale/vm"
 )
 
@@ -25,16 +26,7 @@ var deliverHandlers = []struct{ name, body string }{
 func BenchmarkDeliver(b *testing.B) {
 	for _, h := range deliverHandlers {
 		b.Run(h.name, func(b *testing.B) {
-			img := compileAll(b, `
-topic T { n: int }
-topic U { n: int }
-locus L {
-    var total: int = 0;
-    on T(t) { `+h.body+` }
-}
-locus S { on U(u) { } }
-main { spawn L; spawn S; }
-`)
+			img := deliverImage(b, h.body)
 			for _, kind := range []string{"native", "wasm", "wasm-batched"} {
 				b.Run(kind, func(b *testing.B) {
 					published := 0
@@ -131,16 +123,7 @@ func BenchmarkExportCall(b *testing.B) {
 func BenchmarkDeliverMany(b *testing.B) {
 	for _, h := range deliverHandlers {
 		b.Run(h.name, func(b *testing.B) {
-			img := compileAll(b, `
-topic T { n: int }
-topic U { n: int }
-locus L {
-    var total: int = 0;
-    on T(t) { `+h.body+` }
-}
-locus S { on U(u) { } }
-main { spawn L; spawn S; }
-`)
+			img := deliverImage(b, h.body)
 			host := hostFunc(func(id uint16, args []byte) ([]byte, error) { return nil, nil })
 			w, err := defaultWasm()
 			if err != nil {
@@ -183,4 +166,19 @@ main { spawn L; spawn S; }
 			b.ReportMetric(float64(cpu)/float64(b.N), "cpu-ns/op")
 		})
 	}
+}
+
+// deliverImage is the program of the Deliver benchmarks: L's handler of
+// T runs body, and S takes what it publishes.
+func deliverImage(b *testing.B, body string) *image.Image {
+	return compileAll(b, `
+topic T { n: int }
+topic U { n: int }
+locus L {
+    var total: int = 0;
+    on T(t) { `+body+` }
+}
+locus S { on U(u) { } }
+main { spawn L; spawn S; }
+`)
 }

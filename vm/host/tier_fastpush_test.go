@@ -117,25 +117,7 @@ func TestTierFastPush(t *testing.T) {
 				t.Fatalf("%d in-place instructions compiled", n)
 			}
 		}
-		opts.Engine = EngineNative
-		native := runWith(t, img, opts)
-		opts.Engine = EngineWasm
-		wasm := runWith(t, img, opts)
-		disableTier = true
-		plain := runWith(t, img, opts)
-		disableTier = false
-		for _, o := range []struct {
-			name string
-			out  outcome
-		}{{"wasm", wasm}, {"wasm without the tier", plain}} {
-			if native.err != nil || o.out.err != nil {
-				t.Fatalf("errors: native %v, %s %v", native.err, o.name, o.out.err)
-			}
-			if native.stdout != o.out.stdout || native.stderr != o.out.stderr || native.res.Code != o.out.res.Code {
-				t.Fatalf("engines disagree:\nnative (exit %d):\n%s%s\n%s (exit %d):\n%s%s",
-					native.res.Code, native.stdout, native.stderr, o.name, o.out.res.Code, o.out.stdout, o.out.stderr)
-			}
-		}
+		_, wasm := agreeWithoutTier(t, img, opts, "pushes", "")
 		return wasm
 	}
 	for _, c := range []struct {

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/hale-lang/hale/codegen/image"
 	"github.com/hale-lang/hale/vm"
 	"github.com/hale-lang/hale/vm/internal/tier"
 )
@@ -241,25 +242,7 @@ func TestTierRandomRegions(t *testing.T) {
 			opts.MemoryLimit = 8<<10 + int64(seed%7)<<10
 			limited++
 		}
-		opts.Engine = EngineNative
-		native := runWith(t, img, opts)
-		opts.Engine = EngineWasm
-		wasm := runWith(t, img, opts)
-		disableTier = true
-		plain := runWith(t, img, opts)
-		disableTier = false
-		for _, o := range []struct {
-			name string
-			out  outcome
-		}{{"wasm", wasm}, {"wasm without the tier", plain}} {
-			if native.err != nil || o.out.err != nil {
-				t.Fatalf("seed %d: errors: native %v, %s %v", seed, native.err, o.name, o.out.err)
-			}
-			if native.stdout != o.out.stdout || native.stderr != o.out.stderr || native.res.Code != o.out.res.Code {
-				t.Fatalf("seed %d (memory limit %d): engines disagree:\n%s\nnative (exit %d):\n%s%s\n%s (exit %d):\n%s%s", seed, opts.MemoryLimit, src,
-					native.res.Code, native.stdout, native.stderr, o.name, o.out.res.Code, o.out.stdout, o.out.stderr)
-			}
-		}
+		native, _ := agreeWithoutTier(t, img, opts, fmt.Sprintf("seed %d (memory limit %d)", seed, opts.MemoryLimit), src)
 		if native.res.Code == ExitTrap {
 			trapped++
 		}
@@ -615,4 +598,32 @@ main { spawn Main; }
 			}
 		}
 	})
+}
+
+// agreeWithoutTier runs img with opts on the native engine, the wasm
+// engine and the wasm engine without the second tier, and fails (naming
+// what and showing src, when given) unless the three print the same and
+// exit alike; it returns the native and wasm outcomes.
+func agreeWithoutTier(t *testing.T, img *image.Image, opts Options, what, src string) (native, wasm outcome) {
+	t.Helper()
+	opts.Engine = EngineNative
+	native = runWith(t, img, opts)
+	opts.Engine = EngineWasm
+	wasm = runWith(t, img, opts)
+	disableTier = true
+	plain := runWith(t, img, opts)
+	disableTier = false
+	for _, o := range []struct {
+		name string
+		out  outcome
+	}{{"wasm", wasm}, {"wasm without the tier", plain}} {
+		if native.err != nil || o.out.err != nil {
+			t.Fatalf("%s: errors: native %v, %s %v", what, native.err, o.name, o.out.err)
+		}
+		if native.stdout != o.out.stdout || native.stderr != o.out.stderr || native.res.Code != o.out.res.Code {
+			t.Fatalf("%s: engines disagree:\n%s\nnative (exit %d):\n%s%s\n%s (exit %d):\n%s%s", what, src,
+				native.res.Code, native.stdout, native.stderr, o.name, o.out.res.Code, o.out.stdout, o.out.stderr)
+		}
+	}
+	return native, wasm
 }

@@ -119,24 +119,7 @@ func randomHandlerProgram(seed uint64) string {
 	if g.r.IntN(4) == 0 {
 		fmt.Fprintf(&g.b, "@budget(steps: %d)\n", 30+g.r.IntN(400))
 	}
-	g.line(0, "locus L {")
-	g.line(1, fmt.Sprintf("var s1: int = %s;", g.intLit()))
-	g.line(1, "var s2: int = 3;")
-	g.line(1, "var fs: float = 0.5;")
-	g.line(1, "var bs: bool = false;")
-	g.line(1, "var count: int = 0;")
-	g.line(1, "on T(t) {")
-	g.line(2, "var x = t.a;")
-	g.line(2, "var y = t.b;")
-	g.line(2, "var u = t.x;")
-	g.line(2, "var v = fs;")
-	g.line(2, "var p = t.p;")
-	g.line(2, "var q = bs;")
-	g.line(2, "var w1 = 0;")
-	g.line(2, "var w2 = 0;")
-	g.ints = []string{"t.a", "t.b", "x", "y", "s1", "s2"}
-	g.bools = []string{"p", "q", "bs"}
-	g.flts = []string{"u", "v", "fs"}
+	g.scalarHandlerHead("var count: int = 0;")
 	g.block(2, 2+g.r.IntN(4))
 	// A print (which the compiled handler hands back to the guest at),
 	// now and then, before or after a publish.
@@ -597,4 +580,31 @@ func TestFastForGrowsGeometrically(t *testing.T) {
 			t.Errorf("%s: table from %d", order, e.fastLo)
 		}
 	}
+}
+
+// scalarHandlerHead writes the opening of the random handler programs'
+// locus L: its scalar state (s1 random, then extra lines), the head of
+// its handler of T and the handler's locals, and names those variables
+// for the expressions that follow.
+func (g *progGen) scalarHandlerHead(extraState ...string) {
+	g.line(0, "locus L {")
+	g.line(1, fmt.Sprintf("var s1: int = %s;", g.intLit()))
+	g.line(1, "var s2: int = 3;")
+	g.line(1, "var fs: float = 0.5;")
+	g.line(1, "var bs: bool = false;")
+	for _, l := range extraState {
+		g.line(1, l)
+	}
+	g.line(1, "on T(t) {")
+	g.line(2, "var x = t.a;")
+	g.line(2, "var y = t.b;")
+	g.line(2, "var u = t.x;")
+	g.line(2, "var v = fs;")
+	g.line(2, "var p = t.p;")
+	g.line(2, "var q = bs;")
+	g.line(2, "var w1 = 0;")
+	g.line(2, "var w2 = 0;")
+	g.ints = []string{"t.a", "t.b", "x", "y", "s1", "s2"}
+	g.bools = []string{"p", "q", "bs"}
+	g.flts = []string{"u", "v", "fs"}
 }

@@ -317,23 +317,7 @@ func randomBurstProgram(seed uint64) string {
 	if g.r.IntN(3) == 0 {
 		fmt.Fprintf(&g.b, "@budget(steps: %d)\n", 30+g.r.IntN(400))
 	}
-	g.line(0, "locus L {")
-	g.line(1, fmt.Sprintf("var s1: int = %s;", g.intLit()))
-	g.line(1, "var s2: int = 3;")
-	g.line(1, "var fs: float = 0.5;")
-	g.line(1, "var bs: bool = false;")
-	g.line(1, "on T(t) {")
-	g.line(2, "var x = t.a;")
-	g.line(2, "var y = t.b;")
-	g.line(2, "var u = t.x;")
-	g.line(2, "var v = fs;")
-	g.line(2, "var p = t.p;")
-	g.line(2, "var q = bs;")
-	g.line(2, "var w1 = 0;")
-	g.line(2, "var w2 = 0;")
-	g.ints = []string{"t.a", "t.b", "x", "y", "s1", "s2"}
-	g.bools = []string{"p", "q", "bs"}
-	g.flts = []string{"u", "v", "fs"}
+	g.scalarHandlerHead()
 	g.block(2, 2+g.r.IntN(4))
 	if g.r.IntN(3) == 0 {
 		g.line(2, "if "+g.boolExpr(1)+" { print(format(\"mid {} {}\", x, s1)); }")
