@@ -56,6 +56,10 @@ type Machine struct {
 	tierPlan *tier.Plan
 	tierBuf  []byte
 	tierLog  []uint64 // the undo log of compiled code's writes (tier.GlobalLog)
+	// tierAllocs: some compiled function allocates in the arena
+	// (tierarena.go), so tier calls hand compiled code the allocation
+	// block.
+	tierAllocs bool
 	// regionOrig[i] is the instruction at region i's header, which
 	// holds opRegion (shared with siblings, like the code); regions are
 	// this machine's probes of them, regionOut their out buffer.

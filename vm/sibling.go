@@ -36,6 +36,7 @@ func (m *Machine) Sibling(host Host) *Machine {
 		initBudget: math.MaxInt64,
 		tierCall:   m.tierCall,
 		tierPlan:   m.tierPlan,
+		tierAllocs: m.tierAllocs,
 	}
 	s.consts = make([]value.Value, len(m.img.Consts))
 	for i, k := range m.img.Consts {

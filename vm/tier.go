@@ -48,7 +48,8 @@ const (
 // function index (uvarint), the steps the run may still take (uvarint),
 // the Hale frames active (uvarint), the registers in use below the
 // callee's frame (uvarint), the address and the size in bytes of the
-// undo log (uvarint each; see tier.GlobalLog), then each parameter as 8
+// undo log (uvarint each; see tier.GlobalLog), the address of the
+// allocation block (uvarint, 0 for none; tier.GlobalAlloc), then each parameter as 8
 // little-endian bytes (see tier.Kind: a list or a struct as its address,
 // an enum as its register's, which compiled code reads in the guest's
 // memory). Only the wasm engine enables it: the native interpreter is
@@ -60,6 +61,7 @@ func (m *Machine) EnableTier(call TierCaller) {
 	}
 	m.tierCall = call
 	m.tierPlan = p
+	m.tierAllocs = slices.Contains(p.Allocs, true)
 	for f := range m.funcs {
 		m.funcs[f].tier = p.Entry[f]
 		if p.Entry[f] && m.tierLog == nil && slices.ContainsFunc(p.Params[f], reachesMemory) {
@@ -139,6 +141,10 @@ type regionCall struct {
 	pc     int
 	used   int64
 	trap   error
+	// charged is the memory account's charge counter at the last
+	// commit (or the call's start): a fall-back restores it, undoing
+	// what compiled allocation charged after it.
+	charged int64
 	// bad: a step the guest did not expect (compiled code and the
 	// guest disagree): the run ends with an error, as for a malformed
 	// answer, since compiled code may have stored registers into the
@@ -242,9 +248,11 @@ func TierStep(arg, used int64) int64 {
 		}
 		if err != nil {
 			rc.trap = err
+			rc.charged = m.mem.charged
 			return 1
 		}
 	}
+	rc.charged = m.mem.charged
 	return 0
 }
 
@@ -319,6 +327,7 @@ func (m *Machine) callRegion(i int32, regs unsafe.Pointer, ip unsafe.Pointer, bu
 	b = binary.AppendUvarint(b, uint64(fr.base)+uint64(fc.frameSize))
 	b = binary.AppendUvarint(b, uint64(uintptr(unsafe.Pointer(unsafe.SliceData(m.tierLog)))))
 	b = binary.AppendUvarint(b, uint64(8*len(m.tierLog)))
+	b = binary.AppendUvarint(b, m.allocBlock())
 	b = binary.LittleEndian.AppendUint64(b, uint64(uintptr(regs)))
 	b = binary.LittleEndian.AppendUint64(b, uint64(uintptr(unsafe.Pointer(unsafe.SliceData(m.regionOut)))))
 	m.tierBuf = b
@@ -330,12 +339,13 @@ func (m *Machine) callRegion(i int32, regs unsafe.Pointer, ip unsafe.Pointer, bu
 	m.regionOut[tier.RegionOutWB] = tierWB
 	m.regionOut[tier.RegionOutCharge] = uint64(uintptr(unsafe.Pointer(&m.mem.charged)))
 	m.regionOut[tier.RegionOutAllow] = uint64(uintptr(unsafe.Pointer(&m.mem.allowance)))
-	m.rcall = regionCall{active: true, fc: fc, regs: regs, budget: budget, pc: -1}
+	m.rcall = regionCall{active: true, fc: fc, regs: regs, budget: budget, pc: -1, charged: m.mem.charged}
 	stepping = m
 	res, err := m.tierCall(b)
 	stepping = nil
 	rc := m.rcall
 	m.rcall = regionCall{}
+	m.arenaAfterCall()
 	// Where the interpreter goes on when the call falls back: after the
 	// last instruction run in place (committed), or the header.
 	var resume unsafe.Pointer
@@ -352,6 +362,9 @@ func (m *Machine) callRegion(i int32, regs unsafe.Pointer, ip unsafe.Pointer, bu
 		return nil, 0, false, nil, errTierAnswer
 	}
 	if res[0] == TierFallback {
+		// What compiled calls charged since the last commit is undone
+		// with the rest (tierarena.go).
+		m.mem.charged = rc.charged
 		if rc.trap == nil && (len(res) < 2 || res[1] != TierBreaks) {
 			if len(res) > 1 && res[1] == TierLogFull {
 				if len(m.tierLog) >= 2*tierLogMax {
@@ -453,6 +466,7 @@ func (m *Machine) callTier(fn, a int32, regs unsafe.Pointer, base int, budget in
 	b = binary.AppendUvarint(b, uint64(base)+uint64(a))
 	b = binary.AppendUvarint(b, uint64(uintptr(unsafe.Pointer(unsafe.SliceData(m.tierLog)))))
 	b = binary.AppendUvarint(b, uint64(8*len(m.tierLog)))
+	b = binary.AppendUvarint(b, m.allocBlock())
 	for i, k := range p.Params[fn] {
 		v := *reg(regs, a+int32(i))
 		var bits uint64
@@ -484,7 +498,11 @@ func (m *Machine) callTier(fn, a int32, regs unsafe.Pointer, base int, budget in
 		b = binary.LittleEndian.AppendUint64(b, bits)
 	}
 	m.tierBuf = b
+	charged := m.mem.charged
 	res, err := m.tierCall(b)
+	if m.tierAllocs && !m.arenaAfterCall() {
+		m.funcs[fn].tier = false // its values outgrow the largest arena
+	}
 	if err != nil {
 		return 0, false, err
 	}
@@ -492,6 +510,9 @@ func (m *Machine) callTier(fn, a int32, regs unsafe.Pointer, base int, budget in
 		return 0, false, errTierAnswer
 	}
 	if res[0] == TierFallback {
+		// The interpreter runs the call again: what compiled code
+		// charged is undone (tierarena.go).
+		m.mem.charged = charged
 		if len(res) > 1 && res[1] == TierBreaks {
 			return 0, false, m.SetBreaks(res[2:])
 		}
@@ -520,6 +541,12 @@ func (m *Machine) callTier(fn, a int32, regs unsafe.Pointer, base int, budget in
 		v = value.Bool(bits != 0)
 	case tier.Float:
 		v = value.Float(math.Float64frombits(bits))
+	case tier.Enum:
+		// The address of a Value: the caller's register, a value of
+		// an enum, or one made in the arena, which is copied out.
+		if v, ok = m.arenaResult(bits); !ok {
+			return 0, false, errTierAnswer
+		}
 	}
 	*reg(regs, a) = v // a void function's result is the zero Value, as OpRetVoid leaves
 	return int64(steps), true, nil

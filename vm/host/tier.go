@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"sync/atomic"
 
 	"github.com/tetratelabs/wazero"
@@ -97,7 +98,9 @@ type tierInstance struct {
 	fuel, depth, height, stop api.MutableGlobal
 	log, logEnd, commit       api.MutableGlobal
 	givenG, logBase           api.MutableGlobal // tier.GlobalGiven, tier.GlobalLogBase
+	alloc                     api.MutableGlobal // tier.GlobalAlloc
 	guest                     api.Memory        // the interpreter guest's, where the undo log is
+	allocs                    bool              // some compiled function allocates: calls must give the allocation block
 	ctx                       context.Context
 	poll                      func() ([]byte, error) // the host's answer: breaks to arm, or nothing
 	stack                     []uint64
@@ -137,7 +140,8 @@ func (w *wasmRuntime) newTierInstance(ctx context.Context, p *wasmProgram, guest
 	if err != nil {
 		return nil, fmt.Errorf("wasm engine: instantiating the tier: %w", err)
 	}
-	t := &tierInstance{mod: mod, plan: p.plan, poll: poll, funcs: make([]api.Function, len(p.plan.Entry))}
+	t := &tierInstance{mod: mod, plan: p.plan, poll: poll, funcs: make([]api.Function, len(p.plan.Entry)),
+		allocs: slices.Contains(p.plan.Allocs, true)}
 	if guest != nil {
 		t.guest = guest.Memory()
 	}
@@ -170,7 +174,7 @@ func (w *wasmRuntime) newTierInstance(ctx context.Context, p *wasmProgram, guest
 		name string
 	}{{&t.fuel, tier.GlobalFuel}, {&t.depth, tier.GlobalDepth}, {&t.height, tier.GlobalHeight}, {&t.stop, tier.GlobalStop},
 		{&t.log, tier.GlobalLog}, {&t.logEnd, tier.GlobalLogEnd}, {&t.commit, tier.GlobalCommit},
-		{&t.givenG, tier.GlobalGiven}, {&t.logBase, tier.GlobalLogBase}} {
+		{&t.givenG, tier.GlobalGiven}, {&t.logBase, tier.GlobalLogBase}, {&t.alloc, tier.GlobalAlloc}} {
 		mg, ok := mod.ExportedGlobal(g.name).(api.MutableGlobal)
 		if !ok {
 			mod.Close(ctx)
@@ -217,9 +221,10 @@ func (t *tierInstance) call(args []byte) ([]byte, error) {
 		return v
 	}
 	fn, budget, depth, height := next(), next(), next(), next()
-	logAt, logLen := next(), next()
+	logAt, logLen, alloc := next(), next(), next()
 	if budget > math.MaxInt64 || depth > math.MaxInt32 || height > math.MaxInt32 ||
-		logAt > math.MaxUint32 || logLen > math.MaxUint32 || logLen%16 != 0 {
+		logAt > math.MaxUint32 || logLen > math.MaxUint32 || logLen%16 != 0 || alloc > math.MaxUint32 ||
+		t.allocs && (alloc == 0 || alloc%8 != 0) {
 		return nil, errTierCall
 	}
 	// A function (its parameters follow), or a region (fn past the
@@ -251,6 +256,7 @@ func (t *tierInstance) call(args []byte) ([]byte, error) {
 	t.depth.Set(depth)
 	t.height.Set(height)
 	t.stop.Set(0)
+	t.alloc.Set(alloc)
 	// An empty log (logLen 0) stops the first write: log > logEnd.
 	t.log.Set(logAt)
 	t.logBase.Set(logAt)

@@ -16,6 +16,12 @@ const (
 	LayoutListIter    = unsafe.Offsetof(List{}.iter)
 	LayoutStructField = unsafe.Offsetof(Struct{}.f)  // the first field's address, then the count (as a slice's data pointer and length)
 	LayoutEnumVals    = unsafe.Offsetof(enumObj{}.v) // the first value's address, then the count
+	LayoutEnumType    = unsafe.Offsetof(enumObj{}.typ)
+	LayoutEnumMark    = unsafe.Offsetof(enumObj{}.mark)
+	LayoutEnumHeader  = unsafe.Sizeof(enumObj{}) // a variant's values follow its header (obj1, obj2)
+	LayoutEnumFirst   = unsafe.Offsetof(obj2[enumObj]{}.a)
+	// LayoutKindEnum is an enum Value's kind byte.
+	LayoutKindEnum = uintptr(KindEnum)
 	// LayoutEnumBoxed is the bit of an enum Value's bits that marks a
 	// variant with values (its pointer is then to their object).
 	LayoutEnumBoxed = enumBoxed

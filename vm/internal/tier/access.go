@@ -34,10 +34,11 @@ var memOps = map[image.Op]bool{
 }
 
 // usesMemory reports whether f has an instruction that reads or writes a
-// list or a struct.
-func usesMemory(f *image.Func) bool {
+// list or a struct, or makes or loads an enum (alloc.go).
+func usesMemory(img *image.Image, f *image.Func) bool {
 	for _, in := range f.Code {
-		if memOps[in.Op] {
+		if memOps[in.Op] || in.Op == image.OpNewEnum ||
+			in.Op == image.OpLoadK && img.Consts[in.B].Kind == image.KindEnum {
 			return true
 		}
 	}
@@ -225,6 +226,16 @@ func access(img *image.Image, f *image.Func) ([]image.Kind, bool) {
 				t[r] = typeUnknown
 			}
 			t[ins.A] = typeScalar
+			if isEnum(img, callee.Result) {
+				t[ins.A] = callee.Result
+			}
+		case image.OpNewEnum:
+			t[ins.A] = img.Consts[ins.C].Type
+		case image.OpLoadK:
+			t[ins.A] = typeScalar
+			if k := img.Consts[ins.B]; k.Kind == image.KindEnum {
+				t[ins.A] = k.Type
+			}
 		case image.OpNop, image.OpJump, image.OpJumpT, image.OpJumpF,
 			image.OpJLtInt, image.OpJLeInt, image.OpJEqInt, image.OpJNeInt,
 			image.OpJLtIntK, image.OpJLeIntK, image.OpJGtIntK, image.OpJGeIntK,

@@ -118,7 +118,7 @@ func Compile(img *image.Image, p *Plan) ([]byte, error) {
 		if ok {
 			index[f] = imports + uint32(len(funcs))
 			funcs = append(funcs, f)
-			if usesMemory(&img.Funcs[f]) {
+			if usesMemory(img, &img.Funcs[f]) {
 				k, ok := access(img, &img.Funcs[f])
 				if !ok {
 					return nil, errors.New("tier: " + img.Funcs[f].Name + ": list and struct access not compiled")
@@ -225,7 +225,7 @@ func Compile(img *image.Image, p *Plan) ([]byte, error) {
 			entries = append(entries, f)
 		}
 	}
-	globals := []string{GlobalFuel, GlobalDepth, GlobalHeight, GlobalStop, GlobalLog, GlobalLogEnd, GlobalCommit, GlobalGiven, GlobalLogBase}
+	globals := []string{GlobalFuel, GlobalDepth, GlobalHeight, GlobalStop, GlobalLog, GlobalLogEnd, GlobalCommit, GlobalGiven, GlobalLogBase, GlobalAlloc}
 	sec.u32(uint32(len(entries) + len(regions) + 2*len(p.Handlers) + len(globals)))
 	for _, f := range entries {
 		sec.name(Export(f))
@@ -257,7 +257,7 @@ func Compile(img *image.Image, p *Plan) ([]byte, error) {
 
 	sec.reset()
 	sec.u32(uint32(len(funcs) + len(regions) + 2*len(p.Handlers)))
-	body := buffer{funcMath: funcMath}
+	body := buffer{funcMath: funcMath, allocs: p.Allocs}
 	for _, f := range funcs {
 		body.reset()
 		if err := compileFunc(&body, img, &img.Funcs[f], index, kinds[f], nil); err != nil {
@@ -306,6 +306,7 @@ const (
 	globalCommit
 	globalGiven
 	globalLogBase
+	globalAlloc
 	numGlobals
 )
 
@@ -385,6 +386,7 @@ func compileFunc(w *buffer, img *image.Image, f *image.Func, index []uint32, kin
 	isExit := func(pc int) bool { return rg != nil && rg.exit[pc-lo] }
 	isHeader := func(pc int) bool { return rg != nil && rg.headers[pc-lo] }
 	isInPlace := func(pc int) bool { return rg != nil && rg.inplace[pc-lo] }
+	isAllocCall := func(pc int) bool { return rg != nil && rg.allocAt != nil && rg.allocAt[pc-lo] }
 	kindAt := func(pc int) image.Kind {
 		if rg != nil {
 			return rg.kinds[pc-lo]
@@ -413,6 +415,11 @@ func compileFunc(w *buffer, img *image.Image, f *image.Func, index []uint32, kin
 		case rg != nil && in.Op == image.OpPublish:
 			// It may leave the region, before its segment is charged.
 			leader[pc] = true
+		case isAllocCall(pc):
+			// It may leave the region (alloc.go), before its segment
+			// is charged.
+			leader[pc] = true
+			leader[pc+1] = true
 		case isInPlace(pc):
 			// A batch ends its segment: the steps the guest is handed
 			// are those charged up to the batch's last instruction.
@@ -587,6 +594,9 @@ func compileFunc(w *buffer, img *image.Image, f *image.Func, index []uint32, kin
 			}
 			if isHeader(pc) {
 				w.regionCommit(rg, pc)
+				if rg.allocAt != nil {
+					w.arenaReset()
+				}
 			}
 			if isExit(pc) {
 				w.regionExit(rg, pc)
@@ -594,6 +604,9 @@ func compileFunc(w *buffer, img *image.Image, f *image.Func, index []uint32, kin
 			}
 			if rg != nil && in.Op == image.OpPublish {
 				w.regionPubRoom(rg, pc, in)
+			}
+			if isAllocCall(pc) {
+				w.allocSave(t1, t2)
 			}
 			w.charge(int64(starts[cur+1] - pc))
 		}
@@ -617,7 +630,7 @@ func compileFunc(w *buffer, img *image.Image, f *image.Func, index []uint32, kin
 			// it writes hands the call back anyway). A void call and
 			// assert leave their register as it was.
 			if d := writes(img, in); d >= 0 && !(in.Op == image.OpCall && img.Funcs[in.B].Result == image.TVoid) &&
-				!(in.Op == image.OpCallB && image.Builtin(in.B) == image.BuiltinAssert) {
+				!(in.Op == image.OpCallB && image.Builtin(in.B) == image.BuiltinAssert) && !isAllocCall(pc) {
 				if k, ok := rg.dirty[d]; ok {
 					w.i32Const(1)
 					w.op(opLocalSet)
@@ -630,8 +643,16 @@ func compileFunc(w *buffer, img *image.Image, f *image.Func, index []uint32, kin
 		case image.OpMove:
 			get(in.B)
 			set(in.A)
+		case image.OpNewEnum:
+			w.newEnum(img, in, w.reg, addr, t1, t2)
+			set(in.A)
 		case image.OpLoadK:
 			k := img.Consts[in.B]
+			if k.Kind == image.KindEnum {
+				w.loadUnit(in.B)
+				set(in.A)
+				break
+			}
 			if k.Kind == image.KindFloat {
 				w.i64Const(int64(math.Float64bits(k.Float)))
 			} else {
@@ -831,6 +852,30 @@ func compileFunc(w *buffer, img *image.Image, f *image.Func, index []uint32, kin
 			}
 			w.op(opCall)
 			w.u32(index[in.B])
+			if isAllocCall(pc) {
+				// Nothing is written before it is known that the
+				// call did not hand back (alloc.go).
+				local(opLocalSet, t0)
+				w.allocReturn(rg, pc, t1, t2)
+				w.op(opGlobalGet)
+				w.u32(globalStop)
+				w.op(opI32WrapI64)
+				w.op(opIf)
+				w.byte(0x40)
+				w.i64Const(0)
+				w.op(opReturn)
+				w.op(opEnd)
+				if callee.Result != image.TVoid {
+					local(opLocalGet, t0)
+					set(in.A)
+					if k, ok := rg.dirty[in.A]; ok {
+						w.i32Const(1)
+						w.op(opLocalSet)
+						w.u32(w.dirtyBase + uint32(k))
+					}
+				}
+				break
+			}
 			if rg != nil && callee.Result == image.TVoid {
 				w.op(opDrop) // a region leaves R[A] as it was (nothing reads it)
 			} else {

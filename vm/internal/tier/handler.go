@@ -284,7 +284,8 @@ func handlerOp(img *image.Image, p *Plan, fn *image.Func, in image.Instr, fields
 	case image.OpRet:
 		return false
 	case image.OpCall:
-		if !p.Compiled[in.B] {
+		// A handler compiled whole has no allocation block (alloc.go).
+		if !p.Compiled[in.B] || p.Allocs[in.B] || p.Result[in.B] == Enum {
 			return false
 		}
 		for _, k := range p.Params[in.B] {

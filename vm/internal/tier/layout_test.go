@@ -28,6 +28,12 @@ func TestLayout(t *testing.T) {
 		{"enum values", enumVals, value.LayoutEnumVals},
 		{"enum length", enumLen, value.LayoutEnumVals + 8},
 		{"enum boxed bit", enumBoxed, uintptr(value.LayoutEnumBoxed)},
+		{"enum type", enumTyp, value.LayoutEnumType},
+		{"enum mark", enumMark, value.LayoutEnumMark},
+		{"enum header", enumHeaderSize, value.LayoutEnumHeader},
+		{"enum first value", enumHeaderSize, value.LayoutEnumFirst},
+		{"enum kind", uintptr(kindEnum), value.LayoutKindEnum},
+		{"enum charge of 2", uintptr(ArenaCharge(2)), uintptr(value.SizeObjectHeader + 2*value.SizeSlot)},
 	} {
 		if c.tier != c.val {
 			t.Errorf("%s: the tier uses offset %d, vm/value has %d", c.name, c.tier, c.val)

@@ -36,8 +36,9 @@ import "github.com/hale-lang/hale/codegen/image"
 // an int as itself, a bool as 0 or 1, a float as its IEEE bits, a list or
 // a struct as its address in the guest's linear memory, an enum as the
 // address of a value holding it (see access). Void is the result kind of
-// a function without one (carried as 0). A result is never a list, a
-// struct or an enum.
+// a function without one (carried as 0). A result is never a list or a
+// struct; an enum result is the address of a Value that the function
+// made in the arena (alloc.go) or was handed.
 type Kind uint8
 
 // Kinds.
@@ -64,6 +65,9 @@ type Plan struct {
 	// parameters and result.
 	Params [][]Kind
 	Result []Kind
+	// Allocs[f] is set for the compiled functions that make enum values
+	// in the arena (new.enum) or call one that does (alloc.go).
+	Allocs []bool
 	// Regions are the loops compiled on their own in the functions
 	// the interpreter runs (see Region), by function and header.
 	Regions []Region
@@ -100,6 +104,7 @@ func NewPlan(img *image.Image) *Plan {
 		Entry:    make([]bool, n),
 		Params:   make([][]Kind, n),
 		Result:   make([]Kind, n),
+		Allocs:   make([]bool, n),
 	}
 	for i := range img.Funcs {
 		f := &img.Funcs[i]
@@ -109,6 +114,8 @@ func NewPlan(img *image.Image) *Plan {
 		res, ok := scalar(img, f.Result)
 		if f.Result == image.TVoid {
 			res, ok = Void, true
+		} else if isEnum(img, f.Result) {
+			res, ok = Enum, true
 		}
 		if !ok || f.NumParams > len(f.Locals) || f.NumParams > f.FrameSize {
 			continue
@@ -150,6 +157,23 @@ func NewPlan(img *image.Image) *Plan {
 		for _, c := range callers[f] {
 			if p.Compiled[c] {
 				p.Compiled[c] = false
+				work = append(work, c)
+			}
+		}
+	}
+	// Allocating functions: those with a new.enum, and their callers.
+	for i := range n {
+		if p.Compiled[i] && makesEnums(&img.Funcs[i]) {
+			p.Allocs[i] = true
+			work = append(work, int32(i))
+		}
+	}
+	for len(work) > 0 {
+		f := work[len(work)-1]
+		work = work[:len(work)-1]
+		for _, c := range callers[f] {
+			if p.Compiled[c] && !p.Allocs[c] {
+				p.Allocs[c] = true
 				work = append(work, c)
 			}
 		}
@@ -221,7 +245,7 @@ func codeSupported(img *image.Image, f *image.Func) bool {
 	if len(f.Code) == 0 {
 		return false
 	}
-	if usesMemory(f) {
+	if usesMemory(img, f) {
 		if _, ok := access(img, f); !ok {
 			return false
 		}
@@ -232,13 +256,23 @@ func codeSupported(img *image.Image, f *image.Func) bool {
 			// A string constant is loaded as 0: no compiled operation
 			// reads a string but assert, which only shows its message
 			// when it fails, and then the interpreter runs the call.
-			switch img.Consts[in.B].Kind {
+			switch k := img.Consts[in.B]; k.Kind {
 			case image.KindInt, image.KindBool, image.KindFloat, image.KindString:
+			case image.KindEnum:
+				// A unit variant: the address of the constant's Value
+				// (alloc.go).
+				if !unitVariant(img, k) {
+					return false
+				}
 			default:
 				return false
 			}
 		case image.OpCallB:
 			if _, ok := builtins[image.Builtin(in.B)]; !ok {
+				return false
+			}
+		case image.OpNewEnum:
+			if !arenaVariant(img, in.C) {
 				return false
 			}
 		default:

@@ -98,6 +98,10 @@ type regionInfo struct {
 	// anyFast: some is.
 	fast    []bool
 	anyFast bool
+	// allocAt[pc - Header]: a compiled call of an allocating function,
+	// which leaves the region at pc when compiled code hands it back
+	// (alloc.go); nil when there is none.
+	allocAt []bool
 }
 
 // kindDirty is the kind of a dirty register in regionOut: written back
@@ -394,6 +398,20 @@ func (s *regionState) join(o *regionState) bool {
 // analysis starts again; it fails when the header itself is an exit, or
 // a register to write back has no one scalar type.
 func analyzeRegion(img *image.Image, p *Plan, r Region) (*regionInfo, bool) {
+	// A call of a function that returns an enum or allocates (alloc.go)
+	// is compiled when the region still compiles with it; else the
+	// region is analysed again with every such call a side exit, as
+	// before functions allocated.
+	if info, ok := analyzeRegionWith(img, p, r, true); ok {
+		return info, true
+	}
+	return analyzeRegionWith(img, p, r, false)
+}
+
+// analyzeRegionWith is analyzeRegion, with the calls of allocating
+// functions and of functions returning an enum compiled when allocCalls
+// is set, else side exits.
+func analyzeRegionWith(img *image.Image, p *Plan, r Region, allocCalls bool) (*regionInfo, bool) {
 	f := &img.Funcs[r.Func]
 	lo, hi := r.Header, r.End
 	size := hi - lo + 1
@@ -404,7 +422,7 @@ func analyzeRegion(img *image.Image, p *Plan, r Region) (*regionInfo, bool) {
 	fastOK := !reachesMath(img, p, r.Func, lo, hi, map[int]bool{})
 	for pc := lo; pc <= hi; pc++ {
 		in := f.Code[pc]
-		if !regionOp(img, p, in) {
+		if !regionOp(img, p, in) || !allocCalls && arenaCall(img, p, in) {
 			if inPlaceOp(in) {
 				inplace[pc-lo] = true
 			} else {
@@ -416,7 +434,11 @@ func analyzeRegion(img *image.Image, p *Plan, r Region) (*regionInfo, bool) {
 		if exit[0] {
 			return nil, false
 		}
-		info, bad := regionFlow(img, f, r, exit, inplace, fastOK)
+		var allocs []bool
+		if allocCalls {
+			allocs = p.Allocs
+		}
+		info, bad := regionFlow(img, f, r, exit, inplace, fastOK, allocs)
 		if bad == -2 {
 			return nil, false
 		}
@@ -433,6 +455,14 @@ func analyzeRegion(img *image.Image, p *Plan, r Region) (*regionInfo, bool) {
 			continue
 		}
 		info.exit, info.inplace = exit, inplace
+		for pc := lo; pc <= hi; pc++ {
+			if in := f.Code[pc]; allocCalls && !exit[pc-lo] && in.Op == image.OpCall && p.Allocs[in.B] {
+				if info.allocAt == nil {
+					info.allocAt = make([]bool, size)
+				}
+				info.allocAt[pc-lo] = true
+			}
+		}
 		return info, true
 	}
 	return nil, false
@@ -442,7 +472,11 @@ func analyzeRegion(img *image.Image, p *Plan, r Region) (*regionInfo, bool) {
 // It returns the pc of an instruction that must become an exit (its
 // types do not allow its compiled form), -2 when the region does not
 // compile, or -1 and what the compiler needs.
-func regionFlow(img *image.Image, f *image.Func, r Region, exit, inplace []bool, fastOK bool) (*regionInfo, int) {
+//
+// allocs (nil: no call allocates) are the functions whose calls leave the
+// region at the call when compiled code hands it back (alloc.go): the
+// registers written so far must write back there, as at an exit.
+func regionFlow(img *image.Image, f *image.Func, r Region, exit, inplace []bool, fastOK bool, allocs []bool) (*regionInfo, int) {
 	lo, hi := r.Header, r.End
 	size, regs := hi-lo+1, f.FrameSize
 	typeOf := func(t image.TypeRef) *image.Type {
@@ -544,7 +578,7 @@ func regionFlow(img *image.Image, f *image.Func, r Region, exit, inplace []bool,
 			switch in.Op {
 			case image.OpNop:
 			case image.OpMove:
-				if !scalarType(t[in.B]) && !moveToCall(img, f, r, exit, inplace, targets, pc, t[in.B]) {
+				if !scalarType(t[in.B]) && !moveToCall(img, f, r, exit, inplace, targets, pc, t[in.B], allocs) {
 					return nil, pc
 				}
 				rd = []int32{in.B}
@@ -801,7 +835,10 @@ func regionFlow(img *image.Image, f *image.Func, r Region, exit, inplace []bool,
 		// A compiled publish leaves the region there when the batch has
 		// no room (regionPubRoom).
 		pub := f.Code[pc].Op == image.OpPublish && !exit[pc-lo]
-		if (exit[pc-lo] || headers[pc-lo] || inplace[pc-lo] || pub) && !outs(pc, st) {
+		// A call that allocates leaves the region there when compiled
+		// code hands it back (a measure is due, or the arena is full).
+		alloc := allocs != nil && f.Code[pc].Op == image.OpCall && allocs[f.Code[pc].B] && !exit[pc-lo]
+		if (exit[pc-lo] || headers[pc-lo] || inplace[pc-lo] || pub || alloc) && !outs(pc, st) {
 			if exit[pc-lo] || pc == lo {
 				return nil, -2
 			}
@@ -947,7 +984,10 @@ func regionFlow(img *image.Image, f *image.Func, r Region, exit, inplace []bool,
 // commit, no instruction in place), so it need not see the move: a
 // call of a compiled function taking a struct or a list (fasta's
 // next_random(g, …)) costs no trip into the guest.
-func moveToCall(img *image.Image, f *image.Func, r Region, exit, inplace, targets []bool, pc int, ty image.TypeRef) bool {
+//
+// A call of an allocating function (allocs) may leave the region at the
+// call, where the frame must hold the argument: never.
+func moveToCall(img *image.Image, f *image.Func, r Region, exit, inplace, targets []bool, pc int, ty image.TypeRef, allocs []bool) bool {
 	if typeOfKind(img, ty, image.KindList) == nil && typeOfKind(img, ty, image.KindStruct) == nil {
 		return false
 	}
@@ -959,7 +999,8 @@ func moveToCall(img *image.Image, f *image.Func, r Region, exit, inplace, target
 		}
 		if in.Op == image.OpCall {
 			callee := &img.Funcs[in.B]
-			return in.A == a && callee.NumParams > 0 && callee.Locals[0].Type == ty && scalarType(callee.Result)
+			return in.A == a && callee.NumParams > 0 && callee.Locals[0].Type == ty && scalarType(callee.Result) &&
+				!(allocs != nil && allocs[in.B])
 		}
 		if w := writes(img, in); w == a || in.Op == image.OpRet || in.Op == image.OpRetVoid {
 			return false

@@ -105,6 +105,8 @@ type buffer struct {
 	funcMath uint32
 	// fastL is the first of a region's four locals of regionFast.
 	fastL uint32
+	// allocs are the plan's allocating functions (Plan.Allocs).
+	allocs []bool
 }
 
 // reg returns the local of register r.
