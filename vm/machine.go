@@ -77,6 +77,17 @@ type Machine struct {
 	// tierHold, when not 0, is the frame count of a call whose tier
 	// call fell back: calls deeper than it are interpreted.
 	tierHold int
+	// tierMeasureDue: the last tier call was handed back for a measure
+	// or for room (TierMeasure); tierWasted counts the steps of such
+	// calls since the last measure, and tierHoldMeasure, once they pass
+	// tierWastedMax, has every call interpreted until the next measure;
+	// tierSkipOnce: a region left at a call that compiled code handed
+	// back, which the interpreter runs without trying it again.
+	tierMeasureDue  bool
+	tierHoldMeasure bool
+	tierSkipOnce    bool
+	tierWasted      int64
+	tierLastWaste   int64 // the steps of the call handed back last
 
 	mem     memory     // the memory limit's accounting (memory.go)
 	live    *liveTable // which registers a measure counts (memory.go), shared with siblings
@@ -127,6 +138,7 @@ type funcCode struct {
 	// steps, until the tier decides to keep it (see tierProbeCalls).
 	tierCalls int
 	tierSteps int64
+	tierWaste int64 // steps of its calls handed back for a measure or for room
 	// payloadLocal: a handler that only reads fields of its payload
 	// (register 0), so no reference to the payload outlives its run.
 	payloadLocal bool

@@ -90,6 +90,7 @@ func (m *Machine) overAllowance() bool { return m.mem.charged > m.mem.allowance 
 func (m *Machine) measure(ip unsafe.Pointer) error {
 	mem := &m.mem
 	mem.charged = 0
+	m.tierWasted, m.tierHoldMeasure = 0, false
 	if mem.limit == 0 {
 		mem.allowance = math.MaxInt64
 		return nil

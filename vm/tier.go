@@ -27,12 +27,16 @@ type TierCaller func(args []byte) ([]byte, error)
 // arm (a debugger pausing the run), which the machine arms before it
 // interprets; a
 // region's TierDone answer may end with it: the region committed with
-// its log past half full.
+// its log past half full. A TierFallback followed by TierMeasure is a
+// call compiled code handed back where a measure falls due or its arena
+// was full (tier.StopAlloc), not where the interpreter may trap; the
+// steps the call took follow (uvarint).
 const (
 	TierDone     byte = 0
 	TierFallback byte = 1
 	TierLogFull  byte = 2
 	TierBreaks   byte = 3
+	TierMeasure  byte = 4
 )
 
 // The undo log's size in entries of 16 bytes: it starts small, doubles
@@ -100,6 +104,7 @@ type regionProbe struct {
 	calls     int
 	steps     int64
 	fallbacks int
+	waste     int64 // steps of calls inside it handed back for a measure or for room
 }
 
 // A region that falls back this many times (for any reason but a full
@@ -300,7 +305,7 @@ func (m *Machine) applyRegionOut(regs unsafe.Pointer) {
 // that instruction's trap, to raise.
 func (m *Machine) callRegion(i int32, regs unsafe.Pointer, ip unsafe.Pointer, budget int64) (next unsafe.Pointer, used int64, ok bool, trap, err error) {
 	pr := &m.regions[i]
-	if pr.off || m.overAllowance() {
+	if pr.off || m.overAllowance() || m.tierHoldMeasure {
 		// Over the allowance, a measure is due after the next
 		// instruction that measures (memory.go), which compiled code
 		// does not do: the loop is interpreted until it has measured.
@@ -346,6 +351,18 @@ func (m *Machine) callRegion(i int32, regs unsafe.Pointer, ip unsafe.Pointer, bu
 	rc := m.rcall
 	m.rcall = regionCall{}
 	m.arenaAfterCall()
+	if back := tierArena.block[tier.AllocBack/8]; m.tierAllocs && back != 0 {
+		// The region left at a call that compiled code handed back;
+		// back is 1 + the steps the call had taken. A region whose
+		// calls are handed back for more than half the steps it
+		// finishes is interpreted from then on.
+		tierArena.block[tier.AllocBack/8] = 0
+		m.tierSkipOnce = true
+		pr.waste += int64(min(back-1, math.MaxInt32))
+		if pr.waste > tierWastedMax && pr.waste > pr.steps/2 {
+			pr.off = true
+		}
+	}
 	// Where the interpreter goes on when the call falls back: after the
 	// last instruction run in place (committed), or the header.
 	var resume unsafe.Pointer
@@ -523,6 +540,13 @@ func (m *Machine) callTier(fn, a int32, regs unsafe.Pointer, base int, budget in
 				m.tierLog = make([]uint64, max(2*tierLogFirst, 2*len(m.tierLog)))
 			}
 		}
+		if m.tierMeasureDue = len(res) > 1 && res[1] == TierMeasure; m.tierMeasureDue {
+			steps, n := binary.Uvarint(res[2:])
+			if n <= 0 {
+				return 0, false, errTierAnswer
+			}
+			m.tierLastWaste = int64(min(steps, math.MaxInt32))
+		}
 		return 0, false, nil
 	}
 	if res[0] != TierDone || len(res) < 10 {
@@ -554,6 +578,16 @@ func (m *Machine) callTier(fn, a int32, regs unsafe.Pointer, base int, budget in
 
 var errTierAnswer = errors.New("vm: malformed answer from the tier")
 
+// tierWastedMax bounds the steps of calls handed back for a measure (or
+// for room) since the last measure: past it, every call is interpreted
+// until the next measure. A call handed back is run by the interpreter
+// with its inner calls still compiled, each tried again, which costs
+// little in a tree (the way down to the allocation that measures is
+// its depth, the work tried again at most twice the tree), but would
+// cost the square of a deep recursion's depth (a list built by
+// recursion, whose allocations come on the way back up).
+const tierWastedMax = 1 << 20
+
 // The tier keeps calling a function through the host only if its first
 // tierProbeCalls calls took tierMinSteps steps or more on average.
 const (
@@ -566,9 +600,16 @@ const (
 //
 //go:noinline
 func (m *Machine) tierCallOp(in *image.Instr, regs unsafe.Pointer, ip unsafe.Pointer, budget int64) (used int64, ok bool, err error) {
-	if m.overAllowance() {
-		// A measure is due (see callRegion): the interpreter runs the
-		// call, which measures where it always does.
+	if m.overAllowance() || m.tierHoldMeasure {
+		// A measure is due (see callRegion), or calls handed back for
+		// one have cost too much: the interpreter runs the call, which
+		// measures where it always does.
+		return 0, false, nil
+	}
+	if m.tierSkipOnce {
+		// A region left at this call, which compiled code handed back
+		// (tierarena.go): it would be handed back again.
+		m.tierSkipOnce = false
 		return 0, false, nil
 	}
 	depth := len(m.frames)
@@ -596,11 +637,32 @@ func (m *Machine) tierCallOp(in *image.Instr, regs unsafe.Pointer, ip unsafe.Poi
 		}
 	}
 	if !ok && err == nil {
-		// The interpreter runs this call, most likely to a trap: every
-		// call inside it is interpreted too, or a recursion that fell
-		// back at its deepest frame would fall back once per frame.
-		m.tierHold = depth
+		if m.tierMeasureDue {
+			// Handed back where a measure falls due (or for room in
+			// the arena), not a trap: the interpreter runs this call,
+			// but the calls inside it still use the tier, so that only
+			// the frames on the way to the allocation that measures
+			// are interpreted (the others' calls finish compiled),
+			// until the calls handed back so have cost too much: a
+			// function whose calls are handed back for more than half
+			// the steps its calls finish is interpreted from then on.
+			fc := &m.funcs[in.B]
+			fc.tierWaste += m.tierLastWaste
+			m.tierWasted += m.tierLastWaste
+			if fc.tierWaste > tierWastedMax && fc.tierWaste > fc.tierSteps/2 {
+				fc.tier = false
+			}
+			if m.tierWasted > tierWastedMax {
+				m.tierHoldMeasure = true
+			}
+		} else {
+			// Most likely a trap: every call inside it is interpreted
+			// too, or a recursion that fell back at its deepest frame
+			// would fall back once per frame.
+			m.tierHold = depth
+		}
 	}
+	m.tierMeasureDue = false
 	return used, ok, err
 }
 

@@ -24,12 +24,14 @@ var tierArena struct {
 	mem   []byte
 }
 
-// The arena's first size, and the largest it grows to: compiled code
+// The arena's first size (room for a tree of 160,000 nodes of two
+// values; its pages are touched only as they are used), and the largest
+// it grows to: compiled code
 // that fills it hands its call back and the guest makes it four times
 // larger, up to arenaMax; a function whose values do not fit even then
 // is interpreted from then on.
 const (
-	arenaFirst = 4 << 20
+	arenaFirst = 16 << 20
 	arenaMax   = 64 << 20
 )
 

@@ -290,6 +290,10 @@ func (t *tierInstance) call(args []byte) ([]byte, error) {
 			a = append(a, t.breaks...)
 		case full:
 			a = append(a, vm.TierLogFull)
+		case err == nil && t.stop.Get() == tier.StopAlloc:
+			// With the steps the call took before it was handed back.
+			a = append(a, vm.TierMeasure)
+			a = binary.AppendUvarint(a, uint64(max(t.given-int64(t.fuel.Get()), 0)))
 		}
 		t.answer = a
 		return a, nil

@@ -325,3 +325,56 @@ locus Collect {
 		t.Fatalf("engines disagree: native %q %q, wasm %q %q (exit %d)", native.stdout, native.stderr, wasm.stdout, wasm.stderr, wasm.res.Code)
 	}
 }
+
+// TestArenaDeepRecursion builds lists by recursion, whose allocations
+// come on the way back up, under a limit that has measures fall due in
+// the middle of a list: compiled calls handed back for a measure are
+// tried compiled again from inner frames only while that costs little
+// (vm's tierWastedMax), then interpreted; after every delivery the
+// charges, the allowance and the state must be the native engine's.
+func TestArenaDeepRecursion(t *testing.T) {
+	img := compileAll(t, `
+topic T { n: int }
+enum L { Nil, Cons(int, L) }
+fn build(n: int) -> L {
+    if n == 0 { return L::Nil; }
+    return L::Cons(n, build(n - 1));
+}
+fn count(l: L) -> int {
+    match l {
+        L::Nil => { return 0; },
+        L::Cons(v, rest) => { return 1 + count(rest); },
+    }
+}
+locus D {
+    var total: int = 0;
+    on T(t) {
+        for i in 0..4 { total += count(build(t.n + i)); }
+        let l = build(t.n / 4);
+        total += count(l);
+    }
+}
+main { spawn D; }
+`)
+	var pubs [4][]string
+	names, engines := chargeEngines(t, img, 8<<20, &pubs)
+	engines = slices.Delete(engines, 2, 3)
+	names = slices.Delete(names, 2, 3)
+	r := rand.New(rand.NewPCG(5, 8))
+	for k := range 24 {
+		payload := structPayload(value.Int(int64(5000 + r.IntN(20000))))
+		var got [3]string
+		for i, e := range engines {
+			err := e.Deliver(0, 0, payload)
+			st, serr := e.State(0)
+			h := fnv.New64a()
+			h.Write(st)
+			got[i] = fmt.Sprintf("%v, %s, state of %d bytes (fnv %x) %v", err, memCounters(t, e, 0), len(st), h.Sum64(), serr)
+		}
+		for i := 1; i < len(engines); i++ {
+			if got[i] != got[0] {
+				t.Fatalf("delivery %d: %s: %s\n%s: %s", k, names[0], got[0], names[i], got[i])
+			}
+		}
+	}
+}

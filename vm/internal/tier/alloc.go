@@ -42,16 +42,19 @@ const (
 	AllocAllowance = 32 // the address of its allowance (int64)
 	AllocConsts    = 40 // the address of the machine's constants ([]Value's data)
 	AllocFull      = 48 // set to 1 by compiled code when the arena was full
-	AllocSize      = 56 // the block's size
+	AllocBack      = 56 // set to 1 by a region that left at a call handed back (allocReturn)
+	AllocSize      = 64 // the block's size
 )
 
 // GlobalAlloc is the global that holds the allocation block's address.
 const GlobalAlloc = "alloc"
 
-// stopAlloc is the stop global's value when compiled code hands a call
+// StopAlloc is the stop global's value when compiled code hands a call
 // back because a measure is due or the arena is full; any other reason
 // stops with 1.
-const stopAlloc = 2
+const StopAlloc = 2
+
+const stopAlloc = StopAlloc
 
 // The value layout compiled allocation writes (vm/value; a test in
 // package vm keeps them equal): an enum's Value, its enumObj header
@@ -279,7 +282,9 @@ func (w *buffer) allocSave(t1, t2 uint32) {
 // when the callee handed the call back for want of a measure or of room
 // (stopAlloc), the region goes on as if it had not called: the stop is
 // cleared, the charge counter and the steps are as allocSave kept them,
-// and the region leaves at the call, which the interpreter runs.
+// and the region leaves at the call, which the interpreter runs (the
+// block's AllocBack, 1 + the steps the call took, tells the guest so,
+// which then does not try the call compiled again).
 func (w *buffer) allocReturn(rg *regionInfo, pc int, t1, t2 uint32) {
 	w.op(opGlobalGet)
 	w.u32(globalStop)
@@ -296,6 +301,19 @@ func (w *buffer) allocReturn(rg *regionInfo, pc int, t1, t2 uint32) {
 	w.op(opLocalGet)
 	w.u32(t2)
 	w.mem(opI64Store, 0)
+	// AllocBack: 1 + the steps the call took before it handed back.
+	w.allocBlock()
+	w.op(opGlobalGet)
+	w.u32(globalGiven)
+	w.op(opGlobalGet)
+	w.u32(globalFuel)
+	w.op(opI64Sub)
+	w.op(opLocalGet)
+	w.u32(t1)
+	w.op(opI64Sub)
+	w.i64Const(1)
+	w.op(opI64Add)
+	w.mem(opI64Store, AllocBack)
 	w.op(opGlobalGet)
 	w.u32(globalGiven)
 	w.op(opLocalGet)
