@@ -104,9 +104,19 @@ func (l *List) Push(v Value) error {
 	if l.iter != 0 {
 		return ErrIterating
 	}
+	if n := len(l.elems); n == cap(l.elems) && n < minPushCap {
+		// A list that is pushed to at all starts with room for a few:
+		// append's own growth from an empty list (1, 2, 4, 8) would
+		// take four allocations (and, for a push compiled in a loop,
+		// four trips into the interpreter) before then.
+		l.elems = append(make([]Value, 0, minPushCap), l.elems...)
+	}
 	l.elems = append(l.elems, v)
 	return nil
 }
+
+// minPushCap is the least capacity a list has after a push.
+const minPushCap = 8
 
 // Pop removes and returns the last element.
 func (l *List) Pop() (Value, error) {
