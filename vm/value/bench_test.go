@@ -116,3 +116,27 @@ func BenchmarkParseJSONReply(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkSizeTree measures a perfect tree of 2^16 - 1 enum nodes: the
+// memory limit's measure of binary-trees' long-lived tree.
+func BenchmarkSizeTree(b *testing.B) {
+	tr := &Type{Kind: KindEnum, Name: "T"}
+	tr.Variants = []Variant{{Name: "E"}, {Name: "N", Fields: []*Type{tr, tr}}}
+	var make func(d int) Value
+	make = func(d int) Value {
+		if d == 0 {
+			return NewEnum(tr, 0, nil)
+		}
+		return NewEnum(tr, 1, []Value{make(d - 1), make(d - 1)})
+	}
+	t := make(16)
+	var s Sizer
+	b.ResetTimer()
+	for range b.N {
+		s.Begin(1 << 40)
+		s.Add([]Value{t})
+	}
+	if s.Total() != (1<<16-1)*(SizeObjectHeader+2*SizeSlot) {
+		b.Fatalf("total %d", s.Total())
+	}
+}
