@@ -140,3 +140,21 @@ func BenchmarkSizeTree(b *testing.B) {
 		b.Fatalf("total %d", s.Total())
 	}
 }
+
+// BenchmarkSizeInts measures a list of 100,000 ints.
+func BenchmarkSizeInts(b *testing.B) {
+	xs := make([]Value, 100000)
+	for i := range xs {
+		xs[i] = Int(int64(i))
+	}
+	l := NewList(xs)
+	var s Sizer
+	b.ResetTimer()
+	for range b.N {
+		s.Begin(1 << 40)
+		s.Add([]Value{l})
+	}
+	if s.Total() != SizeListHeader+100000*SizeSlot {
+		b.Fatalf("total %d", s.Total())
+	}
+}

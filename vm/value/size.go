@@ -102,7 +102,9 @@ func (s *Sizer) Add(vs []Value) {
 
 func (s *Sizer) scan(vs []Value) {
 	for i := range vs {
-		s.scan1(vs[i])
+		if vs[i].k > KindBool { // a scalar counts nothing: no call for it
+			s.scan1(vs[i])
+		}
 	}
 }
 
