@@ -7,9 +7,7 @@ import (
 	"github.com/hale-lang/hale/vm/value"
 	"hash/fnv"
 	"math/rand/v2"
-	"os"
 	"slices"
-	"strconv"
 	"strings"
 	"testing"
 )
@@ -138,13 +136,7 @@ func randomTreeProgram(seed uint64) string {
 // overflow, budget) with their positions and stacks, and exit codes must
 // be identical.
 func TestTierRandomTreePrograms(t *testing.T) {
-	n := 48
-	if s := os.Getenv("HALE_TIER_RANDOM"); s != "" {
-		n, _ = strconv.Atoi(s)
-	}
-	if testing.Short() {
-		n = 12
-	}
+	n := randomPrograms(48, 12)
 	limits := []int64{MinMemoryLimit, 2 << 20, 8 << 20, 0}
 	oom, trapped, arena := 0, 0, 0
 	answered := tierAnswered.Load()
@@ -242,21 +234,8 @@ main { spawn L; }
 	measured, failed, last := 0, 0, int64(0)
 	r := rand.New(rand.NewPCG(11, 3))
 	for k := range 400 {
-		payload := structPayload(value.Int(int64(1+r.IntN(30))), value.Int(int64(r.IntN(11))))
-		var got [3]string
-		for i, e := range engines {
-			err := e.Deliver(0, 0, payload)
-			st, serr := e.State(0)
-			h := fnv.New64a()
-			h.Write(st)
-			got[i] = fmt.Sprintf("%v, %s, state of %d bytes (fnv %x) %v", err, memCounters(t, e, 0), len(st), h.Sum64(), serr)
-		}
-		for i := 1; i < len(engines); i++ {
-			if got[i] != got[0] {
-				t.Fatalf("delivery %d: %s: %s\n%s: %s", k, names[0], got[0], names[i], got[i])
-			}
-		}
-		if strings.HasPrefix(got[0], "<nil>") {
+		got := deliverAlike(t, k, names, engines, structPayload(value.Int(int64(1+r.IntN(30))), value.Int(int64(r.IntN(11)))))
+		if strings.HasPrefix(got, "<nil>") {
 			failed++
 		}
 		if c, _ := engines[0].(*nativeEngine).m.MemoryCounters(); c < last {
@@ -268,6 +247,26 @@ main { spawn L; }
 		t.Fatalf("%d measures in 400 deliveries, want 20 or more", measured)
 	}
 	t.Logf("%d measures, %d deliveries without error", measured, failed)
+}
+
+// deliverAlike delivers payload (delivery k) to instance 0 of each
+// engine and fails unless every engine answers as the first: the error,
+// the memory counters and the state (by its length and hash). It returns
+// the first's answer.
+func deliverAlike(t *testing.T, k int, names []string, engines []Engine, payload []byte) string {
+	t.Helper()
+	got := make([]string, len(engines))
+	for i, e := range engines {
+		err := e.Deliver(0, 0, payload)
+		st, serr := e.State(0)
+		h := fnv.New64a()
+		h.Write(st)
+		got[i] = fmt.Sprintf("%v, %s, state of %d bytes (fnv %x) %v", err, memCounters(t, e, 0), len(st), h.Sum64(), serr)
+		if got[i] != got[0] {
+			t.Fatalf("delivery %d: %s: %s\n%s: %s", k, names[0], got[0], names[i], got[i])
+		}
+	}
+	return got[0]
 }
 
 // TestArenaSiblings runs tree-making workers on several consumers, whose
@@ -362,19 +361,6 @@ main { spawn D; }
 	names = slices.Delete(names, 2, 3)
 	r := rand.New(rand.NewPCG(5, 8))
 	for k := range 24 {
-		payload := structPayload(value.Int(int64(5000 + r.IntN(20000))))
-		var got [3]string
-		for i, e := range engines {
-			err := e.Deliver(0, 0, payload)
-			st, serr := e.State(0)
-			h := fnv.New64a()
-			h.Write(st)
-			got[i] = fmt.Sprintf("%v, %s, state of %d bytes (fnv %x) %v", err, memCounters(t, e, 0), len(st), h.Sum64(), serr)
-		}
-		for i := 1; i < len(engines); i++ {
-			if got[i] != got[0] {
-				t.Fatalf("delivery %d: %s: %s\n%s: %s", k, names[0], got[0], names[i], got[i])
-			}
-		}
+		deliverAlike(t, k, names, engines, structPayload(value.Int(int64(5000+r.IntN(20000)))))
 	}
 }

@@ -255,17 +255,22 @@ func randomProgram(seed uint64) string {
 	return g.b.String()
 }
 
+// randomPrograms is how many random programs a test runs: n, or short
+// under -short, or $HALE_TIER_RANDOM when set (a longer search).
+func randomPrograms(n, short int) int {
+	if s := os.Getenv("HALE_TIER_RANDOM"); s != "" {
+		n, _ = strconv.Atoi(s)
+	} else if testing.Short() {
+		n = short
+	}
+	return n
+}
+
 // TestTierRandomPrograms runs random programs on the native engine and on
 // the wasm engine with its second tier: output, traps and exit codes must
 // be identical.
 func TestTierRandomPrograms(t *testing.T) {
-	n := 60
-	if s := os.Getenv("HALE_TIER_RANDOM"); s != "" {
-		n, _ = strconv.Atoi(s)
-	}
-	if testing.Short() {
-		n = 15
-	}
+	n := randomPrograms(60, 15)
 	compiled, trapped := 0, 0
 	answered := tierAnswered.Load()
 	for seed := range uint64(n) {
@@ -495,13 +500,7 @@ func randomMemProgram(seed uint64) string {
 // the native engine and on the wasm engine with its second tier: output,
 // traps and exit codes must be identical.
 func TestTierRandomListPrograms(t *testing.T) {
-	n := 60
-	if s := os.Getenv("HALE_TIER_RANDOM"); s != "" {
-		n, _ = strconv.Atoi(s)
-	}
-	if testing.Short() {
-		n = 15
-	}
+	n := randomPrograms(60, 15)
 	compiled, caught := 0, 0
 	answered := tierAnswered.Load()
 	for seed := range uint64(n) {

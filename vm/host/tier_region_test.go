@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
-	"strconv"
 	"strings"
 	"testing"
 
@@ -219,13 +218,7 @@ func randomRegionProgram(seed uint64, kinds int) string {
 // trap reports (message, position, Hale stack) and exit codes must be
 // identical, and budgets must run out at the same step.
 func TestTierRandomRegions(t *testing.T) {
-	n := 60
-	if s := os.Getenv("HALE_TIER_RANDOM"); s != "" {
-		n, _ = strconv.Atoi(s)
-	}
-	if testing.Short() {
-		n = 15
-	}
+	n := randomPrograms(60, 15)
 	withRegions, inPlace, batched, fast, trapped, limited := 0, 0, 0, 0, 0, 0
 	answered := tierAnswered.Load()
 	for seed := range uint64(n) {

@@ -5,9 +5,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math/rand/v2"
-	"os"
 	"slices"
-	"strconv"
 	"strings"
 	"testing"
 
@@ -118,13 +116,7 @@ locus Watcher {
 // guard bits) and the state before every delivery must be identical;
 // and handlers with a guarded publish must run compiled and fall back.
 func TestFastGuardedRandomPrograms(t *testing.T) {
-	n := 40
-	if s := os.Getenv("HALE_TIER_RANDOM"); s != "" {
-		n, _ = strconv.Atoi(s)
-	}
-	if testing.Short() {
-		n = 10
-	}
+	n := randomPrograms(40, 10)
 	planned := 0
 	ran, fell := fastAnswered.Load(), fastFellBack.Load()
 	for seed := range uint64(n) {

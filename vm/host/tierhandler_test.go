@@ -7,9 +7,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"os"
 	"slices"
-	"strconv"
 	"strings"
 	"testing"
 
@@ -156,13 +154,7 @@ func randomHandlerProgram(seed uint64) string {
 // wasm engine without them: output, traps, exit codes, every published
 // payload and the state before every delivery must be identical.
 func TestFastHandlerRandomPrograms(t *testing.T) {
-	n := 60
-	if s := os.Getenv("HALE_TIER_RANDOM"); s != "" {
-		n, _ = strconv.Atoi(s)
-	}
-	if testing.Short() {
-		n = 15
-	}
+	n := randomPrograms(60, 15)
 	planned, trapped := 0, 0
 	answered := fastAnswered.Load()
 	for seed := range uint64(n) {

@@ -263,11 +263,7 @@ func (w *buffer) newEnum(img *image.Image, in image.Instr, reg func(int32) uint3
 // allocating function is charged, the steps taken (in t1) and the charge
 // counter (in t2), which allocReturn restores when the call hands back.
 func (w *buffer) allocSave(t1, t2 uint32) {
-	w.op(opGlobalGet)
-	w.u32(globalGiven)
-	w.op(opGlobalGet)
-	w.u32(globalFuel)
-	w.op(opI64Sub)
+	w.stepsTaken()
 	w.op(opLocalSet)
 	w.u32(t1)
 	w.allocBlock()
@@ -303,11 +299,7 @@ func (w *buffer) allocReturn(rg *regionInfo, pc int, t1, t2 uint32) {
 	w.mem(opI64Store, 0)
 	// AllocBack: 1 + the steps the call took before it handed back.
 	w.allocBlock()
-	w.op(opGlobalGet)
-	w.u32(globalGiven)
-	w.op(opGlobalGet)
-	w.u32(globalFuel)
-	w.op(opI64Sub)
+	w.stepsTaken()
 	w.op(opLocalGet)
 	w.u32(t1)
 	w.op(opI64Sub)
@@ -323,6 +315,16 @@ func (w *buffer) allocReturn(rg *regionInfo, pc int, t1, t2 uint32) {
 	w.u32(globalFuel)
 	w.regionExit(rg, pc)
 	w.op(opEnd)
+}
+
+// stepsTaken pushes the steps the call has taken (the steps handed out
+// less the fuel left).
+func (w *buffer) stepsTaken() {
+	w.op(opGlobalGet)
+	w.u32(globalGiven)
+	w.op(opGlobalGet)
+	w.u32(globalFuel)
+	w.op(opI64Sub)
 }
 
 // arenaReset empties the arena at a region's loop header, where no

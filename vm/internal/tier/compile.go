@@ -857,14 +857,7 @@ func compileFunc(w *buffer, img *image.Image, f *image.Func, index []uint32, kin
 				// call did not hand back (alloc.go).
 				local(opLocalSet, t0)
 				w.allocReturn(rg, pc, t1, t2)
-				w.op(opGlobalGet)
-				w.u32(globalStop)
-				w.op(opI32WrapI64)
-				w.op(opIf)
-				w.byte(0x40)
-				w.i64Const(0)
-				w.op(opReturn)
-				w.op(opEnd)
+				w.returnIfStopped()
 				if callee.Result != image.TVoid {
 					local(opLocalGet, t0)
 					set(in.A)
@@ -881,14 +874,7 @@ func compileFunc(w *buffer, img *image.Image, f *image.Func, index []uint32, kin
 			} else {
 				set(in.A)
 			}
-			w.op(opGlobalGet)
-			w.u32(globalStop)
-			w.op(opI32WrapI64)
-			w.op(opIf)
-			w.byte(0x40)
-			w.i64Const(0)
-			w.op(opReturn)
-			w.op(opEnd)
+			w.returnIfStopped()
 		case image.OpRet, image.OpRetVoid: // never in a region (an exit)
 			w.globalAdd(globalDepth, -1)
 			w.globalAdd(globalHeight, -int64(f.FrameSize))

@@ -168,35 +168,18 @@ func NewPlan(img *image.Image) *Plan {
 			work = append(work, int32(i))
 		}
 	}
-	for len(work) > 0 {
-		f := work[len(work)-1]
-		work = work[:len(work)-1]
-		for _, c := range callers[f] {
-			if p.Compiled[c] && !p.Allocs[c] {
-				p.Allocs[c] = true
-				work = append(work, c)
-			}
-		}
-	}
+	spreadToCallers(work, callers, p.Compiled, p.Allocs)
 	// Entries: compiled functions with a backward jump, in a call cycle,
 	// or calling an entry.
 	cyclic := inCycles(p.Compiled, callees)
+	work = work[:0]
 	for i := range img.Funcs {
 		if p.Compiled[i] && (loops(&img.Funcs[i]) || cyclic[i]) {
 			p.Entry[i] = true
 			work = append(work, int32(i))
 		}
 	}
-	for len(work) > 0 {
-		f := work[len(work)-1]
-		work = work[:len(work)-1]
-		for _, c := range callers[f] {
-			if p.Compiled[c] && !p.Entry[c] {
-				p.Entry[c] = true
-				work = append(work, c)
-			}
-		}
-	}
+	spreadToCallers(work, callers, p.Compiled, p.Entry)
 	// Regions: the loops of every function not compiled whole.
 	for i := range img.Funcs {
 		if !p.Compiled[i] {
@@ -204,6 +187,22 @@ func NewPlan(img *image.Image) *Plan {
 		}
 	}
 	return p
+}
+
+// spreadToCallers sets set[c] for every compiled function c that calls,
+// directly or not, one of the functions in work (whose set is already
+// set), through compiled callers.
+func spreadToCallers(work []int32, callers [][]int32, compiled, set []bool) {
+	for len(work) > 0 {
+		f := work[len(work)-1]
+		work = work[:len(work)-1]
+		for _, c := range callers[f] {
+			if compiled[c] && !set[c] {
+				set[c] = true
+				work = append(work, c)
+			}
+		}
+	}
 }
 
 func scalar(img *image.Image, t image.TypeRef) (Kind, bool) {

@@ -184,6 +184,19 @@ func (w *buffer) stop() {
 	w.op(opReturn)
 }
 
+// returnIfStopped returns at once, after a call, when the callee (or one
+// of its own) stopped the call (see stop).
+func (w *buffer) returnIfStopped() {
+	w.op(opGlobalGet)
+	w.u32(globalStop)
+	w.op(opI32WrapI64)
+	w.op(opIf)
+	w.byte(0x40)
+	w.i64Const(0)
+	w.op(opReturn)
+	w.op(opEnd)
+}
+
 // charge takes cost steps from the fuel, asking the host (refill, function
 // 0) for more when it runs below zero, and stops the call when the host
 // refuses.
