@@ -147,6 +147,25 @@ type Poller interface {
 	Poll(c int) error
 }
 
+// LateJournal is an optional interface of a Journal. StampsLate
+// reporting true lets a consumer run a run of deliveries (to one
+// instance and topic, queued one after the other) whose handlers call
+// nothing the Journal sees (no Invoke, Publish, Poll or Trap: on the
+// wasm engine, a handler compiled whole that publishes nothing, which
+// hands back any delivery that would) in one call of its engine, and
+// call Deliver for each of them afterwards, in order, before the
+// consumer's next call of anything else. The Journal then sees the same
+// calls in the same order as if each had been stamped before it ran,
+// but its Deliver may not read the instance's state (it is past the
+// delivery), nor expect a non-nil error to keep the handler from
+// running (it has run, with no effect outside its instance's state; the
+// run still halts). The recorder is one; a replayer, which picks each
+// delivery (an Order), is not.
+type LateJournal interface {
+	Journal
+	StampsLate() bool
+}
+
 // StateReader reads an instance's state as the canonical tuple of its
 // state variables in declaration order. Every Engine is one.
 type StateReader interface {
