@@ -166,6 +166,10 @@ func (c *consumer) loop() {
 		c.loopTaken(h)
 		return
 	}
+	if ro := c.runOrder(); ro != nil {
+		c.loopRuns(ro)
+		return
+	}
 	for {
 		d, ok := c.take()
 		if !ok {
@@ -385,6 +389,98 @@ func (c *consumer) loopMany(m manyDeliverer, h *holder) {
 			}
 		}
 		clear(taken) // drop the payloads
+	}
+}
+
+// runOrder returns the run's Order when it gives runs of deliveries
+// (RunOrder) and nothing else picks or watches each delivery (no
+// Stepper, no debugger), else nil.
+func (c *consumer) runOrder() RunOrder {
+	o := &c.r.opts
+	if noMany || c.inOrder || o.Debug != nil || o.DebugPoll != nil || o.stepping {
+		return nil
+	}
+	ro, _ := c.r.order.(RunOrder)
+	return ro
+}
+
+// loopRuns is loop under an Order that gives runs of deliveries
+// (RunOrder): it takes each run the Order gives (takeRun) and handles
+// its deliveries in turn, as loop handles one. It does not look whether
+// the run stopped between them: a delivery the Order gave is handled,
+// as loop handles the one take returned (a replay waits at a recorded
+// trap until every other consumer has been given its recorded
+// deliveries, and then expects them to run).
+func (c *consumer) loopRuns(ro RunOrder) {
+	r := c.r
+	var taken []Delivery
+	for {
+		var ok bool
+		if taken, ok = c.takeRun(ro, taken[:0]); !ok {
+			return
+		}
+		if len(taken) > 1 {
+			givenRuns.Add(int64(len(taken)))
+		}
+		for i, d := range taken {
+			if !c.handle(d) {
+				if c.cut {
+					if left := len(taken) - i - 1; left > 0 {
+						r.release(int64(left))
+					}
+				}
+				return
+			}
+		}
+		clear(taken) // drop the payloads
+	}
+}
+
+// givenRuns counts the deliveries loopRuns was given in runs of more
+// than one (tests look that it was).
+var givenRuns atomic.Int64
+
+// takeRun is take under a RunOrder: it appends the deliveries the Order
+// gives, one or a run of them, to ds; it reports false when the run has
+// stopped or the consumer was retired.
+func (c *consumer) takeRun(ro RunOrder, ds []Delivery) ([]Delivery, bool) {
+	r := c.r
+	c.mu.Lock()
+	for {
+		if r.stopped.Load() {
+			c.mu.Unlock()
+			return ds, false
+		}
+		pending := c.queue[c.head:]
+		if len(pending) == 0 {
+			c.wait(0, 0)
+			continue
+		}
+		// NextRun is asked with c.mu held (take lets go of it for
+		// Next): a RunOrder answers at once, never waiting, and takes
+		// no lock of the runtime's, so holding c.mu cannot deadlock, and
+		// a replay that follows a chain (one delivery pending at a
+		// time) takes the lock once per delivery instead of twice.
+		pick, count, wait := ro.NextRun(c.id, pending, manyDeliveries)
+		switch {
+		case pick == Retire:
+			c.retire()
+			c.mu.Unlock()
+			return ds, false
+		case pick == Hold:
+			c.wait(len(pending), wait)
+			continue
+		case pick < 0 || pick >= len(pending) || count > 1 && (pick != 0 || count > len(pending)):
+			c.mu.Unlock()
+			r.fail(fmt.Errorf("order: consumer %d: pick %d (%d) of %d pending deliveries", c.id, pick, count, len(pending)))
+			return ds, false
+		}
+		ds = append(ds, c.remove(pick))
+		for k := 1; k < count; k++ {
+			ds = append(ds, c.remove(0))
+		}
+		c.mu.Unlock()
+		return ds, true
 	}
 }
 

@@ -195,6 +195,22 @@ type Order interface {
 	Next(c int, pending []Delivery) (pick int, wait time.Duration)
 }
 
+// RunOrder is an optional interface of an Order. NextRun is Next for a
+// consumer that may take several pending deliveries at once (at most
+// most): it may answer pick 0 with count > 1, which gives pending[0],
+// …, pending[count-1] to run one after the other, in that order, as if
+// Next had picked the first pending delivery before each (the consumer
+// runs them all, unless one of them ends it: a trap, a halt, an
+// interrupt); otherwise count is 1 (0 with Hold or Retire) and pick and
+// wait are Next's. NextRun is called with the consumer's queue locked:
+// it must answer at once (Hold to wait), and not publish, enqueue or
+// call into the runtime. The replayer is one: a replay that follows its
+// recording took its consumer's lock and asked Next once per delivery.
+type RunOrder interface {
+	Order
+	NextRun(c int, pending []Delivery, most int) (pick, count int, wait time.Duration)
+}
+
 // Special results of Order.Next.
 const (
 	Hold   = -1
