@@ -1382,6 +1382,7 @@ func (r *Replayer) NextRun(c int, pending []host.Delivery, most int) (int, int, 
 				continue
 			}
 			cs.lateUnexp++
+			cs.countedPub[key] = true // counted once if asked again (host.RunOrder)
 			r.lateFinding(cs, key, r.topicName(pending[i].Topic))
 		}
 		cs.retired = true

@@ -44,12 +44,17 @@ type consumer struct {
 	// order (inOrder: no Order, no Stepper), else queue[head:], where
 	// the Order or the Stepper picks among them.
 	inOrder bool
-	fifo    fifo
-	queue   []Delivery
-	head    int
-	waiting bool          // the goroutine waits for wake
-	retired bool          // the Order retired the consumer
-	wake    chan struct{} // capacity 1
+	// windowed (a RunOrder's consumer, takeRun): deliveries arrive in
+	// fifo, and queue[head:] is a window of the oldest of them, refilled
+	// up to orderWindow before the Order is asked, and all of them when
+	// it holds or retires.
+	windowed bool
+	fifo     fifo
+	queue    []Delivery
+	head     int
+	waiting  bool          // the goroutine waits for wake
+	retired  bool          // the Order retired the consumer
+	wake     chan struct{} // capacity 1
 
 	// Lending (holder.settle): lendable is fixed at start-up; borrowed
 	// (under mu) says another consumer's goroutine runs this consumer's
@@ -117,7 +122,7 @@ func (c *consumer) enqueueRun(from *consumer, ds []Delivery) {
 
 // push adds d to the pending deliveries (c.mu held).
 func (c *consumer) push(d Delivery) {
-	if c.inOrder {
+	if c.inOrder || c.windowed {
 		c.fifo.push(d)
 	} else {
 		c.queue = append(c.queue, d)
@@ -451,6 +456,7 @@ func (c *consumer) takeRun(ro RunOrder, ds []Delivery) ([]Delivery, bool) {
 			c.mu.Unlock()
 			return ds, false
 		}
+		c.refill(orderWindow)
 		pending := c.queue[c.head:]
 		if len(pending) == 0 {
 			c.wait(0, 0)
@@ -462,6 +468,13 @@ func (c *consumer) takeRun(ro RunOrder, ds []Delivery) ([]Delivery, bool) {
 		// a replay that follows a chain (one delivery pending at a
 		// time) takes the lock once per delivery instead of twice.
 		pick, count, wait := ro.NextRun(c.id, pending, manyDeliveries)
+		if (pick == Hold || pick == Retire) && c.fifo.len() > 0 {
+			// It answered from the window: ask again with every
+			// pending delivery.
+			c.refill(-1)
+			pending = c.queue[c.head:]
+			pick, count, wait = ro.NextRun(c.id, pending, manyDeliveries)
+		}
 		switch {
 		case pick == Retire:
 			c.retire()
@@ -481,6 +494,23 @@ func (c *consumer) takeRun(ro RunOrder, ds []Delivery) ([]Delivery, bool) {
 		}
 		c.mu.Unlock()
 		return ds, true
+	}
+}
+
+// orderWindow is how many of a windowed consumer's pending deliveries
+// its Order is shown at first. A replayed consumer kept every pending
+// delivery in one slice, which a producer far ahead of it (Savina
+// Counting's, 200,000 messages in one handler) grew by copying into
+// fresh memory again and again: a fifth of a replay's CPU time went to
+// those copies and their page faults.
+const orderWindow = 1024
+
+// refill moves the oldest deliveries of c.fifo to the end of the window
+// queue[head:] until it holds at least most (all of them when most < 0),
+// with c.mu held.
+func (c *consumer) refill(most int) {
+	for c.fifo.len() > 0 && (most < 0 || len(c.queue)-c.head < most) {
+		c.queue = append(c.queue, c.fifo.pop())
 	}
 }
 
@@ -678,7 +708,7 @@ func (c *consumer) pending() int {
 	if c.inOrder {
 		return c.fifo.len()
 	}
-	return len(c.queue) - c.head
+	return len(c.queue) - c.head + c.fifo.len()
 }
 
 // remove takes pending delivery i (0 is the oldest) out of the queue.

@@ -202,7 +202,11 @@ type Order interface {
 // Next had picked the first pending delivery before each (the consumer
 // runs them all, unless one of them ends it: a trap, a halt, an
 // interrupt); otherwise count is 1 (0 with Hold or Retire) and pick and
-// wait are Next's. NextRun is called with the consumer's queue locked:
+// wait are Next's. pending may be only the oldest pending deliveries
+// (at least one, in arrival order): when NextRun answers Hold or Retire
+// and more are pending, it is asked again at once with all of them, so
+// an answer must hold for being asked twice (a retiring Order counts
+// what it drops once). NextRun is called with the consumer's queue locked:
 // it must answer at once (Hold to wait), and not publish, enqueue or
 // call into the runtime. The replayer is one: a replay that follows its
 // recording took its consumer's lock and asked Next once per delivery.

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestJournaledTakesMany runs each many case with a journal that logs
@@ -233,6 +234,66 @@ func TestQuietRunHalts(t *testing.T) {
 		}
 		if kind == EngineWasm && quiet == 0 {
 			t.Errorf("wasm: no quiet runs before the halt")
+		}
+	}
+}
+
+// lastOrder is a RunOrder that holds consumer sink until want deliveries
+// are pending, then takes the newest first; it notes the most pending
+// deliveries it was shown.
+type lastOrder struct {
+	sink, want int
+	most       int
+}
+
+func (o *lastOrder) Next(c int, pending []Delivery) (int, time.Duration) {
+	pick, _, wait := o.NextRun(c, pending, 1)
+	return pick, wait
+}
+
+func (o *lastOrder) NextRun(c int, pending []Delivery, most int) (int, int, time.Duration) {
+	if c != o.sink {
+		return 0, 1, 0
+	}
+	o.most = max(o.most, len(pending))
+	if o.want > 0 && len(pending) < o.want {
+		return Hold, 0, 0
+	}
+	o.want = 0
+	return len(pending) - 1, 1, 0
+}
+
+// TestRunOrderSeesAllPending holds a consumer under a RunOrder until
+// 3,000 deliveries are pending, more than the window it is shown first
+// (orderWindow): asked again with all of them when it holds, it sees
+// them all, and the consumer then runs the newest first.
+func TestRunOrderSeesAllPending(t *testing.T) {
+	img := compileAll(t, `
+topic A { n: int }
+locus Src { on start { for i in 0..3000 { publish A { n: i }; } } }
+locus Sink {
+    var c: int = 0;
+    on A(a) { c += 1; if c == 1 || c == 3000 { print(str(c) + " " + str(a.n)); } }
+}
+main { spawn Src; spawn Sink on pinned; }
+`)
+	sink := -1
+	for _, in := range img.Instances {
+		if in.Name == "Sink" {
+			sink = in.Consumer
+		}
+	}
+	for _, kind := range []EngineKind{EngineNative, EngineWasm} {
+		o := &lastOrder{sink: sink, want: 3000}
+		res := runWith(t, img, Options{Engine: kind, Order: o})
+		if res.err != nil {
+			t.Fatal(res.err)
+		}
+		if want := "1 2999\n3000 0\n"; res.stdout != want {
+			t.Errorf("%s: output %q, want %q", kind, res.stdout, want)
+		}
+		if o.most != 3000 || orderWindow >= 3000 {
+			t.Errorf("%s: the order saw at most %d pending deliveries (window %d)", kind, o.most, orderWindow)
 		}
 	}
 }
