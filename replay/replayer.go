@@ -1361,6 +1361,16 @@ func (r *Replayer) Next(c int, pending []host.Delivery) (int, time.Duration) {
 
 var _ host.RunOrder = (*Replayer)(nil)
 
+var _ host.LateJournal = (*Replayer)(nil)
+
+// StampsLate reports true but under --at (host.LateJournal): a run of
+// given deliveries whose compiled handler calls nothing is checked after
+// it ran, which finds what checking each before it finds (the
+// deliveries were given as recorded; a handler that would call, trap
+// or poll hands its delivery back and is checked before it runs). Under
+// --at, Deliver reads the state before the handler and stops there.
+func (r *Replayer) StampsLate() bool { return r.opts.At == nil }
+
 // NextRun is Next giving, when the consumer's next recorded delivery is
 // the first pending one, also the pending deliveries after it that are
 // the recorded deliveries after that one, in order, up to most in all

@@ -416,9 +416,18 @@ func (c *consumer) runOrder() RunOrder {
 // as loop handles the one take returned (a replay waits at a recorded
 // trap until every other consumer has been given its recorded
 // deliveries, and then expects them to run).
+//
+// Under a Journal that stamps late (the replayer, but for --at), a run
+// of the deliveries given to one instance and topic whose compiled
+// handler publishes nothing goes to the engine in one call and is
+// stamped after it, as loopTaken does in a recorded run.
 func (c *consumer) loopRuns(ro RunOrder) {
 	r := c.r
 	var taken []Delivery
+	var quiet quietRunner
+	if j, ok := r.journal.(LateJournal); ok && j.StampsLate() && !noQuiet {
+		quiet, _ = c.engine.(quietRunner)
+	}
 	for {
 		var ok bool
 		if taken, ok = c.takeRun(ro, taken[:0]); !ok {
@@ -427,7 +436,24 @@ func (c *consumer) loopRuns(ro RunOrder) {
 		if len(taken) > 1 {
 			givenRuns.Add(int64(len(taken)))
 		}
-		for i, d := range taken {
+		handBack := -1
+		for i := 0; i < len(taken); i++ {
+			if quiet != nil && i != handBack {
+				if end := sameRun(taken[i:]); end > 1 {
+					k, ok := c.runQuiet(quiet, taken[i:i+end])
+					if !ok {
+						return
+					}
+					if k < end {
+						handBack = i + k
+					}
+					if k > 0 {
+						i += k - 1
+						continue
+					}
+				}
+			}
+			d := taken[i]
 			if !c.handle(d) {
 				if c.cut {
 					if left := len(taken) - i - 1; left > 0 {

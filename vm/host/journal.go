@@ -159,8 +159,9 @@ type Poller interface {
 // but its Deliver may not read the instance's state (it is past the
 // delivery), nor expect a non-nil error to keep the handler from
 // running (it has run, with no effect outside its instance's state; the
-// run still halts). The recorder is one; a replayer, which picks each
-// delivery (an Order), is not.
+// run still halts). The recorder is one, and so is the replayer but
+// under --at (it checks a run of deliveries it gave, RunOrder, after
+// they ran); a consumer that takes them one by one does not stamp late.
 type LateJournal interface {
 	Journal
 	StampsLate() bool
