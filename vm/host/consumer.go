@@ -44,10 +44,10 @@ type consumer struct {
 	// order (inOrder: no Order, no Stepper), else queue[head:], where
 	// the Order or the Stepper picks among them.
 	inOrder bool
-	// windowed (a RunOrder's consumer, takeRun): deliveries arrive in
-	// fifo, and queue[head:] is a window of the oldest of them, refilled
-	// up to orderWindow before the Order is asked, and all of them when
-	// it holds or retires.
+	// windowed (a RunOrder's consumer, takeRun): queue[head:] is a
+	// window of the oldest pending deliveries, the rest are in fifo
+	// (push); the window is refilled up to orderWindow before the Order
+	// is asked, and takes all of them when it holds or retires.
 	windowed bool
 	fifo     fifo
 	queue    []Delivery
@@ -122,9 +122,17 @@ func (c *consumer) enqueueRun(from *consumer, ds []Delivery) {
 
 // push adds d to the pending deliveries (c.mu held).
 func (c *consumer) push(d Delivery) {
-	if c.inOrder || c.windowed {
+	switch {
+	case c.inOrder:
 		c.fifo.push(d)
-	} else {
+	case c.windowed && (c.fifo.len() > 0 || len(c.queue)-c.head >= orderWindow):
+		// Past the window: in the fifo, after every delivery of the
+		// window (a delivery goes to the window only while the fifo is
+		// empty), so that a consumer with a few pending deliveries (a
+		// ring's, a ping-pong's) never takes a 7 KiB block, as an
+		// ordered consumer did not before the window.
+		c.fifo.push(d)
+	default:
 		c.queue = append(c.queue, d)
 	}
 }
