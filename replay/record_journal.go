@@ -75,6 +75,14 @@ var _ host.IndependentJournal = (*RecordingJournal)(nil)
 // among consumers as an unrecorded one does (host.IndependentJournal).
 func (j *RecordingJournal) Independent() bool { return true }
 
+var _ host.LateJournal = (*RecordingJournal)(nil)
+
+// StampsLate reports true: Deliver only appends the delivery's entry
+// (it reads no state, and its error, a failed recording, halts the run
+// whether or not the handler ran), so a run of deliveries that call
+// nothing may be stamped after it ran (host.LateJournal).
+func (j *RecordingJournal) StampsLate() bool { return true }
+
 // Invoke performs the call live and records it. Once recording has
 // failed it traps instead, uncatchably, without performing the call.
 func (j *RecordingJournal) Invoke(c int, p stdlib.Primitive, args []byte, live func() ([]byte, error)) ([]byte, error) {

@@ -231,6 +231,7 @@ type replayConsumer struct {
 	// in arrival order); Next runs on the consumer's goroutine too.
 	given      int
 	givenKey   deliveryKey // the identity of recorded delivery given, when given >= 0
+	givenMore  int         // the deliveries of NextRun's run after given
 	handled    int
 	misses     int
 	missingIn  int
@@ -1179,10 +1180,16 @@ func (r *Replayer) Deliver(c, n int, d *host.Delivery, state host.StateReader) e
 	key := keyOf(d)
 	cs.n, cs.runInputs, cs.runOutputs = n, 0, 0
 	i, ok := cs.given, cs.given >= 0 && cs.givenKey == key
-	if !ok {
-		i, ok = r.lookup(cs, key)
+	if ok && cs.givenMore > 0 {
+		// The next of a run NextRun gave.
+		cs.given, cs.givenKey = i+1, r.key(cs, i+1)
+		cs.givenMore--
+	} else {
+		if !ok {
+			i, ok = r.lookup(cs, key)
+		}
+		cs.given, cs.givenMore = -1, 0
 	}
-	cs.given = -1
 	switch {
 	case !ok:
 		cs.cur = &callRun{}
@@ -1348,9 +1355,33 @@ func (r *Replayer) progressed() {
 // not arrived, releases the oldest once the hold timed out, and retires
 // the consumer when it has had all its recorded deliveries.
 func (r *Replayer) Next(c int, pending []host.Delivery) (int, time.Duration) {
+	pick, _, wait := r.NextRun(c, pending, 1)
+	return pick, wait
+}
+
+var _ host.RunOrder = (*Replayer)(nil)
+
+var _ host.LateJournal = (*Replayer)(nil)
+
+// StampsLate reports true but under --at (host.LateJournal): a run of
+// given deliveries whose compiled handler calls nothing is checked after
+// it ran, which finds what checking each before it finds (the
+// deliveries were given as recorded; a handler that would call, trap
+// or poll hands its delivery back and is checked before it runs). Under
+// --at, Deliver reads the state before the handler and stops there.
+func (r *Replayer) StampsLate() bool { return r.opts.At == nil }
+
+// NextRun is Next giving, when the consumer's next recorded delivery is
+// the first pending one, also the pending deliveries after it that are
+// the recorded deliveries after that one, in order, up to most in all
+// (host.RunOrder): a replay that follows its recording then takes its
+// deliveries a run at a time. Deliver checks each as it comes (cs.given
+// and givenMore), as it checks one that Next gave. Under --at every
+// delivery is given on its own.
+func (r *Replayer) NextRun(c int, pending []host.Delivery, most int) (int, int, time.Duration) {
 	cs := r.consumer(c)
 	if cs == nil {
-		return 0, 0
+		return 0, 1, 0
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -1361,23 +1392,31 @@ func (r *Replayer) Next(c int, pending []host.Delivery) (int, time.Duration) {
 				continue
 			}
 			cs.lateUnexp++
+			cs.countedPub[key] = true // counted once if asked again (host.RunOrder)
 			r.lateFinding(cs, key, r.topicName(pending[i].Topic))
 		}
 		cs.retired = true
 		r.progressed()
-		return host.Retire, 0
+		return host.Retire, 0, 0
 	}
 	if !cs.abandoned {
 		want := r.key(cs, cs.pos)
 		for i := range pending {
 			d := &pending[i]
-			if d.Target == want.inst && d.Message.Seq == want.msg.Seq && d.Message.Producer == int(want.msg.Producer) &&
-				d.IsStart() == want.start {
-				cs.given, cs.givenKey = cs.pos, want
+			if sameDelivery(d, want) {
+				cs.given, cs.givenKey, cs.givenMore = cs.pos, want, 0
 				cs.gave()
+				count := 1
+				if i == 0 && r.opts.At == nil {
+					for count < most && count < len(pending) && cs.pos < len(cs.deliveries) && sameDelivery(&pending[count], r.key(cs, cs.pos)) {
+						cs.gave()
+						count++
+					}
+					cs.givenMore = count - 1
+				}
 				cs.holdSince = time.Time{}
 				r.progressed()
-				return i, 0
+				return i, count, 0
 			}
 		}
 		now := time.Now()
@@ -1385,7 +1424,7 @@ func (r *Replayer) Next(c int, pending []host.Delivery) (int, time.Duration) {
 			cs.holdSince = now
 		}
 		if wait := r.hold - now.Sub(cs.holdSince); wait > 0 {
-			return host.Hold, wait
+			return host.Hold, 0, wait
 		}
 		cs.timeouts++
 		cs.abandoned = true
@@ -1397,10 +1436,15 @@ func (r *Replayer) Next(c int, pending []host.Delivery) (int, time.Duration) {
 					c, cs.pos, rd.Target, recordedMessage(rd), r.hold, r.deliveryText(keyOf(&pending[0]), r.topicName(pending[0].Topic)))})
 		}
 	}
-	cs.given = -1
+	cs.given, cs.givenMore = -1, 0
 	cs.gave()
 	r.progressed()
-	return 0, 0
+	return 0, 1, 0
+}
+
+// sameDelivery reports whether d is the delivery of identity k.
+func sameDelivery(d *host.Delivery, k deliveryKey) bool {
+	return d.Target == k.inst && d.Message.Seq == k.msg.Seq && d.Message.Producer == int(k.msg.Producer) && d.IsStart() == k.start
 }
 
 // gave counts a delivery given to the consumer (r.mu held).

@@ -44,12 +44,17 @@ type consumer struct {
 	// order (inOrder: no Order, no Stepper), else queue[head:], where
 	// the Order or the Stepper picks among them.
 	inOrder bool
-	fifo    fifo
-	queue   []Delivery
-	head    int
-	waiting bool          // the goroutine waits for wake
-	retired bool          // the Order retired the consumer
-	wake    chan struct{} // capacity 1
+	// windowed (a RunOrder's consumer, takeRun): queue[head:] is a
+	// window of the oldest pending deliveries, the rest are in fifo
+	// (push); the window is refilled up to orderWindow before the Order
+	// is asked, and takes all of them when it holds or retires.
+	windowed bool
+	fifo     fifo
+	queue    []Delivery
+	head     int
+	waiting  bool          // the goroutine waits for wake
+	retired  bool          // the Order retired the consumer
+	wake     chan struct{} // capacity 1
 
 	// Lending (holder.settle): lendable is fixed at start-up; borrowed
 	// (under mu) says another consumer's goroutine runs this consumer's
@@ -117,9 +122,17 @@ func (c *consumer) enqueueRun(from *consumer, ds []Delivery) {
 
 // push adds d to the pending deliveries (c.mu held).
 func (c *consumer) push(d Delivery) {
-	if c.inOrder {
+	switch {
+	case c.inOrder:
 		c.fifo.push(d)
-	} else {
+	case c.windowed && (c.fifo.len() > 0 || len(c.queue)-c.head >= orderWindow):
+		// Past the window: in the fifo, after every delivery of the
+		// window (a delivery goes to the window only while the fifo is
+		// empty), so that a consumer with a few pending deliveries (a
+		// ring's, a ping-pong's) never takes a 7 KiB block, as an
+		// ordered consumer did not before the window.
+		c.fifo.push(d)
+	default:
 		c.queue = append(c.queue, d)
 	}
 }
@@ -164,6 +177,10 @@ func (c *consumer) loop() {
 	}
 	if c.takesMany() {
 		c.loopTaken(h)
+		return
+	}
+	if ro := c.runOrder(); ro != nil {
+		c.loopRuns(ro)
 		return
 	}
 	for {
@@ -244,9 +261,21 @@ func (c *consumer) takesMany() bool {
 // delivery, where the producers filling the queue take it too (a
 // recorded Counting's counter fought its producer for that cache line
 // 200,000 times).
+//
+// Under a Journal that stamps late (LateJournal: the recorder), a run of
+// deliveries to one instance and topic whose compiled handler publishes
+// nothing goes to the engine in one call (quietRunner), and the
+// deliveries that ran are stamped after it, in order, before anything
+// else: they called nothing, so the Journal sees what it would have
+// seen one delivery at a time. A recorded Counting's counter made one
+// engine call per increment.
 func (c *consumer) loopTaken(h *holder) {
 	r := c.r
 	var taken []Delivery
+	var quiet quietRunner
+	if j, ok := r.journal.(LateJournal); ok && j.StampsLate() && !noQuiet {
+		quiet, _ = c.engine.(quietRunner)
+	}
 	for {
 		var ok bool
 		if taken, ok = c.takeMany(taken[:0]); !ok {
@@ -255,10 +284,27 @@ func (c *consumer) loopTaken(h *holder) {
 		if len(taken) > 1 {
 			takenAtOnce.Add(int64(len(taken)))
 		}
-		for i, d := range taken {
+		handBack := -1 // the delivery a run handed back: it runs on its own
+		for i := 0; i < len(taken); i++ {
 			if i > 0 && r.stopped.Load() {
 				return
 			}
+			if quiet != nil && i != handBack {
+				if end := sameRun(taken[i:]); end > 1 {
+					k, ok := c.runQuiet(quiet, taken[i:i+end])
+					if !ok {
+						return
+					}
+					if k < end {
+						handBack = i + k
+					}
+					if k > 0 {
+						i += k - 1
+						continue
+					}
+				}
+			}
+			d := taken[i]
 			if !c.handle(d) {
 				if c.cut {
 					// Retired with the rest taken: they are dropped,
@@ -275,6 +321,35 @@ func (c *consumer) loopTaken(h *holder) {
 		}
 		clear(taken) // drop the payloads
 	}
+}
+
+// noQuiet turns loopTaken's runs in one call off (tests compare runs
+// with and without them).
+var noQuiet bool
+
+// quietRan counts the deliveries loopTaken ran in runs and stamped
+// after them (tests look that it does).
+var quietRan atomic.Int64
+
+// runQuiet hands ds, a run of deliveries to one instance and topic, to
+// q and then stamps the k that ran, in order (loopTaken). It reports
+// false when c is done (a stamp failed: the run halts, as handle's).
+func (c *consumer) runQuiet(q quietRunner, ds []Delivery) (k int, ok bool) {
+	r := c.r
+	k, _ = q.DeliverQuietRun(ds) // an error: ds[k] runs again the usual way
+	if k <= 0 {
+		return 0, true
+	}
+	quietRan.Add(int64(k))
+	for _, d := range ds[:k] {
+		if err := c.stamp(r.journal, c.handled, d); err != nil {
+			r.stop(VerdictHalted, 0, nil, err, nil)
+			return k, false
+		}
+		c.handled++
+	}
+	r.release(int64(k))
+	return k, true
 }
 
 // loopMany is loop for an engine that runs several deliveries in one
@@ -327,6 +402,149 @@ func (c *consumer) loopMany(m manyDeliverer, h *holder) {
 			}
 		}
 		clear(taken) // drop the payloads
+	}
+}
+
+// runOrder returns the run's Order when it gives runs of deliveries
+// (RunOrder) and nothing else picks or watches each delivery (no
+// Stepper, no debugger), else nil.
+func (c *consumer) runOrder() RunOrder {
+	o := &c.r.opts
+	if noMany || c.inOrder || o.Debug != nil || o.DebugPoll != nil || o.stepping {
+		return nil
+	}
+	ro, _ := c.r.order.(RunOrder)
+	return ro
+}
+
+// loopRuns is loop under an Order that gives runs of deliveries
+// (RunOrder): it takes each run the Order gives (takeRun) and handles
+// its deliveries in turn, as loop handles one. It does not look whether
+// the run stopped between them: a delivery the Order gave is handled,
+// as loop handles the one take returned (a replay waits at a recorded
+// trap until every other consumer has been given its recorded
+// deliveries, and then expects them to run).
+//
+// Under a Journal that stamps late (the replayer, but for --at), a run
+// of the deliveries given to one instance and topic whose compiled
+// handler publishes nothing goes to the engine in one call and is
+// stamped after it, as loopTaken does in a recorded run.
+func (c *consumer) loopRuns(ro RunOrder) {
+	r := c.r
+	var taken []Delivery
+	var quiet quietRunner
+	if j, ok := r.journal.(LateJournal); ok && j.StampsLate() && !noQuiet {
+		quiet, _ = c.engine.(quietRunner)
+	}
+	for {
+		var ok bool
+		if taken, ok = c.takeRun(ro, taken[:0]); !ok {
+			return
+		}
+		if len(taken) > 1 {
+			givenRuns.Add(int64(len(taken)))
+		}
+		handBack := -1
+		for i := 0; i < len(taken); i++ {
+			if quiet != nil && i != handBack {
+				if end := sameRun(taken[i:]); end > 1 {
+					k, ok := c.runQuiet(quiet, taken[i:i+end])
+					if !ok {
+						return
+					}
+					if k < end {
+						handBack = i + k
+					}
+					if k > 0 {
+						i += k - 1
+						continue
+					}
+				}
+			}
+			d := taken[i]
+			if !c.handle(d) {
+				if c.cut {
+					if left := len(taken) - i - 1; left > 0 {
+						r.release(int64(left))
+					}
+				}
+				return
+			}
+		}
+		clear(taken) // drop the payloads
+	}
+}
+
+// givenRuns counts the deliveries loopRuns was given in runs of more
+// than one (tests look that it was).
+var givenRuns atomic.Int64
+
+// takeRun is take under a RunOrder: it appends the deliveries the Order
+// gives, one or a run of them, to ds; it reports false when the run has
+// stopped or the consumer was retired.
+func (c *consumer) takeRun(ro RunOrder, ds []Delivery) ([]Delivery, bool) {
+	r := c.r
+	c.mu.Lock()
+	for {
+		if r.stopped.Load() {
+			c.mu.Unlock()
+			return ds, false
+		}
+		c.refill(orderWindow)
+		pending := c.queue[c.head:]
+		if len(pending) == 0 {
+			c.wait(0, 0)
+			continue
+		}
+		// NextRun is asked with c.mu held (take lets go of it for
+		// Next): a RunOrder answers at once, never waiting, and takes
+		// no lock of the runtime's, so holding c.mu cannot deadlock, and
+		// a replay that follows a chain (one delivery pending at a
+		// time) takes the lock once per delivery instead of twice.
+		pick, count, wait := ro.NextRun(c.id, pending, manyDeliveries)
+		if (pick == Hold || pick == Retire) && c.fifo.len() > 0 {
+			// It answered from the window: ask again with every
+			// pending delivery.
+			c.refill(-1)
+			pending = c.queue[c.head:]
+			pick, count, wait = ro.NextRun(c.id, pending, manyDeliveries)
+		}
+		switch {
+		case pick == Retire:
+			c.retire()
+			c.mu.Unlock()
+			return ds, false
+		case pick == Hold:
+			c.wait(len(pending), wait)
+			continue
+		case pick < 0 || pick >= len(pending) || count > 1 && (pick != 0 || count > len(pending)):
+			c.mu.Unlock()
+			r.fail(fmt.Errorf("order: consumer %d: pick %d (%d) of %d pending deliveries", c.id, pick, count, len(pending)))
+			return ds, false
+		}
+		ds = append(ds, c.remove(pick))
+		for k := 1; k < count; k++ {
+			ds = append(ds, c.remove(0))
+		}
+		c.mu.Unlock()
+		return ds, true
+	}
+}
+
+// orderWindow is how many of a windowed consumer's pending deliveries
+// its Order is shown at first. A replayed consumer kept every pending
+// delivery in one slice, which a producer far ahead of it (Savina
+// Counting's, 200,000 messages in one handler) grew by copying into
+// fresh memory again and again: a fifth of a replay's CPU time went to
+// those copies and their page faults.
+const orderWindow = 1024
+
+// refill moves the oldest deliveries of c.fifo to the end of the window
+// queue[head:] until it holds at least most (all of them when most < 0),
+// with c.mu held.
+func (c *consumer) refill(most int) {
+	for c.fifo.len() > 0 && (most < 0 || len(c.queue)-c.head < most) {
+		c.queue = append(c.queue, c.fifo.pop())
 	}
 }
 
@@ -524,7 +742,7 @@ func (c *consumer) pending() int {
 	if c.inOrder {
 		return c.fifo.len()
 	}
-	return len(c.queue) - c.head
+	return len(c.queue) - c.head + c.fifo.len()
 }
 
 // remove takes pending delivery i (0 is the oldest) out of the queue.

@@ -147,6 +147,26 @@ type Poller interface {
 	Poll(c int) error
 }
 
+// LateJournal is an optional interface of a Journal. StampsLate
+// reporting true lets a consumer run a run of deliveries (to one
+// instance and topic, queued one after the other) whose handlers call
+// nothing the Journal sees (no Invoke, Publish, Poll or Trap: on the
+// wasm engine, a handler compiled whole that publishes nothing, which
+// hands back any delivery that would) in one call of its engine, and
+// call Deliver for each of them afterwards, in order, before the
+// consumer's next call of anything else. The Journal then sees the same
+// calls in the same order as if each had been stamped before it ran,
+// but its Deliver may not read the instance's state (it is past the
+// delivery), nor expect a non-nil error to keep the handler from
+// running (it has run, with no effect outside its instance's state; the
+// run still halts). The recorder is one, and so is the replayer but
+// under --at (it checks a run of deliveries it gave, RunOrder, after
+// they ran); a consumer that takes them one by one does not stamp late.
+type LateJournal interface {
+	Journal
+	StampsLate() bool
+}
+
 // StateReader reads an instance's state as the canonical tuple of its
 // state variables in declaration order. Every Engine is one.
 type StateReader interface {
@@ -174,6 +194,26 @@ type Order interface {
 	//     every delivery of the recording when the recorded run ended
 	//     there.
 	Next(c int, pending []Delivery) (pick int, wait time.Duration)
+}
+
+// RunOrder is an optional interface of an Order. NextRun is Next for a
+// consumer that may take several pending deliveries at once (at most
+// most): it may answer pick 0 with count > 1, which gives pending[0],
+// …, pending[count-1] to run one after the other, in that order, as if
+// Next had picked the first pending delivery before each (the consumer
+// runs them all, unless one of them ends it: a trap, a halt, an
+// interrupt); otherwise count is 1 (0 with Hold or Retire) and pick and
+// wait are Next's. pending may be only the oldest pending deliveries
+// (at least one, in arrival order): when NextRun answers Hold or Retire
+// and more are pending, it is asked again at once with all of them, so
+// an answer must hold for being asked twice (a retiring Order counts
+// what it drops once). NextRun is called with the consumer's queue locked:
+// it must answer at once (Hold to wait), and not publish, enqueue or
+// call into the runtime. The replayer is one: a replay that follows its
+// recording took its consumer's lock and asked Next once per delivery.
+type RunOrder interface {
+	Order
+	NextRun(c int, pending []Delivery, most int) (pick, count int, wait time.Duration)
 }
 
 // Special results of Order.Next.

@@ -278,6 +278,7 @@ func newRunner(ctx context.Context, img *image.Image, opts Options) (*runner, er
 	r.consumers = make([]*consumer, len(img.Consumers))
 	for id, ic := range img.Consumers {
 		c := &consumer{r: r, id: id, kind: ic.Kind, wake: make(chan struct{}, 1), inOrder: opts.Order == nil && !opts.stepping}
+		c.windowed = c.runOrder() != nil
 		r.consumers[id] = c
 		switch {
 		case ic.Kind == image.ConsumerIngress:
