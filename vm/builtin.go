@@ -212,15 +212,23 @@ func (m *Machine) builtin(b image.Builtin, args []value.Value) (value.Value, err
 		for _, e := range elems {
 			n += len(e.AsStr())
 		}
-		var sb strings.Builder
-		sb.Grow(n)
+		// One buffer, filled by hand: a string of one byte (a list of
+		// letters) is stored, not copied with a call, which in the
+		// wasm guest costs more than the byte.
+		b := make([]byte, n)
+		at := 0
 		for i, e := range elems {
 			if i > 0 {
-				sb.WriteString(sep)
+				at += copy(b[at:], sep)
 			}
-			sb.WriteString(e.AsStr())
+			if s := e.AsStr(); len(s) == 1 {
+				b[at] = s[0]
+				at++
+			} else {
+				at += copy(b[at:], s)
+			}
 		}
-		return value.Str(sb.String()), nil
+		return value.Str(unsafe.String(unsafe.SliceData(b), len(b))), nil
 	case image.BuiltinTrim:
 		return value.Str(strings.TrimSpace(args[0].AsStr())), nil
 	case image.BuiltinUpper:
