@@ -1,17 +1,13 @@
 package replay_test
 
 import (
-	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"io"
 	"os"
 	"path/filepath"
 	"slices"
 	"testing"
-	"time"
 
-	"github.com/hale-lang/hale/replay"
 	"github.com/hale-lang/hale/replay/artifact"
 	"github.com/hale-lang/hale/vm/host"
 )
@@ -45,28 +41,9 @@ func TestSavinaArtifactsUnchanged(t *testing.T) {
 		p := compileProgram(t, string(src))
 		for _, kind := range benchEngines {
 			t.Run(name+"/"+kind.String(), func(t *testing.T) {
-				path := filepath.Join(t.TempDir(), "run.halerec")
-				info := p.info()
-				info.Created = time.Unix(1, 0)
-				h, err := replay.NewHeader(p.img, info)
-				if err != nil {
-					t.Fatal(err)
-				}
-				rec, err := artifact.Create(path, h, artifact.Options{})
-				if err != nil {
-					t.Fatal(err)
-				}
-				j := replay.NewRecordingJournal(rec, p.img, artifact.EnvWithheld)
-				res, err := host.Run(context.Background(), p.img, host.Options{Engine: kind, Stdout: io.Discard, Journal: j})
-				if err != nil || res.Verdict != host.VerdictQuiescent {
-					t.Fatalf("run: %v, verdict %s", err, res.Verdict)
-				}
-				if err := j.Close(); err != nil {
-					t.Fatal(err)
-				}
-				data, err := os.ReadFile(path)
-				if err != nil {
-					t.Fatal(err)
+				data, _, res := recordFixed(t, p, kind)
+				if res.Verdict != host.VerdictQuiescent {
+					t.Fatalf("run: verdict %s", res.Verdict)
 				}
 				if name == "counting" {
 					data = byConsumer(t, data)

@@ -77,17 +77,15 @@ type Machine struct {
 	// tierHold, when not 0, is the frame count of a call whose tier
 	// call fell back: calls deeper than it are interpreted.
 	tierHold int
-	// tierMeasureDue: the last tier call was handed back for a measure
-	// or for room (TierMeasure); tierWasted counts the steps of such
-	// calls since the last measure, and tierHoldMeasure, once they pass
-	// tierWastedMax, has every call interpreted until the next measure;
-	// tierSkipOnce: a region left at a call that compiled code handed
-	// back, which the interpreter runs without trying it again.
-	tierMeasureDue  bool
+	// tierWasted counts the steps of tier calls handed back for a
+	// measure or for room (TierMeasure) since the last measure, and
+	// tierHoldMeasure, once they pass tierWastedMax, has every call
+	// interpreted until the next measure; tierSkipOnce: a region left at
+	// a call that compiled code handed back, which the interpreter runs
+	// without trying it again.
 	tierHoldMeasure bool
 	tierSkipOnce    bool
 	tierWasted      int64
-	tierLastWaste   int64 // the steps of the call handed back last
 
 	mem     memory     // the memory limit's accounting (memory.go)
 	live    *liveTable // which registers a measure counts (memory.go), shared with siblings

@@ -350,7 +350,9 @@ func (m *Machine) callRegion(i int32, regs unsafe.Pointer, ip unsafe.Pointer, bu
 	stepping = nil
 	rc := m.rcall
 	m.rcall = regionCall{}
-	m.arenaAfterCall()
+	if m.tierAllocs {
+		m.arenaAfterCall()
+	}
 	if back := tierArena.block[tier.AllocBack/8]; m.tierAllocs && back != 0 {
 		// The region left at a call that compiled code handed back;
 		// back is 1 + the steps the call had taken. A region whose
@@ -474,7 +476,7 @@ func reachesMemory(k tier.Kind) bool { return k == tier.List || k == tier.Struct
 // callTier runs callee fn, whose frame starts at register a of the frame
 // at regs (stack index base), through the tier, with at most budget
 // steps. ok is false when the interpreter must run the call instead.
-func (m *Machine) callTier(fn, a int32, regs unsafe.Pointer, base int, budget int64) (used int64, ok bool, err error) {
+func (m *Machine) callTier(fn, a int32, regs unsafe.Pointer, base int, budget int64) (used int64, ok bool, wasted int64, err error) {
 	p := m.tierPlan
 	b := m.tierBuf[:0]
 	b = binary.AppendUvarint(b, uint64(fn))
@@ -492,16 +494,16 @@ func (m *Machine) callTier(fn, a int32, regs unsafe.Pointer, base int, budget in
 			// The address of the register: nothing changes it during
 			// the call.
 			if v.Kind() != value.KindEnum {
-				return 0, false, nil
+				return 0, false, -1, nil
 			}
 			bits = uint64(uintptr(unsafe.Pointer(reg(regs, a+int32(i)))))
 		case tier.List, tier.Struct:
 			// Compiled code trusts the kind of what it is handed.
 			if (k == tier.List) != (v.Kind() == value.KindList) {
-				return 0, false, nil
+				return 0, false, -1, nil
 			}
 			if bits = uint64(v.Addr()); bits == 0 {
-				return 0, false, nil
+				return 0, false, -1, nil
 			}
 		case tier.Int:
 			bits = uint64(v.AsInt())
@@ -521,17 +523,17 @@ func (m *Machine) callTier(fn, a int32, regs unsafe.Pointer, base int, budget in
 		m.funcs[fn].tier = false // its values outgrow the largest arena
 	}
 	if err != nil {
-		return 0, false, err
+		return 0, false, -1, err
 	}
 	if len(res) == 0 {
-		return 0, false, errTierAnswer
+		return 0, false, -1, errTierAnswer
 	}
 	if res[0] == TierFallback {
 		// The interpreter runs the call again: what compiled code
 		// charged is undone (tierarena.go).
 		m.mem.charged = charged
 		if len(res) > 1 && res[1] == TierBreaks {
-			return 0, false, m.SetBreaks(res[2:])
+			return 0, false, -1, m.SetBreaks(res[2:])
 		}
 		if len(res) > 1 && res[1] == TierLogFull {
 			if len(m.tierLog) >= 2*tierLogMax {
@@ -540,22 +542,22 @@ func (m *Machine) callTier(fn, a int32, regs unsafe.Pointer, base int, budget in
 				m.tierLog = make([]uint64, max(2*tierLogFirst, 2*len(m.tierLog)))
 			}
 		}
-		if m.tierMeasureDue = len(res) > 1 && res[1] == TierMeasure; m.tierMeasureDue {
+		if len(res) > 1 && res[1] == TierMeasure {
 			steps, n := binary.Uvarint(res[2:])
 			if n <= 0 {
-				return 0, false, errTierAnswer
+				return 0, false, -1, errTierAnswer
 			}
-			m.tierLastWaste = int64(min(steps, math.MaxInt32))
+			return 0, false, int64(min(steps, math.MaxInt32)), nil
 		}
-		return 0, false, nil
+		return 0, false, -1, nil
 	}
 	if res[0] != TierDone || len(res) < 10 {
-		return 0, false, errTierAnswer
+		return 0, false, -1, errTierAnswer
 	}
 	bits := binary.LittleEndian.Uint64(res[1:9])
 	steps, n := binary.Uvarint(res[9:])
 	if n <= 0 || steps > uint64(budget) {
-		return 0, false, errTierAnswer
+		return 0, false, -1, errTierAnswer
 	}
 	var v value.Value
 	switch p.Result[fn] {
@@ -569,11 +571,11 @@ func (m *Machine) callTier(fn, a int32, regs unsafe.Pointer, base int, budget in
 		// The address of a Value: the caller's register, a value of
 		// an enum, or one made in the arena, which is copied out.
 		if v, ok = m.arenaResult(bits); !ok {
-			return 0, false, errTierAnswer
+			return 0, false, -1, errTierAnswer
 		}
 	}
 	*reg(regs, a) = v // a void function's result is the zero Value, as OpRetVoid leaves
-	return int64(steps), true, nil
+	return int64(steps), true, -1, nil
 }
 
 var errTierAnswer = errors.New("vm: malformed answer from the tier")
@@ -620,7 +622,7 @@ func (m *Machine) tierCallOp(in *image.Instr, regs unsafe.Pointer, ip unsafe.Poi
 		m.tierHold = 0 // the call that fell back has returned
 	}
 	caller := &m.frames[depth-1]
-	used, ok, err = m.callTier(in.B, in.A, regs, int(caller.base), budget)
+	used, ok, wasted, err := m.callTier(in.B, in.A, regs, int(caller.base), budget)
 	if err != nil {
 		caller.ip = ip
 	}
@@ -637,7 +639,7 @@ func (m *Machine) tierCallOp(in *image.Instr, regs unsafe.Pointer, ip unsafe.Poi
 		}
 	}
 	if !ok && err == nil {
-		if m.tierMeasureDue {
+		if wasted >= 0 {
 			// Handed back where a measure falls due (or for room in
 			// the arena), not a trap: the interpreter runs this call,
 			// but the calls inside it still use the tier, so that only
@@ -647,8 +649,8 @@ func (m *Machine) tierCallOp(in *image.Instr, regs unsafe.Pointer, ip unsafe.Poi
 			// function whose calls are handed back for more than half
 			// the steps its calls finish is interpreted from then on.
 			fc := &m.funcs[in.B]
-			fc.tierWaste += m.tierLastWaste
-			m.tierWasted += m.tierLastWaste
+			fc.tierWaste += wasted
+			m.tierWasted += wasted
 			if fc.tierWaste > tierWastedMax && fc.tierWaste > fc.tierSteps/2 {
 				fc.tier = false
 			}
@@ -662,7 +664,6 @@ func (m *Machine) tierCallOp(in *image.Instr, regs unsafe.Pointer, ip unsafe.Poi
 			m.tierHold = depth
 		}
 	}
-	m.tierMeasureDue = false
 	return used, ok, err
 }
 

@@ -270,12 +270,8 @@ func (c *consumer) takesMany() bool {
 // seen one delivery at a time. A recorded Counting's counter made one
 // engine call per increment.
 func (c *consumer) loopTaken(h *holder) {
-	r := c.r
 	var taken []Delivery
-	var quiet quietRunner
-	if j, ok := r.journal.(LateJournal); ok && j.StampsLate() && !noQuiet {
-		quiet, _ = c.engine.(quietRunner)
-	}
+	quiet := c.lateQuiet()
 	for {
 		var ok bool
 		if taken, ok = c.takeMany(taken[:0]); !ok {
@@ -284,43 +280,66 @@ func (c *consumer) loopTaken(h *holder) {
 		if len(taken) > 1 {
 			takenAtOnce.Add(int64(len(taken)))
 		}
-		handBack := -1 // the delivery a run handed back: it runs on its own
-		for i := 0; i < len(taken); i++ {
-			if i > 0 && r.stopped.Load() {
-				return
-			}
-			if quiet != nil && i != handBack {
-				if end := sameRun(taken[i:]); end > 1 {
-					k, ok := c.runQuiet(quiet, taken[i:i+end])
-					if !ok {
-						return
-					}
-					if k < end {
-						handBack = i + k
-					}
-					if k > 0 {
-						i += k - 1
-						continue
-					}
-				}
-			}
-			d := taken[i]
-			if !c.handle(d) {
-				if c.cut {
-					// Retired with the rest taken: they are dropped,
-					// as retire drops those left in the queue.
-					if left := len(taken) - i - 1; left > 0 {
-						r.release(int64(left))
-					}
-				}
-				return
-			}
-			if h.deferring {
-				h.settle()
-			}
+		if !c.handleTaken(taken, quiet, h) {
+			return
 		}
 		clear(taken) // drop the payloads
 	}
+}
+
+// lateQuiet returns the engine's quietRunner when the run's Journal
+// stamps late (LateJournal), else nil.
+func (c *consumer) lateQuiet() quietRunner {
+	if j, ok := c.r.journal.(LateJournal); ok && j.StampsLate() && !noQuiet {
+		quiet, _ := c.engine.(quietRunner)
+		return quiet
+	}
+	return nil
+}
+
+// handleTaken handles the deliveries taken in turn, a run of them to one
+// quiet handler in one call when quiet is not nil (runQuiet), and
+// reports false when the consumer must stop. With a holder (loopTaken),
+// it looks whether the run stopped before each delivery but the first
+// and settles the holder after each; without one (loopRuns), every
+// delivery given is handled.
+func (c *consumer) handleTaken(taken []Delivery, quiet quietRunner, h *holder) bool {
+	r := c.r
+	handBack := -1 // the delivery a run handed back: it runs on its own
+	for i := 0; i < len(taken); i++ {
+		if h != nil && i > 0 && r.stopped.Load() {
+			return false
+		}
+		if quiet != nil && i != handBack {
+			if end := sameRun(taken[i:]); end > 1 {
+				k, ok := c.runQuiet(quiet, taken[i:i+end])
+				if !ok {
+					return false
+				}
+				if k < end {
+					handBack = i + k
+				}
+				if k > 0 {
+					i += k - 1
+					continue
+				}
+			}
+		}
+		if !c.handle(taken[i]) {
+			if c.cut {
+				// Retired with the rest taken: they are dropped,
+				// as retire drops those left in the queue.
+				if left := len(taken) - i - 1; left > 0 {
+					r.release(int64(left))
+				}
+			}
+			return false
+		}
+		if h != nil && h.deferring {
+			h.settle()
+		}
+	}
+	return true
 }
 
 // noQuiet turns loopTaken's runs in one call off (tests compare runs
@@ -430,12 +449,8 @@ func (c *consumer) runOrder() RunOrder {
 // handler publishes nothing goes to the engine in one call and is
 // stamped after it, as loopTaken does in a recorded run.
 func (c *consumer) loopRuns(ro RunOrder) {
-	r := c.r
 	var taken []Delivery
-	var quiet quietRunner
-	if j, ok := r.journal.(LateJournal); ok && j.StampsLate() && !noQuiet {
-		quiet, _ = c.engine.(quietRunner)
-	}
+	quiet := c.lateQuiet()
 	for {
 		var ok bool
 		if taken, ok = c.takeRun(ro, taken[:0]); !ok {
@@ -444,32 +459,8 @@ func (c *consumer) loopRuns(ro RunOrder) {
 		if len(taken) > 1 {
 			givenRuns.Add(int64(len(taken)))
 		}
-		handBack := -1
-		for i := 0; i < len(taken); i++ {
-			if quiet != nil && i != handBack {
-				if end := sameRun(taken[i:]); end > 1 {
-					k, ok := c.runQuiet(quiet, taken[i:i+end])
-					if !ok {
-						return
-					}
-					if k < end {
-						handBack = i + k
-					}
-					if k > 0 {
-						i += k - 1
-						continue
-					}
-				}
-			}
-			d := taken[i]
-			if !c.handle(d) {
-				if c.cut {
-					if left := len(taken) - i - 1; left > 0 {
-						r.release(int64(left))
-					}
-				}
-				return
-			}
+		if !c.handleTaken(taken, quiet, nil) {
+			return
 		}
 		clear(taken) // drop the payloads
 	}

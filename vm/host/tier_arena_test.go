@@ -2,7 +2,6 @@ package host
 
 import (
 	"fmt"
-	"github.com/hale-lang/hale/codegen/image"
 	"github.com/hale-lang/hale/vm/internal/tier"
 	"github.com/hale-lang/hale/vm/value"
 	"hash/fnv"
@@ -162,7 +161,7 @@ func TestTierRandomTreePrograms(t *testing.T) {
 		if native.res.Code == ExitTrap {
 			trapped++
 		}
-		if p := tierPlanOf(img); p != nil && allocates(p.Allocs) {
+		if slices.Contains(tier.NewPlan(img).Allocs, true) {
 			arena++
 		}
 	}
@@ -174,18 +173,6 @@ func TestTierRandomTreePrograms(t *testing.T) {
 	}
 	t.Logf("%d programs, %d allocate compiled, %d ran out of memory, %d trapped, %d tier calls answered", n, arena, oom, trapped, answered)
 }
-
-func allocates(a []bool) bool {
-	for _, x := range a {
-		if x {
-			return true
-		}
-	}
-	return false
-}
-
-// tierPlanOf is the tier's plan of img.
-func tierPlanOf(img *image.Image) *tier.Plan { return tier.NewPlan(img) }
 
 // TestArenaMeasures delivers messages one by one to a handler whose loop
 // (a region) calls compiled functions that make trees in the arena, and

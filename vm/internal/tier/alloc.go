@@ -25,7 +25,7 @@ import "github.com/hale-lang/hale/codegen/image"
 // Each new.enum charges the memory account exactly what the interpreter
 // charges. When the charge calls for a measure (the interpreter would
 // measure right after it), or the arena is full, compiled code hands the
-// call back with stopAlloc: a function called by the interpreter is run
+// call back with StopAlloc: a function called by the interpreter is run
 // again by the interpreter (the guest restores the charge counter; the
 // function made nothing but values), and a region leaves at the call,
 // with the charge counter and the steps as they were before it, so that
@@ -53,8 +53,6 @@ const GlobalAlloc = "alloc"
 // back because a measure is due or the arena is full; any other reason
 // stops with 1.
 const StopAlloc = 2
-
-const stopAlloc = StopAlloc
 
 // The value layout compiled allocation writes (vm/value; a test in
 // package vm keeps them equal): an enum's Value, its enumObj header
@@ -182,7 +180,7 @@ func (w *buffer) newEnum(img *image.Image, in image.Instr, reg func(int32) uint3
 	w.allocBlock()
 	w.i64Const(1)
 	w.mem(opI64Store, AllocFull)
-	w.stopWith(stopAlloc)
+	w.stopWith(StopAlloc)
 	w.op(opEnd)
 	w.allocBlock()
 	local(opLocalGet, t2)
@@ -254,7 +252,7 @@ func (w *buffer) newEnum(img *image.Image, in image.Instr, reg func(int32) uint3
 	w.op(opI64GtS)
 	w.op(opIf)
 	w.byte(0x40)
-	w.stopWith(stopAlloc)
+	w.stopWith(StopAlloc)
 	w.op(opEnd)
 	local(opLocalGet, t1)
 }
@@ -276,7 +274,7 @@ func (w *buffer) allocSave(t1, t2 uint32) {
 
 // allocReturn follows a region's call of an allocating function at pc:
 // when the callee handed the call back for want of a measure or of room
-// (stopAlloc), the region goes on as if it had not called: the stop is
+// (StopAlloc), the region goes on as if it had not called: the stop is
 // cleared, the charge counter and the steps are as allocSave kept them,
 // and the region leaves at the call, which the interpreter runs (the
 // block's AllocBack, 1 + the steps the call took, tells the guest so,
@@ -284,7 +282,7 @@ func (w *buffer) allocSave(t1, t2 uint32) {
 func (w *buffer) allocReturn(rg *regionInfo, pc int, t1, t2 uint32) {
 	w.op(opGlobalGet)
 	w.u32(globalStop)
-	w.i64Const(stopAlloc)
+	w.i64Const(StopAlloc)
 	w.op(opI64Eq)
 	w.op(opIf)
 	w.byte(0x40)
