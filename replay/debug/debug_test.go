@@ -614,8 +614,9 @@ func TestPauseInALoop(t *testing.T) {
 			must(t)(s.Start())
 			pauseDuring := func(resume func() (debug.Stop, error)) debug.Stop {
 				t.Helper()
-				done := make(chan struct{})
+				done, exited := make(chan struct{}), make(chan struct{})
 				go func() {
+					defer close(exited)
 					for {
 						select {
 						case <-done:
@@ -627,6 +628,9 @@ func TestPauseInALoop(t *testing.T) {
 				}()
 				stop, err := resume()
 				close(done)
+				// No pause of this goroutine may land in the next
+				// command (a step), which would stop it as a pause.
+				<-exited
 				if err != nil {
 					t.Fatal(err)
 				}
