@@ -206,29 +206,7 @@ func (m *Machine) builtin(b image.Builtin, args []value.Value) (value.Value, err
 		}
 		return out, nil
 	case image.BuiltinJoin:
-		elems := args[0].AsList().Elems()
-		sep := args[1].AsStr()
-		n := len(sep) * max(len(elems)-1, 0)
-		for _, e := range elems {
-			n += len(e.AsStr())
-		}
-		// One buffer, filled by hand: a string of one byte (a list of
-		// letters) is stored, not copied with a call, which in the
-		// wasm guest costs more than the byte.
-		b := make([]byte, n)
-		at := 0
-		for i, e := range elems {
-			if i > 0 {
-				at += copy(b[at:], sep)
-			}
-			if s := e.AsStr(); len(s) == 1 {
-				b[at] = s[0]
-				at++
-			} else {
-				at += copy(b[at:], s)
-			}
-		}
-		return value.Str(unsafe.String(unsafe.SliceData(b), len(b))), nil
+		return value.JoinStrs(args[0].AsList().Elems(), args[1].AsStr()), nil
 	case image.BuiltinTrim:
 		return value.Str(strings.TrimSpace(args[0].AsStr())), nil
 	case image.BuiltinUpper:

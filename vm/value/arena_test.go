@@ -49,26 +49,3 @@ func TestCopyOut(t *testing.T) {
 		t.Fatal("a unit variant was changed")
 	}
 }
-
-// TestPushStartsWithRoom: the first push to an empty list gives it room
-// for minPushCap elements, so that a list built by pushes grows fewer
-// times (each growth of a push compiled in a loop is a trip into the
-// interpreter); its contents are as append leaves them.
-func TestPushStartsWithRoom(t *testing.T) {
-	l := NewList(nil).AsList()
-	for i := range 20 {
-		if err := l.Push(Int(int64(i))); err != nil {
-			t.Fatal(err)
-		}
-		if i == 0 && cap(l.elems) != minPushCap {
-			t.Fatalf("after the first push: capacity %d, want %d", cap(l.elems), minPushCap)
-		}
-	}
-	if l.Len() != 20 || l.At(0).AsInt() != 0 || l.At(19).AsInt() != 19 {
-		t.Fatalf("contents after 20 pushes: length %d", l.Len())
-	}
-	big := NewList(make([]Value, 9)).AsList()
-	if err := big.Push(Int(1)); err != nil || big.Len() != 10 {
-		t.Fatal("a list past minPushCap grows as append grows it")
-	}
-}

@@ -104,23 +104,30 @@ func (l *List) Push(v Value) error {
 	if l.iter != 0 {
 		return ErrIterating
 	}
-	if n := len(l.elems); n == cap(l.elems) && n < minPushCap {
-		// A list that is pushed to at all starts with room for a few:
-		// append's own growth from an empty list (1, 2, 4) would take
-		// three allocations (and, for a push compiled in a loop, three
-		// trips into the interpreter) before then. Four keeps a list
-		// of one element within 2.3 times the memory the limit counts
-		// for it (header and backing: 128 bytes against 56), near
-		// append's own worst case of twice the slots just after it
-		// doubles.
-		l.elems = append(make([]Value, 0, minPushCap), l.elems...)
+	if n := len(l.elems); n == cap(l.elems) && n < quadGrowUpTo {
+		// A small list that is pushed to grows four times over, from
+		// room for minPushCap: append's own doubling from empty (1, 2,
+		// 4, …, 64) takes seven allocations to reach a line of 60
+		// letters, and for a push compiled in a loop each is a trip
+		// into the interpreter; this takes three (4, 16, 64). The
+		// spare room is not counted by the memory limit and is at most
+		// 48 slots a list (about 1 KiB): a list of one element holds
+		// 128 bytes against 56 counted, one of 17 holds 64 slots.
+		g := make([]Value, n, max(minPushCap, 4*n))
+		copy(g, l.elems)
+		l.elems = g
 	}
 	l.elems = append(l.elems, v)
 	return nil
 }
 
-// minPushCap is the least capacity a list has after a push.
-const minPushCap = 4
+// minPushCap is the least capacity a list has after a push, and
+// quadGrowUpTo the length from which a full list grows as append grows
+// it (about double).
+const (
+	minPushCap   = 4
+	quadGrowUpTo = 64
+)
 
 // Pop removes and returns the last element.
 func (l *List) Pop() (Value, error) {
@@ -176,3 +183,29 @@ func (l *List) EndIter() { l.iter-- }
 
 // Iterating reports whether a for loop is iterating over l.
 func (l *List) Iterating() bool { return l.iter != 0 }
+
+// JoinStrs returns the strings (or bytes) of elems joined with sep, the
+// `join` builtin. It reads the elements' lengths and bytes directly: in
+// the wasm guest, a call (or a copy of a Value) per element of a list of
+// letters cost more than the letters.
+func JoinStrs(elems []Value, sep string) Value {
+	n := len(sep) * max(len(elems)-1, 0)
+	for i := range elems {
+		n += int(elems[i].n)
+	}
+	b := make([]byte, n)
+	at := 0
+	for i := range elems {
+		if i > 0 && len(sep) > 0 {
+			at += copy(b[at:], sep)
+		}
+		e := &elems[i]
+		if e.n == 1 {
+			b[at] = *(*byte)(e.p)
+			at++
+		} else if e.n > 0 {
+			at += copy(b[at:], unsafe.String((*byte)(e.p), int(e.n)))
+		}
+	}
+	return Str(unsafe.String(unsafe.SliceData(b), len(b)))
+}
