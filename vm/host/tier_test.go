@@ -82,6 +82,43 @@ fn fact(n: int) -> int { if n <= 1 { return 1; } return n * fact(n - 1); }
 locus Main { on start { print(fact(20)); print(fact(21)); } }
 main { spawn Main; }
 `,
+	"mul_bounds": `
+fn mul(a: int, b: int) -> int { return a * b; }
+fn sweep(lo: int, n: int, b: int) -> int {
+    var s = 0;
+    for i in 0..n { s ^= mul(lo + i, b) + i * 7; }
+    return s;
+}
+locus Main {
+    on start {
+        let m = -9223372036854775807 - 1;
+        print(mul(2147483647, 2147483647));
+        print(mul(-2147483648, -2147483648));
+        print(mul(2147483648, 2147483648));
+        print(mul(-2147483649, 2147483647));
+        print(mul(3037000499, 3037000499));
+        print(mul(4294967296, 2147483647));
+        print(mul(m, 1));
+        print(mul(1, m));
+        print(mul(0, m));
+        print(sweep(2147483640, 20, 3));
+        print(sweep(-2147483660, 30, -2147483648));
+        print(sweep(4294967280, 10, 2147483647));
+        print(mul(-1, m));
+    }
+}
+main { spawn Main; }
+`,
+	"mul_overflow_wide": `
+fn mul(a: int, b: int) -> int { return a * b; }
+locus Main { on start { print(mul(4294967296, 2147483647)); print(mul(4294967296, 2147483648)); } }
+main { spawn Main; }
+`,
+	"mul_overflow_square": `
+fn mul(a: int, b: int) -> int { return a * b; }
+locus Main { on start { print(mul(3037000499, 3037000499)); print(mul(-3037000500, 3037000500)); } }
+main { spawn Main; }
+`,
 	"add_overflow": `
 fn grow(n: int) -> int { var x = 1; while true { x += x; } return x; }
 locus Main { on start { print(grow(1)); } }

@@ -708,6 +708,24 @@ func compileFunc(w *buffer, img *image.Image, f *image.Func, index []uint32, kin
 			local(opLocalTee, t1)
 			w.op(opI64Mul)
 			local(opLocalSet, t2)
+			// Two factors in -2^31..2^31-1 cannot overflow: checked
+			// with adds and compares, it spares the common product the
+			// division below. Each x + 2^31, taken unsigned, is under
+			// 2^32 exactly when x is in that range (a sum that wraps is
+			// not).
+			local(opLocalGet, t0)
+			w.i64Const(1 << 31)
+			w.op(opI64Add)
+			local(opLocalGet, t1)
+			w.i64Const(1 << 31)
+			w.op(opI64Add)
+			w.op(opI64Or)
+			w.i64Const(32)
+			w.op(opI64ShrU)
+			w.op(opI64Eqz)
+			w.op(opI32Eqz)
+			w.op(opIf)
+			w.byte(0x40)
 			// Overflowed: for a == -1, when b is MinInt64 (s/a would
 			// trap); for any other a != 0, when s/a != b.
 			local(opLocalGet, t0)
@@ -731,6 +749,7 @@ func compileFunc(w *buffer, img *image.Image, f *image.Func, index []uint32, kin
 			local(opLocalGet, t1)
 			w.op(opI64Ne)
 			w.stopIf()
+			w.op(opEnd)
 			w.op(opEnd)
 			w.op(opEnd)
 			local(opLocalGet, t2)
