@@ -489,7 +489,12 @@ func (m *Machine) slotTuple(inst int, vars func(*image.Locus) []image.Var) ([]by
 	for i, v := range picked {
 		vs[i] = in.slots[v.Slot]
 	}
-	return value.EncodeTuple(nil, vs)
+	b, err := value.EncodeTuple(nil, vs)
+	if err != nil {
+		// No partial tuple: the wasm engine's guest returns none.
+		return nil, err
+	}
+	return b, nil
 }
 
 // finish ends a run: it turns a Go panic (a broken invariant; a valid

@@ -275,3 +275,49 @@ main { spawn L; }
 type hostFunc func(id uint16, args []byte) ([]byte, error)
 
 func (f hostFunc) Prim(id uint16, args []byte) ([]byte, error) { return f(id, args) }
+
+// TestStateTooDeep: the state of an instance holding a value nested past
+// the encoder's depth cannot be read; both engines say so with the same
+// error and no bytes (the native engine used to return the part it had
+// encoded).
+func TestStateTooDeep(t *testing.T) {
+	img := compileAll(t, `
+type Node { kids: [Node] }
+topic T { n: int }
+locus L {
+    var n: Node = Node { kids: [] };
+    on T(t) { for i in 0..t.n { n = Node { kids: [n] }; } }
+}
+main { spawn L; }
+`)
+	msgs := map[EngineKind]string{}
+	for _, kind := range realEngines {
+		e, err := NewEngine(context.Background(), kind, img, hostFunc(func(id uint16, args []byte) ([]byte, error) {
+			return nil, errors.New("no primitives here")
+		}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer e.Close()
+		if err := e.Init(0); err != nil {
+			t.Fatal(err)
+		}
+		if err := e.Deliver(0, 0, structPayload(v(3))); err != nil {
+			t.Fatal(err)
+		}
+		if st, err := e.State(0); err != nil || len(st) == 0 {
+			t.Fatalf("%v: state of a shallow tree: %x, %v", kind, st, err)
+		}
+		if err := e.Deliver(0, 0, structPayload(v(1100))); err != nil {
+			t.Fatal(err)
+		}
+		st, err := e.State(0)
+		if err == nil || !strings.Contains(err.Error(), "nested too deeply") || st != nil {
+			t.Fatalf("%v: state of a tree 1,103 deep: %d bytes, %v; want none and the depth error", kind, len(st), err)
+		}
+		msgs[kind] = err.Error()
+	}
+	if msgs[EngineNative] != msgs[EngineWasm] {
+		t.Fatalf("engines disagree: native %q, wasm %q", msgs[EngineNative], msgs[EngineWasm])
+	}
+}
