@@ -31,7 +31,7 @@ func (g *regionGen) impure(indent int) {
 	idx := func() string { return "((" + g.pick(g.ints) + ") & 3)" }
 	k := g.r.IntN(g.impureKinds)
 	if g.impureKinds > 20 && g.r.IntN(3) == 0 {
-		k = 20 // publishes, often
+		k = g.impureKinds - 1 // the newest kind, often: publishes (21), maps (22)
 	}
 	switch k {
 	case 0:
@@ -109,6 +109,38 @@ func (g *regionGen) impure(indent int) {
 		// A publish the region compiles (randomRegionProgram with 21
 		// kinds declares P and its subscriber).
 		g.line(indent, "publish P { n: "+g.intExpr(1)+", x: "+g.floatExpr(1)+", odd: "+g.boolExpr(1)+" };")
+	case 21:
+		// Maps (randomRegionProgram with 22 kinds declares mp): reads,
+		// writes, deletes, lookups with and without has, a missing
+		// key (a trap), iteration, and now and then a write into the
+		// map a for loop iterates over (a trap too).
+		key := `"k" + str(` + g.pick(g.ints) + ` & 3)`
+		switch g.r.IntN(8) {
+		case 0:
+			g.line(indent, "mp["+key+"] = "+g.intExpr(1)+";")
+		case 1:
+			g.line(indent, "if has(mp, "+key+") { "+g.pick(g.ints[2:])+" += mp["+key+"] & 1023; }")
+		case 2:
+			g.line(indent, "delete(mp, "+key+");")
+		case 3:
+			g.line(indent, g.pick(g.ints[2:])+" += len(mp) + len(keys(mp));")
+		case 4:
+			g.line(indent, "for mk, mv in mp { s = s + slice(mk, 1, 2); "+g.pick(g.ints[2:])+" ^= mv; }")
+		case 5:
+			g.line(indent, "if len(mp) > 3 { mp = {\"k0\": "+g.pick(g.ints)+"}; }")
+		case 6:
+			if g.r.IntN(4) == 0 {
+				g.line(indent, g.pick(g.ints[2:])+" += mp["+key+"] & 7;")
+				return
+			}
+			g.line(indent, "match get(mp, "+key+") { Some(v) => { "+g.pick(g.ints[2:])+" += v & 7; }, None => { q = !q; } }")
+		default:
+			if g.r.IntN(6) == 0 {
+				g.line(indent, "for mk in mp { mp[mk + \"x\"] = 1; }")
+				return
+			}
+			g.line(indent, "mp[sl[len(sl) - 1]] = len(s);")
+		}
 	default:
 		g.line(indent, "if len(s) > 3 { s = \"\"; }")
 	}
@@ -157,11 +189,15 @@ func (g *regionGen) locals(indent int, a, b string) {
 		`var sl: [string] = ["ab", "c", "def"];`, "var pl: [Pt] = [pt];", "var ll: [[string]] = [];"} {
 		g.line(indent, l)
 	}
+	if g.impureKinds > 21 {
+		g.line(indent, `var mp: {string: int} = {"k1": `+a+`};`)
+	}
 }
 
 // randomRegionProgram writes program seed; its statements are those of
 // impure up to kinds (11: the first generator's; 20: with instructions
-// that regions run in place; 21: with publishes, and a subscriber).
+// that regions run in place; 21: with publishes, and a subscriber; 22:
+// with a map).
 func randomRegionProgram(seed uint64, kinds int) string {
 	g := &regionGen{progGen: progGen{r: rand.New(rand.NewPCG(seed, 7))}, impureKinds: kinds}
 	g.line(0, "type Pt { a: int, b: float }")
@@ -202,6 +238,9 @@ func randomRegionProgram(seed uint64, kinds int) string {
 	g.line(2, `print(format("{} {} {} {} {} {} {} {}", x, y, p, u, v, s, l, fl));`)
 	g.line(2, "print(pt.a);")
 	g.line(2, "print(format(\"{} {} {}\", sl, len(pl), ll));")
+	if kinds > 21 {
+		g.line(2, "print(mp);")
+	}
 	g.line(1, "}")
 	g.line(0, "}")
 	if kinds > 20 {
@@ -270,12 +309,54 @@ func TestTierRandomRegions(t *testing.T) {
 	if publishing < n/8 {
 		t.Fatalf("%d of %d programs publish from a region", publishing, n/2)
 	}
+	// Programs with a map: its instructions run in place in regions
+	// (no compiled form), with a missing key or a write during a for
+	// over it now and then, under a small memory limit for some.
+	withMaps, mapsTrapped := 0, 0
+	for seed := range uint64(n / 2) {
+		src := randomRegionProgram(2000+seed, 22)
+		img, ok := tryCompile(src)
+		if !ok {
+			t.Fatalf("seed %d: the generated program does not compile:\n%s", 2000+seed, src)
+		}
+		opts := Options{}
+		if seed%4 == 3 {
+			opts.MemoryLimit = 8<<10 + int64(seed%7)<<10
+		}
+		native, _ := agreeWithoutTier(t, img, opts, fmt.Sprintf("seed %d (memory limit %d)", 2000+seed, opts.MemoryLimit), src)
+		if native.res.Code == ExitTrap {
+			mapsTrapped++
+		}
+		if regionRunsMapOps(img, tier.NewPlan(img)) {
+			withMaps++
+		}
+		runJournaled(t, img, Options{})
+	}
+	if withMaps < n/8 || mapsTrapped == 0 {
+		t.Fatalf("%d of %d programs run map instructions in a region, %d trapped", withMaps, n/2, mapsTrapped)
+	}
 	answered = tierAnswered.Load() - answered
 	if withRegions < n*3/4 || inPlace < n/2 || batched < n/4 || fast < n/4 || trapped == 0 || trapped > n*2/3 || answered < int64(n) {
 		t.Fatalf("%d of %d programs had regions, %d ran instructions in place (%d in batches, %d compiled when they can), %d trapped, %d tier calls answered", withRegions, n, inPlace, batched, fast, trapped, answered)
 	}
-	t.Logf("%d programs (%d with a small memory limit), %d with regions, %d running instructions in place, %d in batches of two or more, %d with in-place instructions compiled, %d trapped, %d tier calls answered; %d of %d more publishing from a region",
-		n, limited, withRegions, inPlace, batched, fast, trapped, answered, publishing, n/2)
+	t.Logf("%d programs (%d with a small memory limit), %d with regions, %d running instructions in place, %d in batches of two or more, %d with in-place instructions compiled, %d trapped, %d tier calls answered; %d of %d more publishing from a region; %d of %d more running map instructions in a region (%d trapped)",
+		n, limited, withRegions, inPlace, batched, fast, trapped, answered, publishing, n/2, withMaps, n/2, mapsTrapped)
+}
+
+// regionRunsMapOps reports whether a function with a region holds a
+// map instruction (which a region runs in place: maps have no compiled
+// form). The generator puts every map statement inside or beside loops,
+// so this is the count the test needs without the regions' extents.
+func regionRunsMapOps(img *image.Image, p *tier.Plan) bool {
+	for _, r := range p.Regions {
+		for _, in := range img.Funcs[r.Func].Code {
+			switch in.Op {
+			case image.OpIndexMap, image.OpSetIndexMap, image.OpLenMap:
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // TestTierRegionCommits runs loops that write far more list elements
