@@ -80,12 +80,14 @@ type Machine struct {
 	// tierWasted counts the steps of tier calls handed back for a
 	// measure or for room (TierMeasure) since the last measure, and
 	// tierHoldMeasure, once they pass tierWastedMax, has every call
-	// interpreted until the next measure; tierSkipOnce: a region left at
-	// a call that compiled code handed back, which the interpreter runs
-	// without trying it again.
+	// interpreted until the next measure or until tierRetryCharge more
+	// has been charged (tierHoldCharged: the charges when it began);
+	// tierSkipOnce: a region left at a call that compiled code handed
+	// back, which the interpreter runs without trying it again.
 	tierHoldMeasure bool
 	tierSkipOnce    bool
 	tierWasted      int64
+	tierHoldCharged int64
 
 	mem     memory     // the memory limit's accounting (memory.go)
 	live    *liveTable // which registers a measure counts (memory.go), shared with siblings

@@ -37,10 +37,6 @@ type memory struct {
 	sizer     value.Sizer
 }
 
-// minAllowance is the least that is charged between two measures, so that
-// a program with little data does not measure often.
-const minAllowance = 8 << 20
-
 // SetMemoryLimit sets the limit, in bytes, of the data the machine holds
 // (see DefaultMemoryLimit); 0 or less means no limit.
 func (m *Machine) SetMemoryLimit(limit int64) {
@@ -60,19 +56,18 @@ func (m *Machine) MemoryCounters() (charged, allowance int64) {
 }
 
 // nextAllowance is what may be charged after a measure of mem.live before
-// the next one: as much as the data measured (so that measuring costs a
-// constant share of the work that allocates), at least minAllowance and,
-// near the limit, a sixteenth of the limit, so that the data can outgrow
-// the limit by at most that much before it is caught.
+// the next one: what could take the data past the limit (the data can
+// only grow by what is charged, so until then it cannot be over it) and,
+// near the limit, a sixteenth of the limit, so that measuring costs a
+// bounded share of the work that allocates while the data can outgrow
+// the limit by at most that much before it is caught. Far from the limit
+// a program measures seldom: binary-trees, whose data is a few MiB
+// under a limit of 256 MiB, measured every 8 MiB it allocated.
 func (mem *memory) nextAllowance() int64 {
 	if mem.limit == 0 {
 		return math.MaxInt64
 	}
-	a := max(mem.live, minAllowance)
-	if room := mem.limit - mem.live; a > room {
-		a = max(room, mem.limit/16)
-	}
-	return a
+	return max(mem.limit-mem.live, mem.limit/16)
 }
 
 // charge adds the cost of a value just made; checkMemory decides.

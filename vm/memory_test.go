@@ -343,3 +343,63 @@ func TestInterpreterInlineOps(t *testing.T) {
 		}
 	}
 }
+
+// allowanceSrc keeps 100,000 ints (2,400,032 bytes as the limit counts
+// them) and then makes 3,000,000 lists of four ints as garbage (384 MB
+// charged).
+const allowanceSrc = `
+locus M {
+    var keep: [int] = [];
+    on start {
+        for i in 0..100000 { push(keep, i); }
+        var j = 0;
+        while j < 3000000 { let g = [j, j, j, j]; j += 1; }
+        print(str(len(keep)));
+    }
+}
+main { spawn M; }
+`
+
+// A machine measures when what it made since its last measure could have
+// taken its data past the limit (the data can grow only by what is
+// charged), and within a sixteenth of the limit every sixteenth of it:
+// far from its limit it seldom measures, and the allowance after a
+// measure is the room left.
+func TestMemoryAllowance(t *testing.T) {
+	img := compile(t, allowanceSrc)
+	const kept = 32 + 24*100000
+	for _, c := range []struct {
+		name    string
+		limit   int64
+		minWant int64 // the allowance after the run, at least…
+		maxWant int64 // …and at most
+	}{
+		// Far from the limit: the room left (the registers live at the
+		// measure, a list of four among them, count a little).
+		{"far", 64 << 20, 64<<20 - kept - 1024, 64<<20 - kept},
+		// Within a sixteenth of it: a sixteenth.
+		{"near", kept + 100<<10, (kept + 100<<10) / 16, (kept + 100<<10) / 16},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			h := &fakeHost{}
+			m := initMachine(t, img, h)
+			m.SetMemoryLimit(c.limit)
+			if _, a := m.MemoryCounters(); a != c.limit {
+				t.Fatalf("allowance before any measure %d, want the whole limit %d", a, c.limit)
+			}
+			if err := m.Deliver(0, vm.HandlerStart, nil); err != nil {
+				t.Fatal(err)
+			}
+			if h.out.String() != "100000\n" {
+				t.Fatalf("printed %q", h.out.String())
+			}
+			charged, a := m.MemoryCounters()
+			if a < c.minWant || a > c.maxWant {
+				t.Fatalf("allowance after the run %d, want %d to %d", a, c.minWant, c.maxWant)
+			}
+			if charged > a {
+				t.Fatalf("charged %d past the allowance %d without a measure", charged, a)
+			}
+		})
+	}
+}

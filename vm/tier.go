@@ -305,7 +305,7 @@ func (m *Machine) applyRegionOut(regs unsafe.Pointer) {
 // that instruction's trap, to raise.
 func (m *Machine) callRegion(i int32, regs unsafe.Pointer, ip unsafe.Pointer, budget int64) (next unsafe.Pointer, used int64, ok bool, trap, err error) {
 	pr := &m.regions[i]
-	if pr.off || m.overAllowance() || m.tierHoldMeasure {
+	if pr.off || m.overAllowance() || m.tierHeld() {
 		// Over the allowance, a measure is due after the next
 		// instruction that measures (memory.go), which compiled code
 		// does not do: the loop is interpreted until it has measured.
@@ -590,6 +590,27 @@ var errTierAnswer = errors.New("vm: malformed answer from the tier")
 // recursion, whose allocations come on the way back up).
 const tierWastedMax = 1 << 20
 
+// tierRetryCharge is how much is charged, with every call interpreted
+// after the calls handed back cost tierWastedMax, before the tier is
+// tried again if no measure has come first: measures come seldom far
+// from the memory limit (memory.go), and calls handed back for room in
+// the arena do not wait for one.
+const tierRetryCharge = 8 << 20
+
+// tierHeld reports whether calls are interpreted because calls handed
+// back have cost too much (tierWastedMax), ending the hold once
+// tierRetryCharge has been charged since it began.
+func (m *Machine) tierHeld() bool {
+	if !m.tierHoldMeasure {
+		return false
+	}
+	if m.mem.charged-m.tierHoldCharged < tierRetryCharge {
+		return true
+	}
+	m.tierHoldMeasure, m.tierWasted = false, 0
+	return false
+}
+
 // The tier keeps calling a function through the host only if its first
 // tierProbeCalls calls took tierMinSteps steps or more on average.
 const (
@@ -602,7 +623,7 @@ const (
 //
 //go:noinline
 func (m *Machine) tierCallOp(in *image.Instr, regs unsafe.Pointer, ip unsafe.Pointer, budget int64) (used int64, ok bool, err error) {
-	if m.overAllowance() || m.tierHoldMeasure {
+	if m.overAllowance() || m.tierHeld() {
 		// A measure is due (see callRegion), or calls handed back for
 		// one have cost too much: the interpreter runs the call, which
 		// measures where it always does.
@@ -655,7 +676,7 @@ func (m *Machine) tierCallOp(in *image.Instr, regs unsafe.Pointer, ip unsafe.Poi
 				fc.tier = false
 			}
 			if m.tierWasted > tierWastedMax {
-				m.tierHoldMeasure = true
+				m.tierHoldMeasure, m.tierHoldCharged = true, m.mem.charged
 			}
 		} else {
 			// Most likely a trap: every call inside it is interpreted

@@ -1,14 +1,17 @@
 package host
 
 import (
+	"context"
 	"fmt"
-	"github.com/hale-lang/hale/vm/internal/tier"
-	"github.com/hale-lang/hale/vm/value"
 	"hash/fnv"
 	"math/rand/v2"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/hale-lang/hale/vm"
+	"github.com/hale-lang/hale/vm/internal/tier"
+	"github.com/hale-lang/hale/vm/value"
 )
 
 // treeGen writes random programs whose functions make and walk enum
@@ -349,5 +352,64 @@ main { spawn D; }
 	r := rand.New(rand.NewPCG(5, 8))
 	for k := range 24 {
 		deliverAlike(t, k, names, engines, structPayload(value.Int(int64(5000+r.IntN(20000)))))
+	}
+}
+
+// TestTierHoldEnds: calls handed back for room in the arena (a tree too
+// big for it) cost more than tierWastedMax steps, so every call is
+// interpreted for a while; the tier is tried again once 8 MiB more has
+// been charged, without waiting for a measure, which far from the memory
+// limit may never come. (It waited for one: binary-trees 16 then ran
+// interpreted to the end, 2.6 s against 0.9.)
+func TestTierHoldEnds(t *testing.T) {
+	img := compileAll(t, `
+topic Go { n: int }
+enum Tree { Empty, Node(Tree, Tree) }
+fn make_big(d: int) -> Tree {
+    if d == 0 { return Tree::Node(Tree::Empty, Tree::Empty); }
+    return Tree::Node(make_big(d - 1), make_big(d - 1));
+}
+fn make(d: int) -> Tree {
+    if d == 0 { return Tree::Node(Tree::Empty, Tree::Empty); }
+    return Tree::Node(make(d - 1), make(d - 1));
+}
+fn check(t: Tree) -> int {
+    match t {
+        Tree::Empty => { return 0; },
+        Tree::Node(l, r) => { return 1 + check(l) + check(r); },
+    }
+}
+locus Main {
+    var total: int = 0;
+    on start { total = check(make_big(19)); }
+    on Go(g) { for i in 0..g.n { total += check(make(8)); } }
+}
+main { spawn Main; }
+`)
+	e, err := NewEngine(context.Background(), EngineWasm, img, hostFunc(func(id uint16, args []byte) ([]byte, error) { return nil, nil }))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	if err := e.Init(0); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.Deliver(0, vm.HandlerStart, nil); err != nil {
+		t.Fatal(err)
+	}
+	before := tierAnswered.Load()
+	if err := e.Deliver(0, 0, structPayload(value.Int(300))); err != nil {
+		t.Fatal(err)
+	}
+	if tierAnswered.Load() == before {
+		t.Fatal("after the big tree's calls were handed back, no call of the tier was answered in 300 rounds of small trees")
+	}
+	st, err := e.State(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	vs, err := value.DecodeTuple(st, []*value.Type{{Kind: value.KindInt}})
+	if err != nil || vs[0].AsInt() != (1<<20-1)+300*(1<<9-1) {
+		t.Fatalf("total %v (%v), want %d", vs, err, (1<<20-1)+300*(1<<9-1))
 	}
 }
