@@ -14,6 +14,7 @@ import (
 
 	"github.com/tetratelabs/wazero/api"
 
+	"github.com/hale-lang/hale/codegen/image"
 	"github.com/hale-lang/hale/vm"
 	"github.com/hale-lang/hale/vm/guest/abi"
 	"github.com/hale-lang/hale/vm/internal/tier"
@@ -235,16 +236,7 @@ main { spawn L; }
 `)
 	for _, kind := range realEngines {
 		t.Run(kind.String(), func(t *testing.T) {
-			e, err := NewEngine(context.Background(), kind, img, hostFunc(func(id uint16, args []byte) ([]byte, error) {
-				return nil, errors.New("no primitives here")
-			}))
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer e.Close()
-			if err := e.Init(0); err != nil {
-				t.Fatal(err)
-			}
+			e := initedEngine(t, kind, img)
 			if err := e.Deliver(0, 0, structPayload(v(2))); err != nil {
 				t.Fatal(err)
 			}
@@ -292,16 +284,7 @@ main { spawn L; }
 `)
 	msgs := map[EngineKind]string{}
 	for _, kind := range realEngines {
-		e, err := NewEngine(context.Background(), kind, img, hostFunc(func(id uint16, args []byte) ([]byte, error) {
-			return nil, errors.New("no primitives here")
-		}))
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer e.Close()
-		if err := e.Init(0); err != nil {
-			t.Fatal(err)
-		}
+		e := initedEngine(t, kind, img)
 		if err := e.Deliver(0, 0, structPayload(v(3))); err != nil {
 			t.Fatal(err)
 		}
@@ -320,4 +303,22 @@ main { spawn L; }
 	if msgs[EngineNative] != msgs[EngineWasm] {
 		t.Fatalf("engines disagree: native %q, wasm %q", msgs[EngineNative], msgs[EngineWasm])
 	}
+}
+
+// initedEngine returns an engine of kind for img whose host answers
+// every primitive (a poll of a long handler among them) with nothing,
+// its instance 0 initialised; it is closed with the test.
+func initedEngine(t *testing.T, kind EngineKind, img *image.Image) Engine {
+	t.Helper()
+	e, err := NewEngine(context.Background(), kind, img, hostFunc(func(id uint16, args []byte) ([]byte, error) {
+		return nil, nil
+	}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { e.Close() })
+	if err := e.Init(0); err != nil {
+		t.Fatal(err)
+	}
+	return e
 }

@@ -1,7 +1,6 @@
 package host
 
 import (
-	"context"
 	"fmt"
 	"hash/fnv"
 	"math/rand/v2"
@@ -369,16 +368,7 @@ fn make_big(d: int) -> Tree {
     if d == 0 { return Tree::Node(Tree::Empty, Tree::Empty); }
     return Tree::Node(make_big(d - 1), make_big(d - 1));
 }
-fn make(d: int) -> Tree {
-    if d == 0 { return Tree::Node(Tree::Empty, Tree::Empty); }
-    return Tree::Node(make(d - 1), make(d - 1));
-}
-fn check(t: Tree) -> int {
-    match t {
-        Tree::Empty => { return 0; },
-        Tree::Node(l, r) => { return 1 + check(l) + check(r); },
-    }
-}
+`+treeFuncs+`
 locus Main {
     var total: int = 0;
     on start { total = check(make_big(19)); }
@@ -386,14 +376,7 @@ locus Main {
 }
 main { spawn Main; }
 `)
-	e, err := NewEngine(context.Background(), EngineWasm, img, hostFunc(func(id uint16, args []byte) ([]byte, error) { return nil, nil }))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer e.Close()
-	if err := e.Init(0); err != nil {
-		t.Fatal(err)
-	}
+	e := initedEngine(t, EngineWasm, img)
 	if err := e.Deliver(0, vm.HandlerStart, nil); err != nil {
 		t.Fatal(err)
 	}

@@ -18,6 +18,19 @@ import (
 	"github.com/hale-lang/hale/vm/internal/tier"
 )
 
+// treeFuncs make and walk perfect binary trees (as binary-trees does),
+// for programs that declare enum Tree { Empty, Node(Tree, Tree) }.
+const treeFuncs = `fn make(d: int) -> Tree {
+    if d == 0 { return Tree::Node(Tree::Empty, Tree::Empty); }
+    return Tree::Node(make(d - 1), make(d - 1));
+}
+fn check(t: Tree) -> int {
+    match t {
+        Tree::Empty => { return 0; },
+        Tree::Node(l, r) => { return 1 + check(l) + check(r); },
+    }
+}`
+
 // tierPrograms exercise every compiled operation, and every way compiled
 // code hands a call back to the interpreter (overflow, division by zero,
 // a shift count outside 0..63, a stack too deep, a budget used up). Each prints enough for a wrong
@@ -300,16 +313,7 @@ main { spawn Main; }
 enum Tree { Empty, Node(Tree, Tree) }
 enum Shape { Dot, Circle(float), Poly([int]), Tagged(Tree, int) }
 type Box { s: Shape, w: int }
-fn make(d: int) -> Tree {
-    if d == 0 { return Tree::Node(Tree::Empty, Tree::Empty); }
-    return Tree::Node(make(d - 1), make(d - 1));
-}
-fn check(t: Tree) -> int {
-    match t {
-        Tree::Empty => { return 0; },
-        Tree::Node(l, r) => { return 1 + check(l) + check(r); },
-    }
-}
+` + treeFuncs + `
 fn depth(t: Tree, budget: int) -> int {
     match t {
         Tree::Empty => { return 0; },
