@@ -88,6 +88,9 @@ type Machine struct {
 	tierSkipOnce    bool
 	tierWasted      int64
 	tierHoldCharged int64
+	// listPool: empty lists for compiled code's `[]` (tier.go), made
+	// with the machine's region buffers.
+	listPool *listPool
 
 	mem     memory     // the memory limit's accounting (memory.go)
 	live    *liveTable // which registers a measure counts (memory.go), shared with siblings

@@ -258,7 +258,33 @@ func TierStep(arg, used int64) int64 {
 		}
 	}
 	rc.charged = m.mem.charged
+	if m.listPool != nil && m.listPool.n == 0 {
+		// Compiled code took the pool's last list (what it did is
+		// committed now): refill it for the rest of the call.
+		m.listPool.fill()
+	}
 	return 0
+}
+
+// listPool holds fresh empty lists for compiled code to take for `[]`
+// (tier.RegionOutPool): n of them, the last on top. Its layout is the
+// tier's (TestListPoolLayout). A list taken is referred to by the
+// frame only; the pool's slot keeps pointing at it (harmless: the list
+// stays alive a little longer) until fill overwrites the slot with a
+// new list, so no list is given twice.
+type listPool struct {
+	n int64
+	p [tier.ListPoolSize]*value.List
+}
+
+// fill tops the pool up and returns its address for the out buffer (0
+// for a machine that has none yet: it makes it).
+func (lp *listPool) fill() uint64 {
+	for i := lp.n; i < tier.ListPoolSize; i++ {
+		lp.p[i] = value.NewPushable()
+	}
+	lp.n = tier.ListPoolSize
+	return uint64(uintptr(unsafe.Pointer(lp)))
 }
 
 // regionOutOK reports whether the out buffer names registers of the
@@ -319,6 +345,7 @@ func (m *Machine) callRegion(i int32, regs unsafe.Pointer, ip unsafe.Pointer, bu
 	}
 	if m.regionOut == nil {
 		m.regionOut = make([]uint64, tier.RegionOutWords)
+		m.listPool = new(listPool)
 		if m.tierLog == nil {
 			m.tierLog = make([]uint64, 2*tierLogFirst)
 		}
@@ -344,6 +371,7 @@ func (m *Machine) callRegion(i int32, regs unsafe.Pointer, ip unsafe.Pointer, bu
 	m.regionOut[tier.RegionOutWB] = tierWB
 	m.regionOut[tier.RegionOutCharge] = uint64(uintptr(unsafe.Pointer(&m.mem.charged)))
 	m.regionOut[tier.RegionOutAllow] = uint64(uintptr(unsafe.Pointer(&m.mem.allowance)))
+	m.regionOut[tier.RegionOutPool] = m.listPool.fill()
 	m.rcall = regionCall{active: true, fc: fc, regs: regs, budget: budget, pc: -1, charged: m.mem.charged}
 	stepping = m
 	res, err := m.tierCall(b)

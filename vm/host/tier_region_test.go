@@ -23,6 +23,7 @@ type regionGen struct {
 	progGen
 	fns         int // interpreted functions h0… already written
 	impureKinds int // how many of impure's statements it picks from
+	fresh       int // names e1… of lists declared so far
 }
 
 // stmt writes one statement that a region leaves at, or that reads and
@@ -141,6 +142,33 @@ func (g *regionGen) impure(indent int) {
 			}
 			g.line(indent, "mp[sl[len(sl) - 1]] = len(s);")
 		}
+	case 22:
+		// Empty lists made in the loop (compiled code takes them from
+		// the guest's pool), pushed to past their first room, joined,
+		// read, and iterated.
+		g.fresh++
+		e := fmt.Sprintf("e%d", g.fresh)
+		switch g.r.IntN(5) {
+		case 0:
+			g.line(indent, "var "+e+": [string] = [];")
+			g.line(indent, "for k in 0..("+g.pick(g.ints)+" & 15) { push("+e+", sl[k % len(sl)]); }")
+			g.line(indent, "s = slice(join("+e+", \"\") + s, 0, min(len(s), 12));")
+		case 1:
+			g.line(indent, "ll = [];")
+			g.line(indent, "push(ll, sl);")
+		case 2:
+			g.line(indent, "var "+e+": [int] = [];")
+			g.line(indent, "push("+e+", "+g.intExpr(1)+");")
+			g.line(indent, "push("+e+", "+g.pick(g.ints)+");")
+			g.line(indent, g.pick(g.ints[2:])+" += len("+e+") + ("+e+"[0] & 1023);")
+		case 3:
+			g.line(indent, "pl = [];")
+			g.line(indent, "push(pl, pt);")
+		default:
+			g.line(indent, "var "+e+": [Pt] = [];")
+			g.line(indent, "for k in 0..6 { push("+e+", Pt { a: k, b: "+g.pick(g.flts)+" }); }")
+			g.line(indent, "for q in "+e+" { "+g.pick(g.ints[2:])+" ^= q.a; }")
+		}
 	default:
 		g.line(indent, "if len(s) > 3 { s = \"\"; }")
 	}
@@ -197,7 +225,7 @@ func (g *regionGen) locals(indent int, a, b string) {
 // randomRegionProgram writes program seed; its statements are those of
 // impure up to kinds (11: the first generator's; 20: with instructions
 // that regions run in place; 21: with publishes, and a subscriber; 22:
-// with a map).
+// with a map; 23: with empty lists made in loops).
 func randomRegionProgram(seed uint64, kinds int) string {
 	g := &regionGen{progGen: progGen{r: rand.New(rand.NewPCG(seed, 7))}, impureKinds: kinds}
 	g.line(0, "type Pt { a: int, b: float }")
@@ -335,12 +363,46 @@ func TestTierRandomRegions(t *testing.T) {
 	if withMaps < n/8 || mapsTrapped == 0 {
 		t.Fatalf("%d of %d programs run map instructions in a region, %d trapped", withMaps, n/2, mapsTrapped)
 	}
+	// Programs that make empty lists in loops: compiled code takes
+	// them from the guest's list pool while it can.
+	pooled := 0
+	for seed := range uint64(n / 2) {
+		src := randomRegionProgram(3000+seed, 23)
+		img, ok := tryCompile(src)
+		if !ok {
+			t.Fatalf("seed %d: the generated program does not compile:\n%s", 3000+seed, src)
+		}
+		opts := Options{}
+		if seed%4 == 3 {
+			opts.MemoryLimit = 8<<10 + int64(seed%7)<<10
+		}
+		agreeWithoutTier(t, img, opts, fmt.Sprintf("seed %d (memory limit %d)", 3000+seed, opts.MemoryLimit), src)
+		if regionTakesEmptyLists(img, tier.NewPlan(img)) {
+			pooled++
+		}
+	}
+	if pooled < n/8 {
+		t.Fatalf("%d of %d programs make empty lists in a region", pooled, n/2)
+	}
 	answered = tierAnswered.Load() - answered
 	if withRegions < n*3/4 || inPlace < n/2 || batched < n/4 || fast < n/4 || trapped == 0 || trapped > n*2/3 || answered < int64(n) {
 		t.Fatalf("%d of %d programs had regions, %d ran instructions in place (%d in batches, %d compiled when they can), %d trapped, %d tier calls answered", withRegions, n, inPlace, batched, fast, trapped, answered)
 	}
-	t.Logf("%d programs (%d with a small memory limit), %d with regions, %d running instructions in place, %d in batches of two or more, %d with in-place instructions compiled, %d trapped, %d tier calls answered; %d of %d more publishing from a region; %d of %d more running map instructions in a region (%d trapped)",
-		n, limited, withRegions, inPlace, batched, fast, trapped, answered, publishing, n/2, withMaps, n/2, mapsTrapped)
+	t.Logf("%d programs (%d with a small memory limit), %d with regions, %d running instructions in place, %d in batches of two or more, %d with in-place instructions compiled, %d trapped, %d tier calls answered; %d of %d more publishing from a region; %d of %d more running map instructions in a region (%d trapped); %d of %d more making empty lists in a region",
+		n, limited, withRegions, inPlace, batched, fast, trapped, answered, publishing, n/2, withMaps, n/2, mapsTrapped, pooled, n/2)
+}
+
+// regionTakesEmptyLists reports whether a function with a region makes
+// an empty list (new.list of no elements), which its region compiles.
+func regionTakesEmptyLists(img *image.Image, p *tier.Plan) bool {
+	for _, r := range p.Regions {
+		for _, in := range img.Funcs[r.Func].Code {
+			if in.Op == image.OpNewList && in.C == 0 {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // regionRunsMapOps reports whether a function with a region holds a

@@ -22,6 +22,8 @@ const (
 	LayoutEnumFirst   = unsafe.Offsetof(obj2[enumObj]{}.a)
 	// LayoutKindEnum is an enum Value's kind byte.
 	LayoutKindEnum = uintptr(KindEnum)
+	// LayoutKindList is a list Value's kind byte.
+	LayoutKindList = uintptr(KindList)
 	// LayoutEnumBoxed is the bit of an enum Value's bits that marks a
 	// variant with values (its pointer is then to their object).
 	LayoutEnumBoxed = enumBoxed

@@ -69,6 +69,18 @@ func allocList(n int) *List {
 
 func (l *List) value() Value { return Value{k: KindList, p: unsafe.Pointer(l)} }
 
+// NewPushable returns an empty list with the room a first push would
+// give it (minPushCap), in one allocation: the lists compiled code takes
+// for `[]` (vm's list pool), which it then pushes to without growing.
+func NewPushable() *List {
+	o := new(struct {
+		l List
+		a [minPushCap]Value
+	})
+	o.l.elems = o.a[:0]
+	return &o.l
+}
+
 // Len returns the number of elements.
 func (l *List) Len() int { return len(l.elems) }
 

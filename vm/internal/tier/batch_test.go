@@ -127,9 +127,10 @@ main { spawn Main; }
 		fast int
 	}{
 		// The for loop's region: table.probs, table.chars, the
-		// element, the push; the while loop's: table.probs.
-		{"", 5},
-		{"std::math::sqrt", 5}, // compiled inline, no call of the guest
+		// element, the push, the new line (`[]`, from the guest's
+		// list pool); the while loop's: table.probs.
+		{"", 6},
+		{"std::math::sqrt", 6}, // compiled inline, no call of the guest
 		{"std::math::sin", 1},  // only the while loop's region
 	} {
 		img := compile(t, strings.Replace(src, "MATH", c.math, 1))

@@ -33,6 +33,8 @@ func TestLayout(t *testing.T) {
 		{"enum header", enumHeaderSize, value.LayoutEnumHeader},
 		{"enum first value", enumHeaderSize, value.LayoutEnumFirst},
 		{"enum kind", uintptr(kindEnum), value.LayoutKindEnum},
+		{"list kind", uintptr(kindList), value.LayoutKindList},
+		{"new list charge", NewListCharge, value.SizeListHeader},
 		{"enum charge of 2", uintptr(ArenaCharge(2)), uintptr(value.SizeObjectHeader + 2*value.SizeSlot)},
 	} {
 		if c.tier != c.val {

@@ -1383,7 +1383,7 @@ func (w *buffer) regionOut(rg *regionInfo, pc int) {
 // out buffer is RegionOutWords words.
 const (
 	RegionOutBatch = 1 + 2*MaxRegionOut
-	RegionOutWords = RegionOutBatch + 5
+	RegionOutWords = RegionOutBatch + 6
 )
 
 // regionBatch is a region's batch state in compiled code: the record
@@ -1559,6 +1559,8 @@ func fastInPlace(img *image.Image, in image.Instr, t []image.TypeRef) bool {
 			return false
 		}
 		return typeOfKind(img, t[in.A], image.KindList) != nil && nonScalar(t[in.B])
+	case image.OpNewList:
+		return reg(in.A) && in.C == 0
 	}
 	return false
 }
@@ -1613,10 +1615,27 @@ const (
 	RegionOutWB     = RegionOutBatch + 2
 	RegionOutCharge = RegionOutWB + 1
 	RegionOutAllow  = RegionOutWB + 2
+	RegionOutPool   = RegionOutWB + 3
 )
 
-// PushCharge is what the interpreter charges a push (vm/value.SizeSlot).
-const PushCharge = 24
+// PushCharge is what the interpreter charges a push (vm/value.SizeSlot),
+// NewListCharge what it charges an empty list (value.SizeListHeader).
+const (
+	PushCharge    = 24
+	NewListCharge = 32
+)
+
+// The list pool (RegionOutPool, 0 when the guest has none): a count,
+// then ListPoolSize pointers to fresh empty lists, which the guest keeps
+// (vm's listPool) and refills. Compiled code takes the last of them for
+// `[]` (an OpNewList of no elements) instead of calling the guest's step
+// for it: a list nothing else refers to, made with room for a few pushes.
+const (
+	ListPoolSize  = 64
+	listPoolCount = 0
+	listPoolPtrs  = 8
+	kindList      = int64(image.KindList)
+)
 
 // maxFastRun bounds the instructions of a batch that regionFast compiles.
 const maxFastRun = 8
@@ -1793,6 +1812,73 @@ func (w *buffer) regionFast(img *image.Image, rg *regionInfo, pc int, batch []im
 			lget(fm)
 			w.mem(opI64Load, 0)
 			w.i64Const(PushCharge)
+			w.op(opI64Add)
+			w.mem(opI64Store, 0)
+		case image.OpNewList:
+			// No pool, or an empty one: the step makes the list (and
+			// the guest refills the pool).
+			out(RegionOutPool)
+			ltee(fl)
+			w.op(opI32Eqz)
+			w.op(opBrIf)
+			w.u32(0)
+			lget(fl)
+			w.mem(opI64Load, listPoolCount)
+			w.op(opI64Eqz)
+			w.op(opBrIf)
+			w.u32(0)
+			// A charge that calls for a measure: the step measures.
+			out(RegionOutCharge)
+			ltee(fm)
+			w.op(opI32Eqz)
+			w.op(opBrIf)
+			w.u32(0)
+			lget(fm)
+			w.mem(opI64Load, 0)
+			w.i64Const(NewListCharge)
+			w.op(opI64Add)
+			out(RegionOutAllow)
+			w.mem(opI64Load, 0)
+			w.op(opI64GtS)
+			w.op(opBrIf)
+			w.u32(0)
+			// The count less one, then the list it now leaves out
+			// (fs: its slot), into the register as a Value, then the
+			// charge.
+			w.logWrite(fl, listPoolCount)
+			lget(fl)
+			lget(fl)
+			w.mem(opI64Load, listPoolCount)
+			w.i64Const(1)
+			w.op(opI64Sub)
+			w.mem(opI64Store, listPoolCount)
+			lget(fl)
+			lget(fl)
+			w.mem(opI32Load, listPoolCount)
+			w.i32Const(8)
+			w.op(opI32Mul)
+			w.op(opI32Add)
+			lset(fs)
+			frame(in.A)
+			lset(fd)
+			for _, off := range []uint32{valueKind, valueBits, valuePtr} {
+				w.logWrite(fd, off)
+			}
+			lget(fd)
+			w.i64Const(kindList)
+			w.mem(opI64Store, valueKind)
+			lget(fd)
+			w.i64Const(0)
+			w.mem(opI64Store, valueBits)
+			lget(fd)
+			lget(fs)
+			w.mem(opI64Load, listPoolPtrs)
+			w.mem(opI64Store, valuePtr)
+			w.logWrite(fm, 0)
+			lget(fm)
+			lget(fm)
+			w.mem(opI64Load, 0)
+			w.i64Const(NewListCharge)
 			w.op(opI64Add)
 			w.mem(opI64Store, 0)
 		}
