@@ -277,8 +277,8 @@ type listPool struct {
 	p [tier.ListPoolSize]*value.List
 }
 
-// fill tops the pool up and returns its address for the out buffer (0
-// for a machine that has none yet: it makes it).
+// fill tops the pool up with fresh lists and returns its address, for
+// the out buffer.
 func (lp *listPool) fill() uint64 {
 	for i := lp.n; i < tier.ListPoolSize; i++ {
 		lp.p[i] = value.NewPushable()
