@@ -64,6 +64,14 @@ func Prepare(kind EngineKind) {
 	}
 }
 
+// WaitPrepared returns once what Prepare loads for an engine of kind is
+// loaded (or failed to load): at once for the native engine.
+func WaitPrepared(kind EngineKind) {
+	if kind == EngineWasm {
+		_, _ = defaultWasm()
+	}
+}
+
 // defaultCacheDir is os.UserCacheDir()/hale/wazero, or "" (no cache) when
 // there is no user cache folder.
 func defaultCacheDir() string {

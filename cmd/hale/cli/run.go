@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime/debug"
+	"sync"
 
 	"github.com/spf13/cobra"
 
@@ -32,7 +34,10 @@ func newRunCmd(e env) *cobra.Command {
 			if err != nil {
 				return exitf(ExitUsage, "%v", err)
 			}
+			release := holdStartupGC()
+			defer release()
 			host.Prepare(kind)
+			go func() { host.WaitPrepared(kind); release() }()
 			progArgs := args[1:]
 			if len(progArgs) > 0 && progArgs[0] == "--" {
 				progArgs = progArgs[1:]
@@ -158,4 +163,28 @@ func defaultEngine(e env) string {
 		return v
 	}
 	return "wasm"
+}
+
+// startupGCLimit bounds the memory holdStartupGC lets the start-up take
+// before Go's collector runs anyway.
+const startupGCLimit = 512 << 20
+
+// holdStartupGC turns Go's collector off while the wasm engine loads (the
+// interpreter guest decoded and checked, its compiled code read from the
+// cache: tens of MB that live to the end of the run, which collections
+// would only walk, 8% of a warm `hale run`'s CPU time; performance.md
+// §5.34), within a memory limit of startupGCLimit, and returns the
+// function that puts the collector's percent and memory limit back as
+// they were; it may be called more than once, from any goroutine.
+func holdStartupGC() (release func()) {
+	prevLimit := debug.SetMemoryLimit(-1)
+	debug.SetMemoryLimit(min(prevLimit, startupGCLimit))
+	prevPercent := debug.SetGCPercent(-1)
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			debug.SetGCPercent(prevPercent)
+			debug.SetMemoryLimit(prevLimit)
+		})
+	}
 }
