@@ -345,7 +345,7 @@ func TestInterpreterInlineOps(t *testing.T) {
 }
 
 // allowanceSrc keeps 100,000 ints (2,400,032 bytes as the limit counts
-// them) and then makes 3,000,000 lists of four ints as garbage (384 MB
+// them) and then makes 400,000 lists of four ints as garbage (51 MB
 // charged).
 const allowanceSrc = `
 locus M {
@@ -353,7 +353,7 @@ locus M {
     on start {
         for i in 0..100000 { push(keep, i); }
         var j = 0;
-        while j < 3000000 { let g = [j, j, j, j]; j += 1; }
+        while j < 400000 { let g = [j, j, j, j]; j += 1; }
         print(str(len(keep)));
     }
 }
@@ -376,7 +376,7 @@ func TestMemoryAllowance(t *testing.T) {
 	}{
 		// Far from the limit: the room left (the registers live at the
 		// measure, a list of four among them, count a little).
-		{"far", 64 << 20, 64<<20 - kept - 1024, 64<<20 - kept},
+		{"far", 16 << 20, 16<<20 - kept - 1024, 16<<20 - kept},
 		// Within a sixteenth of it: a sixteenth.
 		{"near", kept + 100<<10, (kept + 100<<10) / 16, (kept + 100<<10) / 16},
 	} {
