@@ -101,11 +101,20 @@ func runReplay(e env, f replayFlags, artifactPath, programPath string) error {
 	if f.inspect && (f.at == "" || f.asJSON || f.diff) {
 		return exitf(ExitUsage, "--inspect goes with --at, without --json or --diff")
 	}
+	// The start-up's memory (the recording, its index, the replayer's
+	// tables) stays live: no collection while it is allocated, until
+	// the program is about to run (SessionOptions.Started).
+	startup := func() {}
+	if fi, err := os.Stat(artifactPath); err == nil && fi.Mode().IsRegular() {
+		startup = replay.HoldGC(fi.Size())
+		defer startup()
+	}
 	c, art, err := admit(e, f, artifactPath, programPath)
 	if err != nil {
 		return err
 	}
 	if f.at != "" && !f.asJSON && !f.diff && (f.inspect || isTerminal(e.stdout) && isTerminal(e.stdin)) {
+		startup()
 		at, err := resolveAt(art, f.at)
 		if err != nil {
 			return err
@@ -119,12 +128,13 @@ func runReplay(e env, f replayFlags, artifactPath, programPath string) error {
 			Quiet:            f.quiet || f.asJSON,
 			AllowLiveEffects: f.allowLive,
 		},
-		Info:   identity(c),
-		Engine: kind,
-		Stdout: e.stdout,
-		Stderr: e.stderr,
-		Record: f.diff,
-		Output: f.output,
+		Info:    identity(c),
+		Engine:  kind,
+		Stdout:  e.stdout,
+		Stderr:  e.stderr,
+		Record:  f.diff,
+		Output:  f.output,
+		Started: startup,
 	}
 	if f.allowLive && host.HasNATS(c.Image) {
 		bus, err := natsBus(e)
