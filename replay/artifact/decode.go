@@ -93,9 +93,15 @@ func decodeIndexedFrom(data []byte, split int) (*Artifact, *FormatError) {
 }
 
 // splitFrom is the number of entries from which the indexing decoder
-// reads the two halves of an artifact on two goroutines, and hashes it on
-// a third: below it, starting them costs more than it saves.
+// reads the two halves of an artifact on two goroutines: below it,
+// starting them costs more than it saves.
 const splitFrom = 1 << 12
+
+// hashAheadFrom is the size from which the indexing decoder hashes an
+// artifact on a goroutine of its own, from the start, beside the walk
+// that counts its entries (about a hundred bytes an entry less than
+// splitFrom entries take).
+const hashAheadFrom = 256 << 10
 
 // decode is decodeAs keeping the decoded entries.
 func decode(data []byte) (*Artifact, *FormatError) { return decodeAs(data, true, 0) }
@@ -144,20 +150,25 @@ func decodeAs(data []byte, keep bool, split int) (*Artifact, *FormatError) {
 	if keep || split <= 0 {
 		markp = nil
 	}
-	n, framed := countEntriesMarked(c.data[c.pos:c.end], math.MaxInt, markp)
 	var sum <-chan [32]byte
+	if !keep && split > 0 && len(data) >= hashAheadFrom {
+		// Hashed beside the walk below, which leaves a core idle.
+		sum = hashAhead(data)
+	}
+	n, framed := countEntriesMarked(c.data[c.pos:c.end], math.MaxInt, markp)
 	switch {
 	case keep:
 		a.Entries = make([]Entry, 0, n)
 	default:
 		a.indexed, a.data, a.names = true, data, c.names
 		a.spans.list = make([]span, 0, n)
-		pages.Prepare(a.spans.list)
 		if split > 0 && n >= split {
-			sum = hashAhead(data)
+			// Each half asks for the pages of its own spans.
 			if ferr := c.indexHalves(a, n, framed, marks, &found); ferr != nil {
 				return a, ferr
 			}
+		} else {
+			pages.Prepare(a.spans.list)
 		}
 	}
 	for {
@@ -243,8 +254,10 @@ func (c *cursor) indexHalves(a *Artifact, n, framed int, marks []int, found *ent
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
+		pages.Prepare(a.spans.list[half:])
 		second.err = second.cur.indexRange(a.spans.list[half:], half, &second.found, &second.wide)
 	}()
+	pages.Prepare(a.spans.list[:half])
 	first.err = first.cur.indexRange(a.spans.list[:half], 0, &first.found, &first.wide)
 	<-done
 	if first.err != nil {
