@@ -98,9 +98,13 @@ func Run(ctx context.Context, art *artifact.Artifact, img *image.Image, opts Ses
 	defer first.cleanup()
 	r, replayPath := first.r, first.path
 	var seen *Finding // what the pass the user saw found first
+	var stats *Stats  // r's, once asked (it walks every recorded delivery)
 	if !record && opts.At == nil {
-		if stats := r.Stats(); !stats.Clean() {
-			seen = &stats.Findings[0]
+		first := r.Stats()
+		stats = &first
+		if !first.Clean() {
+			seen = &first.Findings[0]
+			stats = nil
 			quiet := opts
 			quiet.Quiet = true
 			again, err := runPass(ctx, art, img, quiet, true, "", io.Discard, io.Discard, nil)
@@ -117,7 +121,10 @@ func Run(ctx context.Context, art *artifact.Artifact, img *image.Image, opts Ses
 		}
 	}
 
-	stats := r.Stats()
+	if stats == nil {
+		s := r.Stats()
+		stats = &s
+	}
 	var rep *artifact.Report
 	if replayPath != "" {
 		data, err := artifact.ReadFile(replayPath)
