@@ -518,7 +518,22 @@ func (r *Replayer) load() {
 	}
 	if inOrder {
 		for i := range spans.Len() {
-			take(group(spans.Consumer(i)), i)
+			g := group(spans.Consumer(i))
+			if g < nc {
+				// A delivery or a call, almost every entry but the
+				// publishes, taken here as take would.
+				switch spans.Kind(i) {
+				case artifact.KindDelivery:
+					closeRun(g)
+					cs := r.cons[g]
+					cs.deliveries = append(cs.deliveries, recordedDelivery{entry: int32(i)})
+					continue
+				case artifact.KindInvocation, artifact.KindOutput, artifact.KindExit:
+					calls[g] = append(calls[g], int32(i))
+					continue
+				}
+			}
+			take(g, i)
 		}
 	} else {
 		start := make([]int, nc+2) // group g's entries are flat[start[g]:start[g+1]]
