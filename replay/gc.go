@@ -42,8 +42,10 @@ const minGCPercent = 25
 func startupBytes(size int64) int64 { return 3*size + 2*gcHeadroom }
 
 // gcHold is the percent's state while replays hold it: lowered by a
-// running replay (LowerGC), raised by one starting (HoldGC). A lowering
-// takes precedence; the percent goes back to saved when nothing holds it.
+// running replay (LowerGC), raised by one starting (HoldGC). A start-up's
+// hold takes precedence (the engine may still be loading when the
+// replay's run begins); the percent goes back to saved when nothing
+// holds it.
 var gcHold struct {
 	sync.Mutex
 	n      int // running replays holding the percent low
@@ -73,10 +75,10 @@ func holdLocked() bool {
 // applyLocked sets the percent that the holds call for.
 func applyLocked() {
 	switch {
-	case gcHold.n > 0:
-		debug.SetGCPercent(gcHold.low)
 	case gcHold.up > 0:
 		debug.SetGCPercent(gcHold.high)
+	case gcHold.n > 0:
+		debug.SetGCPercent(gcHold.low)
 	default:
 		debug.SetGCPercent(gcHold.saved)
 		gcHold.active = false
@@ -103,8 +105,9 @@ func release(drop func()) func() {
 // returns the function that restores it once the replay is over. It
 // does nothing when the environment sets GOGC (the user's choice), when
 // the percent is not the default 100, or when the recording is small;
-// replays that overlap share one lowering, restored by the last. It
-// takes precedence over a HoldGC still in effect.
+// replays that overlap share one lowering, restored by the last. A
+// HoldGC still in effect takes precedence; the lowering applies when it
+// ends.
 func LowerGC(art *artifact.Artifact) (restore func()) {
 	resident := art.Resident()
 	if os.Getenv("GOGC") != "" || resident <= gcHeadroom {
@@ -127,8 +130,9 @@ func LowerGC(art *artifact.Artifact) (restore func()) {
 // HoldGC raises the garbage collector's percent while a replay of a
 // recording of size bytes starts, so that the heap may grow by the
 // memory the start-up keeps (startupBytes) before a collection, and
-// returns the function that ends the hold; call it when the replay is
-// about to run (LowerGC then sets the percent for the run). It does
+// returns the function that ends the hold; call it when the replay's
+// start-up is over, its tables built and its engine loaded (LowerGC then
+// sets the percent for the run). It does
 // nothing when the environment sets GOGC, when the percent is not the
 // default 100, or when the recording is small. The hold is bounded: a
 // start-up that allocates more than expected is collected as usual.

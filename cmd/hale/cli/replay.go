@@ -128,13 +128,15 @@ func runReplay(e env, f replayFlags, artifactPath, programPath string) error {
 			Quiet:            f.quiet || f.asJSON,
 			AllowLiveEffects: f.allowLive,
 		},
-		Info:    identity(c),
-		Engine:  kind,
-		Stdout:  e.stdout,
-		Stderr:  e.stderr,
-		Record:  f.diff,
-		Output:  f.output,
-		Started: startup,
+		Info:   identity(c),
+		Engine: kind,
+		Stdout: e.stdout,
+		Stderr: e.stderr,
+		Record: f.diff,
+		Output: f.output,
+		// The hold ends when the tables are built and the engine has
+		// loaded (whose start-up, on wasm, may still be going on).
+		Started: func() { go func() { host.WaitPrepared(kind); startup() }() },
 	}
 	if f.allowLive && host.HasNATS(c.Image) {
 		bus, err := natsBus(e)
