@@ -3,6 +3,7 @@ package replay_test
 import (
 	"os"
 	"path/filepath"
+	"runtime"
 	"runtime/debug"
 	"strconv"
 	"strings"
@@ -85,4 +86,83 @@ func recordedArtifact(t *testing.T, n int) *artifact.Artifact {
 		t.Fatal(err)
 	}
 	return a
+}
+
+// TestHoldGC: a start-up's hold raises the percent so that allocating
+// the memory a replay's start-up keeps starts no collection; it takes
+// precedence over a running replay's LowerGC, which applies once the
+// hold ends; the percent goes back to
+// 100 when neither holds it, and is left alone for a small recording,
+// under the user's GOGC or another percent.
+func TestHoldGC(t *testing.T) {
+	if os.Getenv("GOGC") != "" {
+		t.Skip("GOGC is set")
+	}
+	prev := debug.SetGCPercent(100)
+	defer debug.SetGCPercent(prev)
+	percent := func() int { p := debug.SetGCPercent(-1); debug.SetGCPercent(p); return p }
+
+	if done := replay.HoldGC(1 << 20); percent() != 100 {
+		t.Fatalf("a small recording raised the percent to %d", percent())
+	} else {
+		done()
+	}
+
+	const size = 16 << 20
+	runtime.GC()
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	done := replay.HoldGC(size)
+	held := percent()
+	if held <= 100 {
+		t.Fatalf("the percent is %d during a start-up's hold", held)
+	}
+	// What a start-up keeps: the recording's bytes, its index, tables.
+	var keep [][]byte
+	for range 3 * size / (1 << 20) {
+		keep = append(keep, make([]byte, 1<<20))
+	}
+	runtime.ReadMemStats(&after)
+	if after.NumGC != before.NumGC {
+		t.Errorf("%d collections while the start-up allocated %d MiB under the hold", after.NumGC-before.NumGC, 3*size>>20)
+	}
+	runtime.KeepAlive(keep)
+
+	large := recordedArtifact(t, 120000)
+	restore := replay.LowerGC(large)
+	if p := percent(); p != held {
+		t.Errorf("the percent is %d with a replay running during a hold, want the hold's %d", p, held)
+	}
+	done()
+	done() // a second call ends nothing
+	if p := percent(); p >= 100 {
+		t.Errorf("the percent is %d after the hold ended with a replay running, want it lowered", p)
+	}
+	restore()
+	if p := percent(); p != 100 {
+		t.Fatalf("the percent is %d after the replay and the hold, want 100", p)
+	}
+
+	// The hold ends before the replay: LowerGC then lowers from 100.
+	done = replay.HoldGC(size)
+	done()
+	restore = replay.LowerGC(large)
+	if p := percent(); p >= 100 {
+		t.Errorf("the percent is %d during a replay after a hold", p)
+	}
+	restore()
+
+	debug.SetGCPercent(50)
+	replay.HoldGC(size)()
+	if p := percent(); p != 50 {
+		t.Fatalf("the percent is %d, want the 50 it was", p)
+	}
+	debug.SetGCPercent(100)
+
+	t.Setenv("GOGC", "100")
+	done = replay.HoldGC(size)
+	if p := percent(); p != 100 {
+		t.Fatalf("with GOGC set the percent became %d", p)
+	}
+	done()
 }

@@ -33,6 +33,59 @@ func TestLoadMatchesReference(t *testing.T) {
 	}
 }
 
+// TestLoadFromCounts builds the tables of generated artifacts whose
+// consumers' entries are in seq order both ways: from the index's counts
+// (what load does once Verify has passed the index) and by counting over
+// the spans first. The two must agree, and agree with loadReference; and
+// an artifact that Verify passed takes the first way.
+func TestLoadFromCounts(t *testing.T) {
+	defer func(f func(*artifact.Artifact) bool) { ordered = f }(ordered)
+	for seed := range uint64(300) {
+		rng := rand.New(rand.NewPCG(seed, 11))
+		art := indexedCopy(t, loadArtifact(rng, false))
+		if _, ok := art.Counts(0); !ok {
+			t.Fatal("an index has no counts")
+		}
+		ordered = func(*artifact.Artifact) bool { return true }
+		got := NewReplayer(art, rjProgram(), Options{})
+		ordered = func(*artifact.Artifact) bool { return false }
+		counted := NewReplayer(art, rjProgram(), Options{})
+		compareTables(t, seed, got, counted)
+		want := NewReplayer(art, rjProgram(), Options{})
+		resetTables(want)
+		want.loadReference()
+		compareTables(t, seed, got, want)
+	}
+	ordered = (*artifact.Artifact).Ordered
+
+	data, err := artifact.Encode(rjRecording(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	art, err := artifact.Index(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if art.Ordered() {
+		t.Fatal("an index is Ordered before Verify")
+	}
+	if err := art.Verify(); err != nil {
+		t.Fatal(err)
+	}
+	if !art.Ordered() {
+		t.Fatal("an index that Verify passed is not Ordered")
+	}
+	calls := 0
+	ordered = func(a *artifact.Artifact) bool { calls++; return a.Ordered() }
+	got := NewReplayer(art, rjProgram(), Options{})
+	ordered = func(*artifact.Artifact) bool { return false }
+	counted := NewReplayer(art, rjProgram(), Options{})
+	compareTables(t, 0, got, counted)
+	if calls != 1 || len(got.cons) == 0 || len(got.cons[0].deliveries)+len(got.cons[1].deliveries) == 0 {
+		t.Errorf("load asked Ordered %d times; tables %+v", calls, got.cons)
+	}
+}
+
 // loadArtifact generates the entries of rjProgram's four consumers and
 // of consumer 5, which it does not have; shuffled puts each consumer's
 // entries out of seq order.
@@ -252,4 +305,30 @@ func (r *Replayer) loadReference() {
 			cs.callEntries[k] = int32(i)
 		}
 	}
+}
+
+// rjRecording is a consistent recording of rjProgram (Verify passes it):
+// Main starts, reads a line, draws a number and publishes two jobs,
+// which W and L both handle, W drawing a number for each.
+func rjRecording(t *testing.T) *artifact.Artifact {
+	t.Helper()
+	line := []byte{byte(value.KindStruct), 1, byte(value.KindString), 1, 'a'}
+	a := rjArtifact(artifact.VerdictQuiescent, 0,
+		rjE(3, artifact.Publish{Topic: "Line", Message: artifact.MessageID{Producer: 3, Seq: 0}, Payload: line}),
+		rjE(0, rjStart("Main")),
+		rjE(0, artifact.Delivery{Target: "Main", Topic: "Line", Message: artifact.MessageID{Producer: 3, Seq: 0}}),
+		rjE(0, rjCall("std::rand::next_int", rjArgs(value.Int(6)), rjEnc(value.Int(3)))),
+		rjE(0, artifact.Publish{Topic: "Job", Message: artifact.MessageID{Producer: 0, Seq: 0}, Payload: rjJob(1)}),
+		rjE(0, artifact.Publish{Topic: "Job", Message: artifact.MessageID{Producer: 0, Seq: 1}, Payload: rjJob(2)}),
+		rjE(1, rjDeliver("W", 0, 0)),
+		rjE(1, rjCall("std::rand::next_int", rjArgs(value.Int(6)), rjEnc(value.Int(4)))),
+		rjE(2, rjDeliver("L", 0, 0)),
+		rjE(1, rjDeliver("W", 0, 1)),
+		rjE(1, rjCall("std::rand::next_int", rjArgs(value.Int(6)), rjEnc(value.Int(5)))),
+		rjE(2, rjDeliver("L", 0, 1)),
+	)
+	if err := a.Verify(); err != nil {
+		t.Fatalf("rjRecording is not consistent: %v", err)
+	}
+	return a
 }

@@ -363,13 +363,15 @@ func NewReplayer(art *artifact.Artifact, img *image.Image, opts Options) *Replay
 // entry's fields but the ingress lines' and the traps'.
 //
 // It runs before every replay over every entry (400,000 for 200,000
-// messages), so it allocates per consumer, not per entry: a counting pass
-// sizes each consumer's deliveries and one array of its call entries
-// that every handler run's calls are a window of. The identity index is
-// built only when something asks for it (see lookup).
+// messages), so it allocates per consumer, not per entry: each
+// consumer's deliveries and one array of its call entries, that every
+// handler run's calls are a window of, are sized from the index's counts
+// (Artifact.Counts) when Verify has passed it (Artifact.Ordered), else
+// from a counting pass. The identity index is built only when something
+// asks for it (see lookup).
 //
 // A recorder writes each consumer's entries in seq order, so the tables
-// are then built in a second pass in the artifact's order. Otherwise the
+// are then built in one pass in the artifact's order. Otherwise the
 // entries are first grouped by consumer (one flat array of entry
 // indexes) and each consumer's sorted by seq. Both orders give the same
 // tables: each consumer's entries are taken in seq order, and a message
@@ -412,24 +414,33 @@ func (r *Replayer) load() {
 	nDeliveries := make([]int, nc)
 	nCalls := make([]int, nc)
 	nPublishes := make([]int, nc)
-	lastSeq := make([]uint64, nc)
 	inOrder := true // every consumer's entries in seq order
-	for i := range spans.Len() {
-		g := group(spans.Consumer(i))
-		count[g]++
-		if g < nc {
-			seq := spans.Seq(i)
-			if seq < lastSeq[g] {
-				inOrder = false
-			}
-			lastSeq[g] = seq
-			switch spans.Kind(i) {
-			case artifact.KindDelivery:
-				nDeliveries[g]++
-			case artifact.KindInvocation, artifact.KindOutput, artifact.KindExit:
-				nCalls[g]++
-			case artifact.KindPublish:
-				nPublishes[g]++
+	if ordered(a) {
+		// Verify found each consumer's seqs in order, and the index
+		// counted the entries as it read them: no counting pass.
+		for g := range nc {
+			n, _ := a.Counts(uint32(g))
+			nDeliveries[g], nCalls[g], nPublishes[g] = int(n.Deliveries), int(n.Calls), int(n.Publishes)
+		}
+	} else {
+		lastSeq := make([]uint64, nc)
+		for i := range spans.Len() {
+			g := group(spans.Consumer(i))
+			count[g]++
+			if g < nc {
+				seq := spans.Seq(i)
+				if seq < lastSeq[g] {
+					inOrder = false
+				}
+				lastSeq[g] = seq
+				switch spans.Kind(i) {
+				case artifact.KindDelivery:
+					nDeliveries[g]++
+				case artifact.KindInvocation, artifact.KindOutput, artifact.KindExit:
+					nCalls[g]++
+				case artifact.KindPublish:
+					nPublishes[g]++
+				}
 			}
 		}
 	}
@@ -507,7 +518,22 @@ func (r *Replayer) load() {
 	}
 	if inOrder {
 		for i := range spans.Len() {
-			take(group(spans.Consumer(i)), i)
+			g := group(spans.Consumer(i))
+			if g < nc {
+				// A delivery or a call, almost every entry but the
+				// publishes, taken here as take would.
+				switch spans.Kind(i) {
+				case artifact.KindDelivery:
+					closeRun(g)
+					cs := r.cons[g]
+					cs.deliveries = append(cs.deliveries, recordedDelivery{entry: int32(i)})
+					continue
+				case artifact.KindInvocation, artifact.KindOutput, artifact.KindExit:
+					calls[g] = append(calls[g], int32(i))
+					continue
+				}
+			}
+			take(g, i)
 		}
 	} else {
 		start := make([]int, nc+2) // group g's entries are flat[start[g]:start[g+1]]
@@ -536,6 +562,10 @@ func (r *Replayer) load() {
 		cs.callEntries = calls[g]
 	}
 }
+
+// ordered is Artifact.Ordered, which load asks (a variable, so that a
+// test can compare its two ways on artifacts that Verify would refuse).
+var ordered = (*artifact.Artifact).Ordered
 
 // key is the identity of cs's recorded delivery i.
 func (r *Replayer) key(cs *replayConsumer, i int) deliveryKey {

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 
 	"github.com/hale-lang/hale/codegen/image"
 	"github.com/hale-lang/hale/replay/artifact"
@@ -33,6 +34,10 @@ type SessionOptions struct {
 	// Output, when set, is where the replay's own recording is written
 	// (`-o`); it implies Record.
 	Output string
+	// Started, when set, is called once, when the replayer's tables are
+	// built and the program is about to run (or when Run returns before
+	// that): the end of a start-up's HoldGC.
+	Started func()
 }
 
 // Session is how a replay session ended.
@@ -70,21 +75,39 @@ func Run(ctx context.Context, art *artifact.Artifact, img *image.Image, opts Ses
 	if art.Len() > maxReplayEntries {
 		return nil, fmt.Errorf("the recording holds %d entries, more than a replay can hold (%d)", art.Len(), maxReplayEntries)
 	}
-	defer LowerGC(art)()
+	// The garbage collector's percent is lowered for the run once the
+	// replayer's tables are built, which a start-up's HoldGC covers.
+	restoreGC := func() {}
+	var once sync.Once
+	end := func() {
+		if opts.Started != nil {
+			once.Do(opts.Started)
+		}
+	}
+	started := func() {
+		restoreGC = LowerGC(art)
+		end()
+	}
+	defer func() { restoreGC() }()
+	defer end()
 	record := opts.Record || opts.Output != "" || opts.AllowLiveEffects
-	first, err := runPass(ctx, art, img, opts, record, opts.Output, opts.Stdout, opts.Stderr)
+	first, err := runPass(ctx, art, img, opts, record, opts.Output, opts.Stdout, opts.Stderr, started)
 	if err != nil {
 		return nil, err
 	}
 	defer first.cleanup()
 	r, replayPath := first.r, first.path
 	var seen *Finding // what the pass the user saw found first
+	var stats *Stats  // r's, once asked (it walks every recorded delivery)
 	if !record && opts.At == nil {
-		if stats := r.Stats(); !stats.Clean() {
-			seen = &stats.Findings[0]
+		first := r.Stats()
+		stats = &first
+		if !first.Clean() {
+			seen = &first.Findings[0]
+			stats = nil
 			quiet := opts
 			quiet.Quiet = true
-			again, err := runPass(ctx, art, img, quiet, true, "", io.Discard, io.Discard)
+			again, err := runPass(ctx, art, img, quiet, true, "", io.Discard, io.Discard, nil)
 			if err != nil {
 				return nil, err
 			}
@@ -98,7 +121,10 @@ func Run(ctx context.Context, art *artifact.Artifact, img *image.Image, opts Ses
 		}
 	}
 
-	stats := r.Stats()
+	if stats == nil {
+		s := r.Stats()
+		stats = &s
+	}
 	var rep *artifact.Report
 	if replayPath != "" {
 		data, err := artifact.ReadFile(replayPath)
@@ -175,9 +201,10 @@ type pass struct {
 }
 
 // runPass runs the program once under a Replayer for art; with record it
-// records the replay to output (or to a temporary file).
+// records the replay to output (or to a temporary file). started, when
+// not nil, is called when the replayer is built, before the program runs.
 func runPass(ctx context.Context, art *artifact.Artifact, img *image.Image, opts SessionOptions,
-	record bool, output string, stdout, stderr io.Writer) (*pass, error) {
+	record bool, output string, stdout, stderr io.Writer, started func()) (*pass, error) {
 	p := &pass{path: output, cleanup: func() {}}
 	ro := opts.Options
 	if record {
@@ -205,6 +232,9 @@ func runPass(ctx context.Context, art *artifact.Artifact, img *image.Image, opts
 		ro.Record = rec
 	}
 	p.r = NewReplayer(art, img, ro)
+	if started != nil {
+		started()
+	}
 	hopts := host.Options{Engine: opts.Engine, Stdout: stdout, Stderr: stderr}
 	p.r.Install(&hopts)
 	res, runErr := host.Run(ctx, img, hopts)

@@ -168,3 +168,35 @@ func TestStartRecording(t *testing.T) {
 		t.Error("an unwritable path started a recording")
 	}
 }
+
+// TestSessionStarted: Started is called once, before the program prints
+// anything, in a session that diverges and runs again, and in one that
+// fails before the program runs.
+func TestSessionStarted(t *testing.T) {
+	p := compileProgram(t, basicSrc)
+	rec := record(t, p, host.Options{}, artifact.EnvWithheld)
+	var out strings.Builder
+	calls, printedBefore := 0, -1
+	started := func() {
+		calls++
+		printedBefore = out.Len()
+	}
+	changed := compileProgram(t, strings.Replace(basicSrc, `print("total " + str(t.sum));`, `print("sum " + str(t.sum));`, 1))
+	s, err := session(t, rec.art, changed, replay.SessionOptions{Stdout: &out, Started: started})
+	if err != nil || !s.Report.Diverged() {
+		t.Fatalf("changed program: %v, %+v", err, s)
+	}
+	if calls != 1 || printedBefore != 0 || out.Len() == 0 {
+		t.Errorf("Started called %d times, with %d bytes printed before it (printed %d in all); want once, before anything",
+			calls, printedBefore, out.Len())
+	}
+
+	calls = 0
+	bad := replay.SessionOptions{Output: filepath.Join(t.TempDir(), "no", "such", "folder", "x.halerec"), Started: started}
+	if _, err := session(t, rec.art, p, bad); !errors.Is(err, replay.ErrOutput) {
+		t.Fatalf("-o into a missing folder: %v", err)
+	}
+	if calls != 1 {
+		t.Errorf("Started called %d times in a session that failed to start, want once", calls)
+	}
+}

@@ -70,6 +70,12 @@ type Artifact struct {
 	data    []byte
 	spans   spanTable
 	names   *nameTable
+	// counts are an index's entries counted per consumer as it was read
+	// (counted set), and ordered is set (atomically, 1) once Verify has
+	// found the index consistent (Ordered).
+	counts  entryCounts
+	counted bool
+	ordered uint32
 }
 
 // Header identifies the recorded program and lists its consumers.

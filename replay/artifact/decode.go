@@ -93,9 +93,15 @@ func decodeIndexedFrom(data []byte, split int) (*Artifact, *FormatError) {
 }
 
 // splitFrom is the number of entries from which the indexing decoder
-// reads the two halves of an artifact on two goroutines, and hashes it on
-// a third: below it, starting them costs more than it saves.
+// reads the two halves of an artifact on two goroutines: below it,
+// starting them costs more than it saves.
 const splitFrom = 1 << 12
+
+// hashAheadFrom is the size from which the indexing decoder hashes an
+// artifact on a goroutine of its own, from the start, beside the walk
+// that counts its entries (about a hundred bytes an entry less than
+// splitFrom entries take).
+const hashAheadFrom = 256 << 10
 
 // decode is decodeAs keeping the decoded entries.
 func decode(data []byte) (*Artifact, *FormatError) { return decodeAs(data, true, 0) }
@@ -144,20 +150,25 @@ func decodeAs(data []byte, keep bool, split int) (*Artifact, *FormatError) {
 	if keep || split <= 0 {
 		markp = nil
 	}
-	n, framed := countEntriesMarked(c.data[c.pos:c.end], math.MaxInt, markp)
 	var sum <-chan [32]byte
+	if !keep && split > 0 && len(data) >= hashAheadFrom {
+		// Hashed beside the walk below, which leaves a core idle.
+		sum = hashAhead(data)
+	}
+	n, framed := countEntriesMarked(c.data[c.pos:c.end], math.MaxInt, markp)
 	switch {
 	case keep:
 		a.Entries = make([]Entry, 0, n)
 	default:
 		a.indexed, a.data, a.names = true, data, c.names
 		a.spans.list = make([]span, 0, n)
-		pages.Prepare(a.spans.list)
 		if split > 0 && n >= split {
-			sum = hashAhead(data)
+			// Each half asks for the pages of its own spans.
 			if ferr := c.indexHalves(a, n, framed, marks, &found); ferr != nil {
 				return a, ferr
 			}
+		} else {
+			pages.Prepare(a.spans.list)
 		}
 	}
 	for {
@@ -184,7 +195,7 @@ func decodeAs(data []byte, keep bool, split int) (*Artifact, *FormatError) {
 				return a, bc.err
 			}
 			a.spans.list = append(a.spans.list, sp)
-			found.add(sp.consumer)
+			found.add(sp.consumer, Kind(sp.kind))
 			continue
 		}
 		e := bc.body(kind)
@@ -192,9 +203,16 @@ func decodeAs(data []byte, keep bool, split int) (*Artifact, *FormatError) {
 			return a, bc.err
 		}
 		a.Entries = append(a.Entries, e)
-		found.add(e.Consumer)
+		found.add(e.Consumer, kind)
 	}
-	return a, c.trailer(a, &found, sum)
+	if ferr := c.trailer(a, &found, sum); ferr != nil {
+		return a, ferr
+	}
+	if !keep {
+		// An index does not change: its counts stay true.
+		a.counts, a.counted = found, true
+	}
+	return a, nil
 }
 
 // hashAhead hashes what the checksum covers in a valid artifact,
@@ -236,8 +254,10 @@ func (c *cursor) indexHalves(a *Artifact, n, framed int, marks []int, found *ent
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
+		pages.Prepare(a.spans.list[half:])
 		second.err = second.cur.indexRange(a.spans.list[half:], half, &second.found, &second.wide)
 	}()
+	pages.Prepare(a.spans.list[:half])
 	first.err = first.cur.indexRange(a.spans.list[:half], 0, &first.found, &first.wide)
 	<-done
 	if first.err != nil {
@@ -279,7 +299,7 @@ func (c *cursor) indexRange(spans []span, first int, found *entryCounts, wide *[
 	for i := range spans {
 		start := c.pos
 		if next, ok := fastRecord(c.data, start, c.end, c.names, c.v2, &spans[i], wide); ok {
-			found.add(spans[i].consumer)
+			found.add(spans[i].consumer, Kind(spans[i].kind))
 			c.pos = next
 			continue
 		}
@@ -294,7 +314,7 @@ func (c *cursor) indexRange(spans []span, first int, found *entryCounts, wide *[
 			return bc.err
 		}
 		spans[i] = sp
-		found.add(sp.consumer)
+		found.add(sp.consumer, Kind(sp.kind))
 	}
 	return nil
 }
@@ -443,60 +463,104 @@ func (c *cursor) trailer(a *Artifact, counts *entryCounts, sum <-chan [32]byte) 
 	return nil
 }
 
-// entryCounts counts entries per consumer while decoding: in a slice for
+// entryCounts counts entries per consumer while decoding, in all and of
+// the kinds a replay's tables are sized by (KindCounts): in a slice for
 // the small ids every real program has, in a map for the rest, since a
 // map update per entry is a tenth of the decoding time.
 type entryCounts struct {
-	small []uint64
-	large map[uint32]uint64
+	small []KindCounts
+	large map[uint32]KindCounts
+}
+
+// KindCounts are how many entries one consumer has in an artifact: in
+// all, and of the kinds a replay builds its tables from.
+type KindCounts struct {
+	Entries    uint64
+	Deliveries uint64
+	Calls      uint64 // invocation, output and exit entries: the journaled calls of its handlers
+	Publishes  uint64
+}
+
+// count counts one entry of kind k (0 for an unknown kind).
+func (kc *KindCounts) count(k Kind) {
+	kc.Entries++
+	switch k {
+	case KindDelivery:
+		kc.Deliveries++
+	case KindInvocation, KindOutput, KindExit:
+		kc.Calls++
+	case KindPublish:
+		kc.Publishes++
+	}
+}
+
+// plus adds o's counts.
+func (kc *KindCounts) plus(o KindCounts) {
+	kc.Entries += o.Entries
+	kc.Deliveries += o.Deliveries
+	kc.Calls += o.Calls
+	kc.Publishes += o.Publishes
 }
 
 const smallConsumers = 1 << 12
 
-func (ec *entryCounts) add(id uint32) {
+// add counts an entry of consumer id and kind k.
+func (ec *entryCounts) add(id uint32, k Kind) {
 	if int(id) < len(ec.small) {
-		ec.small[id]++
+		ec.small[id].count(k)
 		return
 	}
 	if id < smallConsumers {
 		for int(id) >= len(ec.small) {
-			ec.small = append(ec.small, 0)
+			ec.small = append(ec.small, KindCounts{})
 		}
-		ec.small[id]++
+		ec.small[id].count(k)
 		return
 	}
 	if ec.large == nil {
-		ec.large = map[uint32]uint64{}
+		ec.large = map[uint32]KindCounts{}
 	}
-	ec.large[id]++
+	kc := ec.large[id]
+	kc.count(k)
+	ec.large[id] = kc
 }
 
 // merge adds o's counts.
 func (ec *entryCounts) merge(o *entryCounts) {
 	for id, n := range o.small {
 		for id >= len(ec.small) {
-			ec.small = append(ec.small, 0)
+			ec.small = append(ec.small, KindCounts{})
 		}
-		ec.small[id] += n
+		ec.small[id].plus(n)
 	}
 	for id, n := range o.large {
 		if ec.large == nil {
-			ec.large = map[uint32]uint64{}
+			ec.large = map[uint32]KindCounts{}
 		}
-		ec.large[id] += n
+		kc := ec.large[id]
+		kc.plus(n)
+		ec.large[id] = kc
 	}
 }
 
-// byConsumer returns the counts of the consumers that have entries.
+// of returns consumer id's counts.
+func (ec *entryCounts) of(id uint32) KindCounts {
+	if int(id) < len(ec.small) {
+		return ec.small[id]
+	}
+	return ec.large[id]
+}
+
+// byConsumer returns the entry counts of the consumers that have entries.
 func (ec *entryCounts) byConsumer() map[uint32]uint64 {
 	m := make(map[uint32]uint64, len(ec.small)+len(ec.large))
 	for id, n := range ec.small {
-		if n > 0 {
-			m[uint32(id)] = n
+		if n.Entries > 0 {
+			m[uint32(id)] = n.Entries
 		}
 	}
 	for id, n := range ec.large {
-		m[id] = n
+		m[id] = n.Entries
 	}
 	return m
 }

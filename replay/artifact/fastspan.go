@@ -156,6 +156,13 @@ func fastName(b []byte, i int, names *nameTable) (uint32, int, bool) {
 	if !ok {
 		return 0, to, false
 	}
+	// Most entries repeat a name of the entries before them: those are
+	// compared here, without a call.
+	for _, id := range names.recent {
+		if int(id) < len(names.list) && names.list[id] == string(b[from:to]) {
+			return id, to, true
+		}
+	}
 	id, _ := names.id(b[from:to], true)
 	return id, to, true
 }

@@ -148,6 +148,21 @@ func sameIndexedFrom(t *testing.T, data []byte, a *Artifact, err error, split in
 	if !reflect.DeepEqual(ix.full().Entries, a.Entries) {
 		t.Fatalf("full() differs from Decode")
 	}
+	// The counts the index kept are those of the decoded entries.
+	want := map[uint32]KindCounts{}
+	for _, e := range a.Entries {
+		kc := want[e.Consumer]
+		kc.count(e.Body.Kind())
+		want[e.Consumer] = kc
+	}
+	for id, kc := range want {
+		if got, ok := ix.Counts(id); !ok || got != kc {
+			t.Fatalf("consumer %d: the index counted %+v (%v), the entries %+v", id, got, ok, kc)
+		}
+	}
+	if ix.Ordered() || (ix.Verify() == nil) != ix.Ordered() {
+		t.Fatalf("Ordered %v with Verify %v", ix.Ordered(), ix.Verify())
+	}
 }
 
 // admitAgreesWithVerify checks, for data that Decode accepted as a, that

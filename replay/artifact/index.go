@@ -2,6 +2,7 @@ package artifact
 
 import (
 	"math"
+	"sync/atomic"
 	"unsafe"
 )
 
@@ -118,6 +119,25 @@ func (a *Artifact) Resident() int64 {
 		return 0
 	}
 	return int64(cap(a.data)) + int64(cap(a.spans.list))*int64(unsafe.Sizeof(span{})) + int64(cap(a.spans.wide))*int64(unsafe.Sizeof(wideSpan{}))
+}
+
+// Counts returns how many entries consumer id has, in all and of each
+// kind a replay's tables are sized by, as the decoder counted them while
+// indexing, which spares a replay a counting pass over the index; ok is
+// false for an artifact that keeps its decoded entries (which may have
+// been changed since).
+func (a *Artifact) Counts(id uint32) (counts KindCounts, ok bool) {
+	if !a.indexed || !a.counted {
+		return KindCounts{}, false
+	}
+	return a.counts.of(id), true
+}
+
+// Ordered reports whether a is an index that Verify has found
+// consistent, and so one whose every consumer's entries come in the
+// order of their seqs (0, 1, 2, ...), with Counts available.
+func (a *Artifact) Ordered() bool {
+	return a.indexed && a.counted && atomic.LoadUint32(&a.ordered) == 1
 }
 
 // Entry returns entry i, 0 <= i < Len().

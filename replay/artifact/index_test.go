@@ -317,3 +317,85 @@ func checkHeads(t *testing.T, a, full *Artifact) {
 		}
 	}
 }
+
+// TestIndexCounts holds the counts an index keeps (Counts) to a count
+// over the decoded entries, read whole and split in two, with every kind
+// of entry, unknown kinds and consumer ids too large for the counts'
+// slice; a decoded artifact has none. Ordered is set by Verify passing
+// an index, and only then.
+func TestIndexCounts(t *testing.T) {
+	a := largeArtifact(splitFrom + 100)
+	seq := map[uint32]uint64{0: a.Entries[len(a.Entries)-1].Seq + 1, 1: a.Entries[len(a.Entries)-2].Seq + 1}
+	for _, e := range a.Entries {
+		seq[e.Consumer] = max(seq[e.Consumer], e.Seq+1)
+	}
+	add := func(c uint32, b Body) {
+		a.Entries = append(a.Entries, Entry{Consumer: c, Seq: seq[c], Body: b})
+		seq[c]++
+	}
+	for i, c := range []uint32{0, 1, 7, smallConsumers + 3, 1 << 31} {
+		add(c, Output{Channel: ChannelStdout, Primitive: "print", Args: []byte{1}, Outcome: OK, Result: []byte("x\n")})
+		add(c, Unknown{Code: 99, Data: []byte{byte(i)}})
+		add(c, Delivery{Target: "Counter", Start: true})
+		add(c, Trap{TrapKind: "index", Message: "boom"})
+		add(c, Exit{Code: int64(i)})
+		add(c, Publish{Topic: "Tick", Message: MessageID{c, 1 << 20}, Payload: []byte{1}})
+	}
+	data := mustEncode(t, a)
+	full, err := Decode(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[uint32]KindCounts{}
+	for _, e := range full.Entries {
+		kc := want[e.Consumer]
+		kc.count(e.Body.Kind())
+		want[e.Consumer] = kc
+	}
+	if _, ok := full.Counts(0); ok || full.Ordered() {
+		t.Error("a decoded artifact has counts")
+	}
+	for _, split := range []int{0, 1, splitFrom} {
+		ix, ferr := decodeIndexedFrom(data, split)
+		if ferr != nil {
+			t.Fatal(ferr)
+		}
+		for _, id := range []uint32{0, 1, 2, 7, smallConsumers + 3, 1 << 31, math.MaxUint32} {
+			got, ok := ix.Counts(id)
+			if !ok || got != want[id] {
+				t.Errorf("split %d: consumer %d: counts %+v (%v), want %+v", split, id, got, ok, want[id])
+			}
+		}
+		if want[0].Deliveries == 0 || want[0].Calls == 0 || want[0].Publishes == 0 {
+			t.Fatalf("the artifact lacks a kind: %+v", want[0])
+		}
+		if ix.Ordered() || ix.Verify() == nil || ix.Ordered() {
+			t.Errorf("split %d: an index Verify refuses is Ordered", split)
+		}
+	}
+
+	// largeArtifact with each delivery to an instance its consumer runs.
+	consistent := largeArtifact(splitFrom + 100)
+	for i, e := range consistent.Entries {
+		if d, ok := e.Body.(Delivery); ok {
+			d.Target = []string{"Main", "Worker#0"}[e.Consumer]
+			consistent.Entries[i].Body = d
+		}
+	}
+	good := mustEncode(t, consistent)
+	for _, split := range []int{0, splitFrom} {
+		ix, ferr := decodeIndexedFrom(good, split)
+		if ferr != nil {
+			t.Fatal(ferr)
+		}
+		if ix.Ordered() {
+			t.Errorf("split %d: Ordered before Verify", split)
+		}
+		if err := ix.Verify(); err != nil {
+			t.Fatalf("split %d: %v", split, err)
+		}
+		if !ix.Ordered() {
+			t.Errorf("split %d: not Ordered after Verify passed it", split)
+		}
+	}
+}

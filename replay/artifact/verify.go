@@ -1,6 +1,9 @@
 package artifact
 
-import "fmt"
+import (
+	"fmt"
+	"sync/atomic"
+)
 
 // Inconsistency is a problem Verify found in a well-formed artifact.
 type Inconsistency struct {
@@ -65,7 +68,7 @@ func (a *Artifact) Verify() error {
 	// and a trap's or exit's fields are read from the entry itself.
 	spans, names := a.heads()
 	subs := newSubscriptions(len(names.list))
-	consumers.reservePublishes(spans.list)
+	consumers.reservePublishes(a, spans.list)
 	var exit *Exit
 	traps := 0
 
@@ -162,6 +165,9 @@ func (a *Artifact) Verify() error {
 			return bad(-1, "trailer: verdict trap but the artifact has no trap entry")
 		}
 	}
+	if a.indexed {
+		atomic.StoreUint32(&a.ordered, 1) // Ordered: every consumer's seqs were checked to follow 0, 1, 2, ...
+	}
 	return nil
 }
 
@@ -203,16 +209,25 @@ func newVerifyConsumers(table []Consumer) *verifyConsumers {
 	return vs
 }
 
-// reservePublishes sizes each consumer's published list from a first
-// count over spans, all in one array: admission runs Verify on every
-// replay, and a list grown by appending would allocate twice its size.
-func (vs *verifyConsumers) reservePublishes(spans []span) {
+// reservePublishes sizes each consumer's published list, all in one
+// array: admission runs Verify on every replay, and a list grown by
+// appending would allocate twice its size. The sizes are the index's
+// counts (Counts), else from a first count over spans.
+func (vs *verifyConsumers) reservePublishes(a *Artifact, spans []span) {
 	total := 0
-	for i := range spans {
-		if Kind(spans[i].kind) == KindPublish {
-			if c := vs.get(spans[i].consumer); c != nil {
-				c.reserved++
-				total++
+	if _, ok := a.Counts(0); ok {
+		for _, c := range vs.byID {
+			n, _ := a.Counts(c.ID)
+			c.reserved = int(min(n.Publishes, uint64(len(spans))))
+			total += c.reserved
+		}
+	} else {
+		for i := range spans {
+			if Kind(spans[i].kind) == KindPublish {
+				if c := vs.get(spans[i].consumer); c != nil {
+					c.reserved++
+					total++
+				}
 			}
 		}
 	}

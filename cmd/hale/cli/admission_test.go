@@ -1,10 +1,14 @@
 package cli
 
 import (
+	"bytes"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
 	"testing"
+
+	"github.com/zeebo/blake3"
 
 	"github.com/hale-lang/hale/replay/artifact"
 )
@@ -145,5 +149,111 @@ func TestReplayRefusesInconsistentArtifacts(t *testing.T) {
 				t.Errorf("replay --json: exit %d, want 2", code)
 			}
 		})
+	}
+}
+
+// TestReplayRefusesLargeDamagedArtifacts damages a recording of
+// msgs.hl (400,000 entries, 10 MB: indexed in two halves with the
+// checksum hashed beside them, and read under the collector's start-up
+// hold) near its end, where the damage is found last: a changed byte
+// under the old checksum, a bad flag under a fixed-up one, a delivery
+// of a message never published, a cut-off file. `hale replay` refuses
+// each, on both engines, with exit 2 and the decoder's or Verify's
+// message, prints nothing of the program, and leaves the collector's
+// percent as it found it; the intact recording replays.
+func TestReplayRefusesLargeDamagedArtifacts(t *testing.T) {
+	if testing.Short() {
+		t.Skip("records 200,000 messages")
+	}
+	src, err := os.ReadFile(filepath.Join(benchDir, "msgs.hl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	write(t, filepath.Join(dir, "msgs.hl"), string(src))
+	if code, stderr := runIn(t, dir, nil, map[string]string{"LOTUS_OBS_RECORD": "msgs.halerec"}, "run", "--engine", "native", "msgs.hl"); code != 0 {
+		t.Fatalf("recording: exit %d, %s", code, stderr)
+	}
+	data, err := os.ReadFile(filepath.Join(dir, "msgs.halerec"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(data) < 8<<20 {
+		t.Fatalf("the recording is %d bytes, want more than 8 MiB", len(data))
+	}
+	reseal := func(d []byte) []byte {
+		sum := blake3.Sum256(d[:len(d)-32])
+		copy(d[len(d)-32:], sum[:])
+		return d
+	}
+	// The last delivery's start flag: its target "Counter", then 0.
+	flag := bytes.LastIndex(data, []byte("\x07Counter\x00")) + len("\x07Counter")
+	tick := bytes.LastIndex(data, []byte("tick"))
+	if flag < len(data)/2 || tick < len(data)/2 {
+		t.Fatalf("no delivery or payload near the end (%d, %d of %d)", flag, tick, len(data))
+	}
+	unpublished := func() []byte {
+		a, err := artifact.Decode(data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := len(a.Entries) - 1; ; i-- {
+			if d, ok := a.Entries[i].Body.(artifact.Delivery); ok && !d.Start {
+				d.Message.Seq = 1 << 40
+				a.Entries[i].Body = d
+				break
+			}
+		}
+		out, err := artifact.Encode(a)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+	cases := []struct {
+		name string
+		data []byte
+	}{
+		{"a changed byte under the old checksum", func() []byte { d := bytes.Clone(data); d[tick] = 'x'; return d }()},
+		{"a bad flag under a fixed-up checksum", func() []byte { d := bytes.Clone(data); d[flag] = 2; return reseal(d) }()},
+		{"a delivery of a message never published", unpublished()},
+		{"a cut-off file", data[:len(data)-100]},
+	}
+	percent := func() int { p := debug.SetGCPercent(-1); debug.SetGCPercent(p); return p }
+	before := percent()
+	for _, tc := range cases {
+		// What admission says of it.
+		a, ierr := artifact.Index(tc.data)
+		msg := ""
+		switch {
+		case ierr != nil:
+			msg = "refused: " + ierr.Error()
+		default:
+			verr := a.Verify()
+			if verr == nil {
+				t.Fatalf("%s: admission finds nothing", tc.name)
+			}
+			msg = "refused: inconsistent: " + verr.Error()
+		}
+		t.Logf("%s: %s", tc.name, msg)
+		write(t, filepath.Join(dir, "damaged.halerec"), string(tc.data))
+		for _, engine := range []string{"native", "wasm"} {
+			var stdout, stderr bytes.Buffer
+			t.Chdir(dir)
+			code := Run([]string{"replay", "--engine", engine, "damaged.halerec", "msgs.hl"},
+				env{stdin: strings.NewReader(""), stdout: &stdout, stderr: &stderr, getenv: func(string) string { return "" }})
+			if want := "hale: damaged.halerec: " + msg + "\n"; code != ExitUsage || stderr.String() != want || stdout.Len() != 0 {
+				t.Errorf("%s, %s: exit %d, stdout %q, stderr %q\nwant exit 2, no output, stderr %q", tc.name, engine, code, stdout.String(), stderr.String(), want)
+			}
+			if p := percent(); p != before {
+				t.Errorf("%s, %s: the collector's percent is %d after the refusal, was %d", tc.name, engine, p, before)
+			}
+		}
+	}
+	if code, stderr := runIn(t, dir, nil, nil, "replay", "--quiet", "--engine", "native", "msgs.halerec", "msgs.hl"); code != 0 {
+		t.Fatalf("the intact recording: exit %d, %s", code, stderr)
+	}
+	if p := percent(); p != before {
+		t.Errorf("the collector's percent is %d after a replay, was %d", p, before)
 	}
 }

@@ -101,11 +101,20 @@ func runReplay(e env, f replayFlags, artifactPath, programPath string) error {
 	if f.inspect && (f.at == "" || f.asJSON || f.diff) {
 		return exitf(ExitUsage, "--inspect goes with --at, without --json or --diff")
 	}
+	// The start-up's memory (the recording, its index, the replayer's
+	// tables) stays live: no collection while it is allocated, until
+	// the program is about to run (SessionOptions.Started).
+	startup := func() {}
+	if fi, err := os.Stat(artifactPath); err == nil && fi.Mode().IsRegular() {
+		startup = replay.HoldGC(fi.Size())
+		defer startup()
+	}
 	c, art, err := admit(e, f, artifactPath, programPath)
 	if err != nil {
 		return err
 	}
 	if f.at != "" && !f.asJSON && !f.diff && (f.inspect || isTerminal(e.stdout) && isTerminal(e.stdin)) {
+		startup()
 		at, err := resolveAt(art, f.at)
 		if err != nil {
 			return err
@@ -125,6 +134,9 @@ func runReplay(e env, f replayFlags, artifactPath, programPath string) error {
 		Stderr: e.stderr,
 		Record: f.diff,
 		Output: f.output,
+		// The hold ends when the tables are built and the engine has
+		// loaded (whose start-up, on wasm, may still be going on).
+		Started: func() { go func() { host.WaitPrepared(kind); startup() }() },
 	}
 	if f.allowLive && host.HasNATS(c.Image) {
 		bus, err := natsBus(e)
