@@ -36,7 +36,15 @@ func (g *regionGen) impure(indent int) {
 	}
 	switch k {
 	case 0:
-		g.line(indent, `s = s + "`+string(rune('a'+g.r.IntN(26)))+`";`)
+		c := string(rune('a' + g.r.IntN(26)))
+		if g.impureKinds > 21 {
+			// Bounded: these programs' loops may run long over lists
+			// they push to, and an unbounded string copied at every
+			// step is quadratic.
+			g.line(indent, `if len(s) < 64 { s = s + "`+c+`"; }`)
+			return
+		}
+		g.line(indent, `s = s + "`+c+`";`)
 	case 1:
 		g.line(indent, "push(l, "+g.intExpr(1)+");")
 	case 2:
@@ -126,7 +134,7 @@ func (g *regionGen) impure(indent int) {
 		case 3:
 			g.line(indent, g.pick(g.ints[2:])+" += len(mp) + len(keys(mp));")
 		case 4:
-			g.line(indent, "for mk, mv in mp { s = s + slice(mk, 1, 2); "+g.pick(g.ints[2:])+" ^= mv; }")
+			g.line(indent, "for mk, mv in mp { if len(s) < 40 { s = s + slice(mk, 1, 2); } "+g.pick(g.ints[2:])+" ^= mv; }")
 		case 5:
 			g.line(indent, "if len(mp) > 3 { mp = {\"k0\": "+g.pick(g.ints)+"}; }")
 		case 6:
