@@ -348,47 +348,13 @@ func TestTierRandomRegions(t *testing.T) {
 	// Programs with a map: its instructions run in place in regions
 	// (no compiled form), with a missing key or a write during a for
 	// over it now and then, under a small memory limit for some.
-	withMaps, mapsTrapped := 0, 0
-	for seed := range uint64(n / 2) {
-		src := randomRegionProgram(2000+seed, 22)
-		img, ok := tryCompile(src)
-		if !ok {
-			t.Fatalf("seed %d: the generated program does not compile:\n%s", 2000+seed, src)
-		}
-		opts := Options{}
-		if seed%4 == 3 {
-			opts.MemoryLimit = 8<<10 + int64(seed%7)<<10
-		}
-		native, _ := agreeWithoutTier(t, img, opts, fmt.Sprintf("seed %d (memory limit %d)", 2000+seed, opts.MemoryLimit), src)
-		if native.res.Code == ExitTrap {
-			mapsTrapped++
-		}
-		if regionRunsMapOps(img, tier.NewPlan(img)) {
-			withMaps++
-		}
-		runJournaled(t, img, Options{})
-	}
+	withMaps, mapsTrapped := agreeOnRandomRegions(t, 2000, n/2, 22, true, regionRunsMapOps)
 	if withMaps < n/8 || mapsTrapped == 0 {
 		t.Fatalf("%d of %d programs run map instructions in a region, %d trapped", withMaps, n/2, mapsTrapped)
 	}
 	// Programs that make empty lists in loops: compiled code takes
 	// them from the guest's list pool while it can.
-	pooled := 0
-	for seed := range uint64(n / 2) {
-		src := randomRegionProgram(3000+seed, 23)
-		img, ok := tryCompile(src)
-		if !ok {
-			t.Fatalf("seed %d: the generated program does not compile:\n%s", 3000+seed, src)
-		}
-		opts := Options{}
-		if seed%4 == 3 {
-			opts.MemoryLimit = 8<<10 + int64(seed%7)<<10
-		}
-		agreeWithoutTier(t, img, opts, fmt.Sprintf("seed %d (memory limit %d)", 3000+seed, opts.MemoryLimit), src)
-		if regionTakesEmptyLists(img, tier.NewPlan(img)) {
-			pooled++
-		}
-	}
+	pooled, _ := agreeOnRandomRegions(t, 3000, n/2, 23, false, regionTakesEmptyLists)
 	if pooled < n/8 {
 		t.Fatalf("%d of %d programs make empty lists in a region", pooled, n/2)
 	}
@@ -398,6 +364,38 @@ func TestTierRandomRegions(t *testing.T) {
 	}
 	t.Logf("%d programs (%d with a small memory limit), %d with regions, %d running instructions in place, %d in batches of two or more, %d with in-place instructions compiled, %d trapped, %d tier calls answered; %d of %d more publishing from a region; %d of %d more running map instructions in a region (%d trapped); %d of %d more making empty lists in a region",
 		n, limited, withRegions, inPlace, batched, fast, trapped, answered, publishing, n/2, withMaps, n/2, mapsTrapped, pooled, n/2)
+}
+
+// agreeOnRandomRegions runs n programs of randomRegionProgram from seed
+// base with kinds statements on the native engine and on the wasm engine
+// without and with the tier (a quarter of them under a small memory
+// limit), and journaled when journal is set. It returns how many of them
+// has picks and how many trapped.
+func agreeOnRandomRegions(t *testing.T, base uint64, n, kinds int, journal bool, has func(*image.Image, *tier.Plan) bool) (picked, trapped int) {
+	t.Helper()
+	for i := range uint64(n) {
+		seed := base + i
+		src := randomRegionProgram(seed, kinds)
+		img, ok := tryCompile(src)
+		if !ok {
+			t.Fatalf("seed %d: the generated program does not compile:\n%s", seed, src)
+		}
+		opts := Options{}
+		if i%4 == 3 {
+			opts.MemoryLimit = 8<<10 + int64(i%7)<<10
+		}
+		native, _ := agreeWithoutTier(t, img, opts, fmt.Sprintf("seed %d (memory limit %d)", seed, opts.MemoryLimit), src)
+		if native.res.Code == ExitTrap {
+			trapped++
+		}
+		if has(img, tier.NewPlan(img)) {
+			picked++
+		}
+		if journal {
+			runJournaled(t, img, Options{})
+		}
+	}
+	return picked, trapped
 }
 
 // regionTakesEmptyLists reports whether a function with a region makes

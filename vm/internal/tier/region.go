@@ -1682,6 +1682,35 @@ func (w *buffer) regionFast(img *image.Image, rg *regionInfo, pc int, batch []im
 		w.op(opBrIf)
 		w.u32(depth)
 	}
+	// chargeFits sets fm to the address of the machine's charge count
+	// and leaves (br_if 0) when there is none, or when charging n would
+	// take the count past the allowance: the step then measures.
+	chargeFits := func(n int64) {
+		out(RegionOutCharge)
+		ltee(fm)
+		w.op(opI32Eqz)
+		w.op(opBrIf)
+		w.u32(0)
+		lget(fm)
+		w.mem(opI64Load, 0)
+		w.i64Const(n)
+		w.op(opI64Add)
+		out(RegionOutAllow)
+		w.mem(opI64Load, 0)
+		w.op(opI64GtS)
+		w.op(opBrIf)
+		w.u32(0)
+	}
+	// addCharge adds n to the charge count at fm, logged first.
+	addCharge := func(n int64) {
+		w.logWrite(fm, 0)
+		lget(fm)
+		lget(fm)
+		w.mem(opI64Load, 0)
+		w.i64Const(n)
+		w.op(opI64Add)
+		w.mem(opI64Store, 0)
+	}
 	// copyValue copies the Value at fs to fd, each word logged first.
 	copyValue := func() {
 		for _, off := range []uint32{0, 8, 16} {
@@ -1773,21 +1802,7 @@ func (w *buffer) regionFast(img *image.Image, rg *regionInfo, pc int, batch []im
 			w.op(opI64GeU)
 			w.op(opBrIf)
 			w.u32(0)
-			// A charge that calls for a measure: the step measures.
-			out(RegionOutCharge)
-			ltee(fm)
-			w.op(opI32Eqz)
-			w.op(opBrIf)
-			w.u32(0)
-			lget(fm)
-			w.mem(opI64Load, 0)
-			w.i64Const(PushCharge)
-			w.op(opI64Add)
-			out(RegionOutAllow)
-			w.mem(opI64Load, 0)
-			w.op(opI64GtS)
-			w.op(opBrIf)
-			w.u32(0)
+			chargeFits(PushCharge)
 			// The element, then the length, then the charge.
 			frame(in.B)
 			lset(fs)
@@ -1807,13 +1822,7 @@ func (w *buffer) regionFast(img *image.Image, rg *regionInfo, pc int, batch []im
 			w.i64Const(1)
 			w.op(opI64Add)
 			w.mem(opI64Store, listLen)
-			w.logWrite(fm, 0)
-			lget(fm)
-			lget(fm)
-			w.mem(opI64Load, 0)
-			w.i64Const(PushCharge)
-			w.op(opI64Add)
-			w.mem(opI64Store, 0)
+			addCharge(PushCharge)
 		case image.OpNewList:
 			// No pool, or an empty one: the step makes the list (and
 			// the guest refills the pool).
@@ -1827,21 +1836,7 @@ func (w *buffer) regionFast(img *image.Image, rg *regionInfo, pc int, batch []im
 			w.op(opI64Eqz)
 			w.op(opBrIf)
 			w.u32(0)
-			// A charge that calls for a measure: the step measures.
-			out(RegionOutCharge)
-			ltee(fm)
-			w.op(opI32Eqz)
-			w.op(opBrIf)
-			w.u32(0)
-			lget(fm)
-			w.mem(opI64Load, 0)
-			w.i64Const(NewListCharge)
-			w.op(opI64Add)
-			out(RegionOutAllow)
-			w.mem(opI64Load, 0)
-			w.op(opI64GtS)
-			w.op(opBrIf)
-			w.u32(0)
+			chargeFits(NewListCharge)
 			// The count less one, then the list it now leaves out
 			// (fs: its slot), into the register as a Value, then the
 			// charge.
@@ -1874,13 +1869,7 @@ func (w *buffer) regionFast(img *image.Image, rg *regionInfo, pc int, batch []im
 			lget(fs)
 			w.mem(opI64Load, listPoolPtrs)
 			w.mem(opI64Store, valuePtr)
-			w.logWrite(fm, 0)
-			lget(fm)
-			lget(fm)
-			w.mem(opI64Load, 0)
-			w.i64Const(NewListCharge)
-			w.op(opI64Add)
-			w.mem(opI64Store, 0)
+			addCharge(NewListCharge)
 		}
 		if d := inPlaceDest(in); d >= 0 {
 			if f, ok := rg.dirty[d]; ok {
