@@ -68,7 +68,7 @@ func (m *Machine) EnableTier(call TierCaller) {
 	m.tierAllocs = slices.Contains(p.Allocs, true)
 	for f := range m.funcs {
 		m.funcs[f].tier = p.Entry[f]
-		if p.Entry[f] && m.tierLog == nil && slices.ContainsFunc(p.Params[f], reachesMemory) {
+		if p.Entry[f] && m.tierLog == nil && slices.ContainsFunc(p.Params[f], tier.Kind.ReachesMemory) {
 			m.tierLog = make([]uint64, 2*tierLogFirst)
 		}
 	}
@@ -497,14 +497,28 @@ var tierWB uint64
 // stays as it read it until its next call of the guest.
 func SetTierWriteBarrier(p unsafe.Pointer) { tierWB = uint64(uintptr(p)) }
 
-// reachesMemory reports whether compiled code handed a parameter of kind
-// k can reach the guest's memory (and so may write to it).
-func reachesMemory(k tier.Kind) bool { return k == tier.List || k == tier.Struct || k == tier.Enum }
-
 // callTier runs callee fn, whose frame starts at register a of the frame
 // at regs (stack index base), through the tier, with at most budget
 // steps. ok is false when the interpreter must run the call instead.
 func (m *Machine) callTier(fn, a int32, regs unsafe.Pointer, base int, budget int64) (used int64, ok bool, wasted int64, err error) {
+	for {
+		var again bool
+		used, ok, wasted, again, err = m.callTierOnce(fn, a, regs, base, budget)
+		if !again {
+			return used, ok, wasted, err
+		}
+		// Compiled code filled the undo log, which has grown: the call
+		// runs compiled again from its start (its writes were undone,
+		// nothing of it was kept). Interpreting it instead would cost
+		// ten times the compiled call (spectral-norm at 1,000 ran
+		// eight times slower so), where the log doubles at each try,
+		// so all the tries cost at most twice the one that finishes.
+	}
+}
+
+// callTierOnce is one try of callTier: again reports that compiled code
+// filled the undo log and the log has grown, to try once more.
+func (m *Machine) callTierOnce(fn, a int32, regs unsafe.Pointer, base int, budget int64) (used int64, ok bool, wasted int64, again bool, err error) {
 	p := m.tierPlan
 	b := m.tierBuf[:0]
 	b = binary.AppendUvarint(b, uint64(fn))
@@ -522,16 +536,16 @@ func (m *Machine) callTier(fn, a int32, regs unsafe.Pointer, base int, budget in
 			// The address of the register: nothing changes it during
 			// the call.
 			if v.Kind() != value.KindEnum {
-				return 0, false, -1, nil
+				return 0, false, -1, false, nil
 			}
 			bits = uint64(uintptr(unsafe.Pointer(reg(regs, a+int32(i)))))
 		case tier.List, tier.Struct:
 			// Compiled code trusts the kind of what it is handed.
 			if (k == tier.List) != (v.Kind() == value.KindList) {
-				return 0, false, -1, nil
+				return 0, false, -1, false, nil
 			}
 			if bits = uint64(v.Addr()); bits == 0 {
-				return 0, false, -1, nil
+				return 0, false, -1, false, nil
 			}
 		case tier.Int:
 			bits = uint64(v.AsInt())
@@ -551,41 +565,46 @@ func (m *Machine) callTier(fn, a int32, regs unsafe.Pointer, base int, budget in
 		m.funcs[fn].tier = false // its values outgrow the largest arena
 	}
 	if err != nil {
-		return 0, false, -1, err
+		return 0, false, -1, false, err
 	}
 	if len(res) == 0 {
-		return 0, false, -1, errTierAnswer
+		return 0, false, -1, false, errTierAnswer
 	}
 	if res[0] == TierFallback {
 		// The interpreter runs the call again: what compiled code
 		// charged is undone (tierarena.go).
 		m.mem.charged = charged
 		if len(res) > 1 && res[1] == TierBreaks {
-			return 0, false, -1, m.SetBreaks(res[2:])
+			return 0, false, -1, false, m.SetBreaks(res[2:])
 		}
 		if len(res) > 1 && res[1] == TierLogFull {
 			if len(m.tierLog) >= 2*tierLogMax {
+				// Taken off the tier: the interpreter runs it, its
+				// loops compiled as regions (which keep their writes
+				// at their headers), and its calls still compiled, as
+				// after a hand-back (wasted 0), not a trap.
 				m.funcs[fn].tier = false
-			} else {
-				m.tierLog = make([]uint64, max(2*tierLogFirst, 2*len(m.tierLog)))
+				return 0, false, 0, false, nil
 			}
+			m.tierLog = make([]uint64, max(2*tierLogFirst, 2*len(m.tierLog)))
+			again = true
 		}
 		if len(res) > 1 && res[1] == TierMeasure {
 			steps, n := binary.Uvarint(res[2:])
 			if n <= 0 {
-				return 0, false, -1, errTierAnswer
+				return 0, false, -1, false, errTierAnswer
 			}
-			return 0, false, int64(min(steps, math.MaxInt32)), nil
+			return 0, false, int64(min(steps, math.MaxInt32)), false, nil
 		}
-		return 0, false, -1, nil
+		return 0, false, -1, again, nil
 	}
 	if res[0] != TierDone || len(res) < 10 {
-		return 0, false, -1, errTierAnswer
+		return 0, false, -1, false, errTierAnswer
 	}
 	bits := binary.LittleEndian.Uint64(res[1:9])
 	steps, n := binary.Uvarint(res[9:])
 	if n <= 0 || steps > uint64(budget) {
-		return 0, false, -1, errTierAnswer
+		return 0, false, -1, false, errTierAnswer
 	}
 	var v value.Value
 	switch p.Result[fn] {
@@ -599,11 +618,11 @@ func (m *Machine) callTier(fn, a int32, regs unsafe.Pointer, base int, budget in
 		// The address of a Value: the caller's register, a value of
 		// an enum, or one made in the arena, which is copied out.
 		if v, ok = m.arenaResult(bits); !ok {
-			return 0, false, -1, errTierAnswer
+			return 0, false, -1, false, errTierAnswer
 		}
 	}
 	*reg(regs, a) = v // a void function's result is the zero Value, as OpRetVoid leaves
-	return int64(steps), true, -1, nil
+	return int64(steps), true, -1, false, nil
 }
 
 var errTierAnswer = errors.New("vm: malformed answer from the tier")

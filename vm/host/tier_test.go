@@ -376,6 +376,25 @@ locus Main {
 }
 main { spawn Main; }
 `,
+	// a compiled call that writes more than the largest undo log holds:
+	// after it fills each size once, the interpreter runs it, its loops
+	// compiled as regions (TestTierLogTooSmall).
+	"log_too_small": `
+fn fill(xs: [int], n: int) {
+    for r in 0..n { for i in 0..len(xs) { xs[i] = xs[i] + r; } }
+}
+locus Main {
+    on start {
+        var xs: [int] = [];
+        for i in 0..1000 { push(xs, i); }
+        fill(xs, 300);
+        var s = 0;
+        for i in 0..len(xs) { s += xs[i]; }
+        print(s);
+    }
+}
+main { spawn Main; }
+`,
 	"guard_ok": `
 fn fib(n: int) -> int { if n < 2 { return n; } return fib(n - 1) + fib(n - 2); }
 topic Work { n: int }
@@ -444,12 +463,14 @@ func TestTierPlansListsStructs(t *testing.T) {
 	}
 	// Answered: the loop calling step (a region: moving bs into the
 	// call's window runs in place, and step's 50 calls are compiled
-	// calls inside it), total, scale, bump, 2 earlies, and the loop of
-	// pushes (a region, each push in place). Handed back: a scale, 2
-	// bumps and iterset, which trap, and both calls of many, which
-	// filled the undo log (it doubled each time).
-	if ti := e.g.tier; ti == nil || ti.done != 7 || ti.fellBack != 6 {
-		t.Fatalf("tier calls: %d answered, %d handed back; want 7 and 6", ti.done, ti.fellBack)
+	// calls inside it), total, scale, bump, 2 earlies, the loop of
+	// pushes (a region, each push in place) and both calls of many.
+	// Handed back: a scale, 2 bumps and iterset, which trap, and 7
+	// tries of many's first call, which filled the undo log (60,000
+	// writes): the log doubles from 512 entries at each try, and the
+	// call runs compiled again, until it holds 65,536.
+	if ti := e.g.tier; ti == nil || ti.done != 9 || ti.fellBack != 11 {
+		t.Fatalf("tier calls: %d answered, %d handed back; want 9 and 11", ti.done, ti.fellBack)
 	}
 }
 
@@ -791,6 +812,40 @@ main { spawn Main; }
 	}
 	if ti := e.g.tier; ti == nil || ti.done != 100 {
 		t.Fatalf("tier calls: %+v; want all 100 answered", ti)
+	}
+}
+
+// TestTierLogTooSmall: a compiled call that writes more than the
+// largest undo log holds (vm's tierLogMax, 262,144 writes) is taken off
+// the tier after it fills each size of log once, and the interpreter runs
+// it with its loops compiled as regions, which keep their writes at each
+// header; the result is the interpreter's. Before, the call ran
+// interpreted to its end, its loops included, ten times slower.
+func TestTierLogTooSmall(t *testing.T) {
+	src := tierPrograms["log_too_small"]
+	_, p, img := prepareTier(t, src)
+	var funcs []string
+	for _, r := range p.plan.Regions {
+		funcs = append(funcs, img.Funcs[r.Func].Name)
+	}
+	if got, want := strings.Join(funcs, " "), "fill fill Main.on start Main.on start"; got != want {
+		t.Fatalf("regions in %q, want %q", got, want)
+	}
+	e, printed, err := startOnWasm(t, src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Handed back: fill's call, once with each log of 512 to 262,144
+	// entries (10 sizes). Answered: the loop of pushes, the loop
+	// summing, and fill's loops: its outer loop returns each time it
+	// commits with its log past half full (5 times in 300,000 writes),
+	// and its inner loop's region finishes the inner loop under way.
+	if ti := e.g.tier; ti == nil || ti.fellBack != 10 || ti.done != 11 {
+		t.Fatalf("tier calls: %d answered, %d handed back; want 11 and 10", ti.done, ti.fellBack)
+	}
+	// The host calls before the print are the polls of a long call.
+	if len(printed) == 0 || !strings.HasSuffix(printed[len(printed)-1], "45349500") {
+		t.Fatalf("host calls %q, want the last to print 45349500", printed)
 	}
 }
 

@@ -30,7 +30,11 @@
 // it in the wasm guest.
 package tier
 
-import "github.com/hale-lang/hale/codegen/image"
+import (
+	"slices"
+
+	"github.com/hale-lang/hale/codegen/image"
+)
 
 // Kind is how a value is carried in a compiled function's i64 registers:
 // an int as itself, a bool as 0 or 1, a float as its IEEE bits, a list or
@@ -51,6 +55,11 @@ const (
 	Struct
 	Enum
 )
+
+// ReachesMemory reports whether a value of kind k is carried as an
+// address in the guest's memory (a list, a struct, an enum), through
+// which compiled code may write to it.
+func (k Kind) ReachesMemory() bool { return k == List || k == Struct || k == Enum }
 
 // Plan says which functions of an image are compiled.
 type Plan struct {
@@ -180,9 +189,13 @@ func NewPlan(img *image.Image) *Plan {
 		}
 	}
 	spreadToCallers(work, callers, p.Compiled, p.Entry)
-	// Regions: the loops of every function not compiled whole.
+	// Regions: the loops of every function not compiled whole, and of
+	// the entries handed lists, structs or enums, which the interpreter
+	// runs when a call writes more than the largest undo log holds
+	// (vm's tierLogMax): their loops keep their writes at each header,
+	// as a region does, where a compiled call cannot.
 	for i := range img.Funcs {
-		if !p.Compiled[i] {
+		if !p.Compiled[i] || p.Entry[i] && slices.ContainsFunc(p.Params[i], Kind.ReachesMemory) {
 			findRegions(img, p, i)
 		}
 	}
