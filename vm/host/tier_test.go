@@ -395,6 +395,36 @@ locus Main {
 }
 main { spawn Main; }
 `,
+	// for loops over lists in a handler, whose list codegen keeps in a
+	// temporary (the region learns its type from the whole handler,
+	// tier's tempTypes): state, a local, a call's result, a field; a
+	// temporary reused for another type between loops, a break, a try
+	// around a trap inside one.
+	"for_in_handler": `
+type Box { fs: [float], n: int }
+fn evens(n: int) -> [int] { var xs: [int] = []; for i in 0..n { push(xs, 2 * i); } return xs; }
+fn boom(x: int) -> int { return 100 / (x - 6); }
+locus Main {
+    var items: [int] = [];
+    on start {
+        for i in 0..50 { push(items, i * 3 % 11); }
+        var s = 0;
+        for x in items { s += x; }
+        let b = Box { fs: [0.5, 1.5, 2.25], n: 3 };
+        var f = 0.0;
+        for r in 0..4 { for v in b.fs { f = f * 0.5 + v * float(r); } }
+        for x in evens(20) { if x > 30 { break; } s += x; }
+        let names = ["a", "bb", "ccc"];
+        for nm in names { s += len(nm); }
+        for x in evens(5) {
+            match try boom(x) { Ok(v) => { s += v; }, Err(e) => { print(e.message); } }
+        }
+        for x in items { if x == 7 { s += 1000; } s -= x; }
+        print(format("{} {:.6}", s, f));
+    }
+}
+main { spawn Main; }
+`,
 	"guard_ok": `
 fn fib(n: int) -> int { if n < 2 { return n; } return fib(n - 1) + fib(n - 2); }
 topic Work { n: int }

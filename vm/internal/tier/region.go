@@ -51,6 +51,9 @@ type Region struct {
 	Func   int
 	Header int // the loop header: where the interpreter calls it
 	End    int // the last backward jump to Header
+	// temps are the types of the function's temporaries on entry to
+	// the header (tempTypes), nil when it has none.
+	temps []image.TypeRef
 }
 
 // RegionExport returns the export name of region r.
@@ -292,6 +295,7 @@ func findRegions(img *image.Image, p *Plan, fi int) {
 		}
 	}
 	work := 0 // the analysis's work on f so far, bounded as access's
+	var temps [][]image.TypeRef
 	for h := range n {
 		if end[h] < 0 || end[h]-h+1 > maxRegionLen {
 			continue
@@ -299,7 +303,13 @@ func findRegions(img *image.Image, p *Plan, fi int) {
 		if work += (end[h] - h + 1) * f.FrameSize; work > 4*maxAccessWork {
 			return
 		}
+		if temps == nil {
+			temps = tempTypes(img, f)
+		}
 		r := Region{Func: fi, Header: h, End: end[h]}
+		if h < len(temps) {
+			r.temps = temps[h]
+		}
 		if _, ok := analyzeRegion(img, p, r); ok {
 			p.Regions = append(p.Regions, r)
 		}
@@ -489,13 +499,17 @@ func regionFlow(img *image.Image, f *image.Func, r Region, exit, inplace []bool,
 	for i := range regs {
 		start.types[i] = typeEntry
 		start.variants[i] = anyVariant
-		if i < f.NumSlots {
-			t := f.Locals[i].Type
-			if tt := typeOf(t); tt != nil {
-				switch {
-				case scalarType(t), tt.Kind == image.KindList, tt.Kind == image.KindStruct, tt.Kind == image.KindEnum:
-					start.types[i] = t
-				}
+		t := typeConflict
+		switch {
+		case i < f.NumSlots:
+			t = f.Locals[i].Type
+		case i-f.NumSlots < len(r.temps):
+			t = r.temps[i-f.NumSlots]
+		}
+		if tt := typeOf(t); tt != nil {
+			switch {
+			case scalarType(t), tt.Kind == image.KindList, tt.Kind == image.KindStruct, tt.Kind == image.KindEnum:
+				start.types[i] = t
 			}
 		}
 	}
