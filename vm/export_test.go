@@ -47,3 +47,6 @@ func GuardTable(m *Machine, topic int) (words []uint64, bits []byte) {
 	m.GuardTables()
 	return m.guardTab[topic], m.guardTabBits[topic]
 }
+
+// ArenaLargest exposes arenaLargest.
+func ArenaLargest(m *Machine) int { return m.arenaLargest() }

@@ -24,12 +24,13 @@ var tierArena struct {
 	mem   []byte
 }
 
-// The arena's first size (room for a tree of 160,000 nodes of two
-// values; its pages are touched only as they are used), and the largest
-// it grows to: compiled code
+// The arena's first size (room for a tree of 200,000 nodes of two
+// values, 80 bytes each; its pages are touched only as they are used),
+// and the size past which it grows to its largest at once: compiled code
 // that fills it hands its call back and the guest makes it four times
-// larger, up to arenaMax; a function whose values do not fit even then
-// is interpreted from then on.
+// larger, up to arenaMax, then as large as the machine's memory limit
+// allows (arenaLargest); a function whose values do not fit even then is
+// interpreted from then on.
 const (
 	arenaFirst = 16 << 20
 	arenaMax   = 64 << 20
@@ -67,11 +68,32 @@ func (m *Machine) arenaAfterCall() bool {
 		return true
 	}
 	a.block[tier.AllocFull/8] = 0
-	if len(a.mem) >= arenaMax {
+	largest := m.arenaLargest()
+	if len(a.mem) >= largest {
 		return false
 	}
-	a.mem = make([]byte, min(4*len(a.mem), arenaMax))
+	next := 4 * len(a.mem)
+	if next > arenaMax {
+		// Past arenaMax straight to the largest: each size the arena
+		// outgrows stays in the guest's memory, whose 4 GiB a large
+		// limit's arenas must share with the data.
+		next = largest
+	}
+	a.mem = make([]byte, min(next, largest))
 	return true
+}
+
+// arenaLargest is the largest the arena grows to for m: arenaMax, or a
+// sixteenth more than m's memory limit when that is more. An enum value
+// takes as many bytes in the arena as the limit counts for it (value's
+// layout), so a call whose values fit the limit fits the arena too, save
+// for its garbage, which the arena keeps until the call returns.
+func (m *Machine) arenaLargest() int {
+	l := int64(arenaMax)
+	if lim := m.mem.limit; lim > 0 {
+		l = max(l, (lim+lim/16)&^7)
+	}
+	return int(l)
 }
 
 // arenaResult reads the enum Value at the address a compiled function

@@ -29,18 +29,20 @@ import (
 
 // gamePrograms are the Benchmarks Game ports: the size a benchmark run
 // uses (CPython computes for 0.3 to 0.6 s of CPU beyond its start-up, so
-// that the net ratios are not noise; the wasm engine takes 2.5 to 6 s)
-// and the size of the published reference output the test compares with.
+// that the net ratios are not noise), the size of the published
+// reference output the test compares with, and a larger size for
+// BenchmarkVsCPythonLarge (CPython computes for 2 to 9 s; whole runs).
 var gamePrograms = []struct {
 	name     string
 	benchArg string
 	testArg  string
+	largeArg string
 }{
-	{"nbody", "100000", "1000"},
-	{"spectralnorm", "300", "100"},
-	{"fannkuchredux", "9", "7"},
-	{"binarytrees", "14", "10"},
-	{"fasta", "150000", "1000"},
+	{"nbody", "100000", "1000", "1000000"},
+	{"spectralnorm", "300", "100", "1000"},
+	{"fannkuchredux", "9", "7", "10"},
+	{"binarytrees", "14", "10", "18"},
+	{"fasta", "150000", "1000", "1000000"},
 }
 
 // TestGamePrograms runs each Benchmarks Game port at its small size on

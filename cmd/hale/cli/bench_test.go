@@ -233,6 +233,36 @@ func BenchmarkVsCPython(b *testing.B) {
 	}
 }
 
+// BenchmarkVsCPythonLarge runs the Benchmarks Game ports at their large
+// sizes (gamePrograms), whole runs on the wasm engine against CPython,
+// reporting wasm/py-cpu, the ratio of CPU times with start-up included:
+// the figures a user who times `hale run` and `python3` at a size that
+// computes for seconds sees. The small sizes of BenchmarkVsCPython did
+// not show two tier cliffs (spectral-norm from 600 on ran interpreted,
+// docs/performance.md §5.35).
+func BenchmarkVsCPythonLarge(b *testing.B) {
+	out, err := exec.Command("python3", "-c", "import sys; print(sys.executable)").Output()
+	py := strings.TrimSpace(string(out))
+	if err != nil || py == "" {
+		b.Skip("python3 is not installed")
+	}
+	g := newBench(b)
+	for _, p := range gamePrograms {
+		b.Run(p.name, func(b *testing.B) {
+			want, err := exec.Command(py, filepath.Join(benchDir, p.name+".py"), p.largeArg).Output()
+			if err != nil {
+				b.Fatalf("python3 %s.py %s: %v", p.name, p.largeArg, err)
+			}
+			wall, cpu := g.sideBySideCPU(b, []benchCmd{
+				{name: "wasm", args: []string{"hale", "run", p.name + ".hl", p.largeArg}, want: string(want)},
+				{name: "py", args: []string{py, p.name + ".py", p.largeArg}, want: string(want)},
+			})
+			b.ReportMetric(float64(wall["wasm"])/float64(wall["py"]), "wasm/py")
+			b.ReportMetric(float64(cpu["wasm"])/float64(cpu["py"]), "wasm/py-cpu")
+		})
+	}
+}
+
 // BenchmarkRecordReplayCLI runs the message-heavy programs (200,000
 // main-bus deliveries; msgs_rand also makes 200,000 journaled calls)
 // with `hale run` unrecorded (plain) and recorded (rec, LOTUS_OBS_RECORD),
