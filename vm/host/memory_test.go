@@ -62,3 +62,22 @@ func TestOutOfMemoryIsATrap(t *testing.T) {
 		t.Errorf("another crash became a trap: %v", err)
 	}
 }
+
+// TestGuestSoftLimit: the guest's GOMEMLIMIT is three times the memory
+// limit, from 1 GiB to 3 GiB: at the default limit it stays 1 GiB, and
+// under HALE_MEMORY_LIMIT=1GiB the collector does not run without end
+// once the data passes a third of the limit.
+func TestGuestSoftLimit(t *testing.T) {
+	for _, c := range []struct{ limit, want int64 }{
+		{0, 1 << 30},
+		{1 << 20, 1 << 30},
+		{vm.DefaultMemoryLimit, 1 << 30},
+		{512 << 20, 1536 << 20},
+		{MaxMemoryLimit, 3 << 30},
+		{2 << 30, 3 << 30},
+	} {
+		if got := guestSoftLimit(c.limit); got != c.want {
+			t.Errorf("memory limit %d: soft limit %d, want %d", c.limit, got, c.want)
+		}
+	}
+}

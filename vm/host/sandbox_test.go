@@ -67,7 +67,7 @@ func TestGuestSandboxIsDeterministic(t *testing.T) {
 		t.Fatalf("compiling the probe: %v", err)
 	}
 	defer compiled.Close(ctx)
-	cfg := guestModuleConfig(io.Discard).WithStartFunctions() // the probe has no _initialize
+	cfg := guestModuleConfig(io.Discard, 256<<20).WithStartFunctions() // the probe has no _initialize
 	mod, err := w.rt.InstantiateModule(ctx, compiled, cfg)
 	if err != nil {
 		t.Fatalf("instantiating the probe: %v", err)

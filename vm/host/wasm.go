@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -154,26 +155,37 @@ func (w *wasmRuntime) close(ctx context.Context) error { return w.rt.Close(ctx) 
 // program (binary-trees 14: 61 to 76 MB) and takes 15-20% off its CPU
 // time (docs/performance.md §5.19); the soft limit (GOMEMLIMIT) keeps a
 // guest whose live data is large from growing to five times that: near
-// it, the collector runs as often as it must. Neither changes what a
+// it, the collector runs as often as it must. The soft limit follows the
+// memory limit (guestSoftLimit): a consumer's data may take 1.6 times
+// itself in Go's heap, and a soft limit below that has the collector run
+// without end (three trees of 671 MB in a row under HALE_MEMORY_LIMIT=1GiB
+// ran for more than ten minutes at a soft limit of 1 GiB, 20 s at 3 GiB;
+// docs/performance.md §5.35). Neither changes what a
 // program sees: a consumer's memory limit is the interpreter's own
 // measure of the data it holds (vm.Machine.SetMemoryLimit), not the size
 // of the Go heap. The program's own environment never reaches the guest
 // (std::env reads go through the gateway).
-func guestModuleConfig(stderr io.Writer) wazero.ModuleConfig {
+func guestModuleConfig(stderr io.Writer, memLimit int64) wazero.ModuleConfig {
 	return wazero.NewModuleConfig().
 		WithName("").
 		WithStartFunctions("_initialize").
 		WithStderr(stderr).
 		WithEnv("GOGC", guestGOGC).
-		WithEnv("GOMEMLIMIT", guestGOMEMLIMIT)
+		WithEnv("GOMEMLIMIT", strconv.FormatInt(guestSoftLimit(memLimit), 10))
+}
+
+// guestSoftLimit is the guest's GOMEMLIMIT, in bytes, for machines whose
+// memory limit is memLimit (0: none): three times it, from 1 GiB to
+// 3 GiB, which leaves the guest's 4 GiB room for the tier's arena (vm's
+// arenaLargest) and the stacks.
+func guestSoftLimit(memLimit int64) int64 {
+	return min(max(3*memLimit, 1<<30), 3<<30)
 }
 
 // The guest's collector settings (see guestModuleConfig). guestGOGC is a
 // variable for a test that runs guests whose collector runs all the time
 // (TestTierFastPush).
 var guestGOGC = "400"
-
-const guestGOMEMLIMIT = "1GiB"
 
 // engineKey is the context key under which hale.prim finds the guest
 // that calls it.
@@ -272,7 +284,7 @@ func (w *wasmRuntime) newGuest(ctx context.Context, prog *wasmProgram, memLimit 
 	// outside (the interpreter counts its steps), and a context value is
 	// how primImport finds the guest.
 	g.ctx = context.WithValue(context.Background(), engineKey{}, g)
-	mod, err := w.rt.InstantiateModule(experimental.WithMemoryAllocator(ctx, guestMemory), w.compiled, guestModuleConfig(g.stderr))
+	mod, err := w.rt.InstantiateModule(experimental.WithMemoryAllocator(ctx, guestMemory), w.compiled, guestModuleConfig(g.stderr, memLimit))
 	if err != nil {
 		return nil, fmt.Errorf("wasm engine: instantiating the guest: %w", err)
 	}
