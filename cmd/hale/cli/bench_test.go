@@ -179,13 +179,7 @@ func BenchmarkStartup(b *testing.B) {
 // without the start-up); the -cpu ratios compare CPU time (user + system)
 // the same ways, which is the figure to read on a loaded machine.
 func BenchmarkVsCPython(b *testing.B) {
-	// The interpreter itself, not a wrapper such as a pyenv shim, whose
-	// start-up would be counted against Python.
-	out, err := exec.Command("python3", "-c", "import sys; print(sys.executable)").Output()
-	py := strings.TrimSpace(string(out))
-	if err != nil || py == "" {
-		b.Skip("python3 is not installed")
-	}
+	py := python3(b)
 	g := newBench(b)
 	workloads := []struct{ name, arg, want string }{
 		{"fib30", "", "832040"}, {"loop", "", "499999500000"}, {"format", "", "34518986"},
@@ -233,6 +227,18 @@ func BenchmarkVsCPython(b *testing.B) {
 	}
 }
 
+// python3 returns the path of CPython's interpreter itself, not of a
+// wrapper such as a pyenv shim, whose start-up would be counted against
+// Python; the benchmark skips when there is none.
+func python3(b *testing.B) string {
+	out, err := exec.Command("python3", "-c", "import sys; print(sys.executable)").Output()
+	py := strings.TrimSpace(string(out))
+	if err != nil || py == "" {
+		b.Skip("python3 is not installed")
+	}
+	return py
+}
+
 // BenchmarkVsCPythonLarge runs the Benchmarks Game ports at their large
 // sizes (gamePrograms), whole runs on the wasm engine against CPython,
 // reporting wasm/py-cpu, the ratio of CPU times with start-up included:
@@ -241,11 +247,7 @@ func BenchmarkVsCPython(b *testing.B) {
 // not show two tier cliffs (spectral-norm from 600 on ran interpreted,
 // docs/performance.md §5.35).
 func BenchmarkVsCPythonLarge(b *testing.B) {
-	out, err := exec.Command("python3", "-c", "import sys; print(sys.executable)").Output()
-	py := strings.TrimSpace(string(out))
-	if err != nil || py == "" {
-		b.Skip("python3 is not installed")
-	}
+	py := python3(b)
 	g := newBench(b)
 	for _, p := range gamePrograms {
 		b.Run(p.name, func(b *testing.B) {
