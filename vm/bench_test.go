@@ -2,9 +2,7 @@ package vm_test
 
 import (
 	"encoding/binary"
-	"syscall"
 	"testing"
-	"time"
 
 	"github.com/hale-lang/hale/vm"
 	"github.com/hale-lang/hale/vm/value"
@@ -121,14 +119,6 @@ func BenchmarkMaps(b *testing.B) {
         assert(s == 9999900000, "sum");`))
 }
 
-// cpuTime returns the process's user and system CPU time.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
 
 // echoHost keeps the last published payload, in a buffer it reuses.
 type echoHost struct{ last []byte }
@@ -207,4 +197,14 @@ locus T {
 }
 main { spawn T; }
 `)
+}
+
+func BenchmarkMapCount(b *testing.B) {
+	benchStart(b, startProg("", `
+        var m: {int: int} = {};
+        for i in 0..100000 {
+            let k = (i * 7919) % 1000;
+            if has(m, k) { m[k] += 1; } else { m[k] = 1; }
+        }
+        assert(len(m) == 1000, "count");`))
 }

@@ -57,6 +57,15 @@ fn work() {
     for i in 0..100000 { s += m[i]; }
     assert(s == 9999900000, "sum");
 }`},
+	{"mapcount", `
+fn work() {
+    var m: {int: int} = {};
+    for i in 0..100000 {
+        let k = (i * 7919) % 1000;
+        if has(m, k) { m[k] += 1; } else { m[k] = 1; }
+    }
+    assert(len(m) == 1000, "count");
+}`},
 }
 
 // BenchmarkEngineInterp compares the engines on the interpreter

@@ -184,3 +184,105 @@ func TestEnginesSpawnLoop(t *testing.T) {
 	// sum of i*i for i < 60, plus 60..63 times 1000.
 	runEngineCases(t, []engineCase{{name: "60 workers", src: spawnLoopSrc, stdout: "done 64 316210\n"}})
 }
+
+// TestEnginesMapIndex churns maps of int and string keys well past the
+// size at which a map gets its hash index (vm/value), deleting and
+// re-adding keys, and checks what a program sees of them (lengths, the
+// insertion order, values) on both engines against a model of ordered
+// maps written here in Go.
+func TestEnginesMapIndex(t *testing.T) {
+	const src = `
+fn churn() {
+    var m: {int: int} = {};
+    var s: {string: int} = {};
+    for i in 0..5000 {
+        let k = (i * 7919) % 613;
+        if has(m, k) { m[k] += i; } else { m[k] = i; }
+        if i % 3 == 0 { delete(m, (i * 31) % 613); }
+        let sk = "key" + str(k % 97);
+        if has(s, sk) { s[sk] += 1; } else { s[sk] = 1; }
+        if i % 5 == 0 { delete(s, "key" + str(i % 89)); }
+    }
+    var order = 0;
+    var sum = 0;
+    for k, v in m { order = (order * 31 + k) % 1000000007; sum += v; }
+    print(str(len(m)) + " " + str(order) + " " + str(sum));
+    order = 0;
+    sum = 0;
+    for k, v in s { order = (order * 31 + len(k) * 1000 + v) % 1000000007; sum += v; }
+    let ks = keys(s);
+    print(str(len(s)) + " " + str(order) + " " + str(sum) + " " + ks[0] + " " + ks[len(ks) - 1]);
+}
+locus T { on start { churn(); } }
+main { spawn T; }
+`
+	// The model: an ordered map is a slice of keys in insertion order
+	// and a Go map of values.
+	type ordered[K comparable] struct {
+		keys []K
+		vals map[K]int
+	}
+	set := func(keys *[]int, vals map[int]int, k, v int) {
+		if _, ok := vals[k]; !ok {
+			*keys = append(*keys, k)
+		}
+		vals[k] = v
+	}
+	var m ordered[int]
+	m.vals = map[int]int{}
+	var s ordered[string]
+	s.vals = map[string]int{}
+	delInt := func(k int) {
+		if _, ok := m.vals[k]; ok {
+			delete(m.vals, k)
+			for i, x := range m.keys {
+				if x == k {
+					m.keys = append(m.keys[:i], m.keys[i+1:]...)
+					break
+				}
+			}
+		}
+	}
+	delStr := func(k string) {
+		if _, ok := s.vals[k]; ok {
+			delete(s.vals, k)
+			for i, x := range s.keys {
+				if x == k {
+					s.keys = append(s.keys[:i], s.keys[i+1:]...)
+					break
+				}
+			}
+		}
+	}
+	for i := range 5000 {
+		k := (i * 7919) % 613
+		set(&m.keys, m.vals, k, m.vals[k]+i)
+		if i%3 == 0 {
+			delInt((i * 31) % 613)
+		}
+		sk := "key" + strconv.Itoa(k%97)
+		if _, ok := s.vals[sk]; !ok {
+			s.keys = append(s.keys, sk)
+		}
+		s.vals[sk]++
+		if i%5 == 0 {
+			delStr("key" + strconv.Itoa(i%89))
+		}
+	}
+	order, sum := 0, 0
+	for _, k := range m.keys {
+		order = (order*31 + k) % 1000000007
+		sum += m.vals[k]
+	}
+	want := fmt.Sprintf("%d %d %d\n", len(m.keys), order, sum)
+	order, sum = 0, 0
+	for _, k := range s.keys {
+		order = (order*31 + len(k)*1000 + s.vals[k]) % 1000000007
+		sum += s.vals[k]
+	}
+	want += fmt.Sprintf("%d %d %d %s %s\n", len(s.keys), order, sum, s.keys[0], s.keys[len(s.keys)-1])
+	if len(m.keys) <= 8 || len(s.keys) <= 8 {
+		t.Fatalf("the maps end with %d and %d keys: too few to have an index", len(m.keys), len(s.keys))
+	}
+	runEngineCases(t, []engineCase{{name: "churn", src: src, stdout: want}})
+}

@@ -205,3 +205,27 @@ func BenchmarkSnapshotState(b *testing.B) {
 		}
 	})
 }
+
+// BenchmarkMapGet looks up every key of a map of 1,000, int or string
+// keys: the index alone, without building it (ns/op is per lookup).
+func BenchmarkMapGet(b *testing.B) {
+	for _, kind := range []Kind{KindInt, KindString} {
+		b.Run(kind.String(), func(b *testing.B) {
+			m := NewMap(kind, 0).AsMap()
+			keys := make([]Value, 1000)
+			for i := range keys {
+				keys[i] = Int(int64(i) * 7919)
+				if kind == KindString {
+					keys[i] = Str("key" + itoa(i))
+				}
+				_ = m.Set(keys[i], Int(int64(i)))
+			}
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				if !m.Has(keys[i%len(keys)]) {
+					b.Fatal("missing")
+				}
+			}
+		})
+	}
+}

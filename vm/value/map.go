@@ -1,6 +1,9 @@
 package value
 
-import "unsafe"
+import (
+	"math/bits"
+	"unsafe"
+)
 
 // Map is a map with int, string or bool keys that remembers insertion order:
 // assigning an existing key keeps its place, a deleted and re-added key goes
@@ -10,24 +13,77 @@ import "unsafe"
 // tombstone (a void key) and the slice is compacted when tombstones reach
 // half of it, or before positional access (KeyAt, ValueAt, BeginIter), so
 // get, set and delete are O(1) amortised. Maps of up to smallMap entries
-// are searched linearly and have no hash index: most maps are small, and a
-// Go map costs allocations that the wasm guest pays dearly for.
+// are searched linearly and have no hash index: most maps are small.
+//
+// The index of a larger map is the map's own open-addressing table
+// (mapIndex), not a Go map: a Go map's lookup is a call into the runtime and
+// its hash a call again, which the wasm guest pays several times over
+// (docs/design.md, "maps' own index"), and the table is one allocation.
 type Map struct {
 	entries []mapEntry
 	dead    int // tombstones in entries
 	iter    int32
 	mark    uint32 // the Sizer pass that last counted it
 	keyKind Kind
-	indexed bool
-	ints    map[uint64]int // int and bool keys -> position in entries
-	strs    map[string]int // string keys -> position in entries
+	// idx is the hash index, nil while the map is small; apart, so that
+	// a small map's header keeps to 64 bytes.
+	idx *mapIndex
+}
+
+// mapIndex is a power-of-two table of positions in entries plus one, 0
+// for an empty slot and slotDeleted for a deleted key's, probed linearly
+// from the top bits of the key's hash (shift = 64 - log2(len(slots))).
+type mapIndex struct {
+	slots []int32
+	used  int // slots not empty, deleted ones included
+	shift uint8
 }
 
 type mapEntry struct {
 	key, val Value // key.k == KindVoid marks a tombstone
 }
 
-const smallMap = 8
+const (
+	smallMap = 8
+	// slotDeleted marks the slot of a deleted key: a probe goes on past
+	// it, and an insertion may take it.
+	slotDeleted = -1
+	// minSlots is the smallest index: room for smallMap*2 keys at the
+	// load limit.
+	minSlots = 32
+)
+
+// hashKey returns k's hash; its top bits choose the slot. It is fixed,
+// not seeded: the package reads no randomness (the guest's would be
+// wazero's fixed source anyway), and nothing a program sees depends on
+// it, since entries keep their insertion order.
+func hashKey(k Value) uint64 {
+	if k.k == KindString {
+		return hashString(k.p, int(k.n))
+	}
+	// Fibonacci hashing: a multiply spreads any run of keys over the top
+	// bits.
+	return (k.n ^ 0x2545f4914f6cdd1d) * 0x9e3779b97f4a7c15
+}
+
+// hashString hashes n bytes at p eight at a time (FxHash's step), the
+// tail as one word, and the length last.
+func hashString(p unsafe.Pointer, n int) uint64 {
+	const k = 0x517cc1b727220a95
+	h := uint64(0)
+	i := 0
+	for ; i+8 <= n; i += 8 {
+		h = (bits.RotateLeft64(h, 5) ^ *(*uint64)(unsafe.Add(p, i))) * k
+	}
+	if i < n {
+		var w uint64
+		for j := n - 1; j >= i; j-- {
+			w = w<<8 | uint64(*(*byte)(unsafe.Add(p, j)))
+		}
+		h = (bits.RotateLeft64(h, 5) ^ w) * k
+	}
+	return (bits.RotateLeft64(h, 5) ^ uint64(n)) * k
+}
 
 // NewMap returns an empty map value whose keys are of kind key (KindInt,
 // KindString or KindBool), with room for capacity entries.
@@ -54,50 +110,59 @@ func (m *Map) Len() int { return len(m.entries) - m.dead }
 
 // find returns the position of key k in entries, or -1.
 func (m *Map) find(k Value) int {
+	_, i := m.findSlot(k)
+	return i
+}
+
+// findSlot returns the position of key k in entries and, when the map
+// has an index, k's slot in it; -1 for what is missing. It is one
+// function, not a probe per kind of key called from a lookup, because a
+// call costs the wasm guest more than the probe does.
+func (m *Map) findSlot(k Value) (slot, pos int) {
 	if k.k != m.keyKind {
-		return -1 // also keeps a void key from matching a tombstone
+		return -1, -1 // also keeps a void key from matching a tombstone
 	}
-	if m.indexed {
-		var i int
-		var ok bool
-		if k.k == KindString {
-			i, ok = m.strs[k.str()]
-		} else {
-			i, ok = m.ints[k.n]
-		}
-		if !ok {
-			return -1
-		}
-		return i
-	}
-	if k.k == KindString {
+	x := m.idx
+	if x == nil {
 		for i := range m.entries {
-			e := &m.entries[i]
-			if e.key.k == KindString && e.key.n == k.n && e.key.str() == k.str() {
-				return i
+			// A tombstone's key is void: it matches no key.
+			if e := &m.entries[i]; e.key.n == k.n && e.key.k == k.k &&
+				(k.k != KindString || e.key.str() == k.str()) {
+				return -1, i
 			}
 		}
-		return -1
+		return -1, -1
 	}
-	for i := range m.entries {
-		e := &m.entries[i]
-		if e.key.n == k.n && e.key.k == k.k {
-			return i
+	mask := len(x.slots) - 1
+	i := int(hashKey(k) >> x.shift)
+	for {
+		s := x.slots[i]
+		if s == 0 {
+			return -1, -1
 		}
+		if s > 0 {
+			if e := &m.entries[s-1]; e.key.n == k.n && e.key.k == k.k &&
+				(k.k != KindString || e.key.str() == k.str()) {
+				return i, int(s - 1)
+			}
+		}
+		i = (i + 1) & mask
 	}
-	return -1
 }
 
 // Get returns the value stored under k.
 func (m *Map) Get(k Value) (Value, bool) {
-	if i := m.find(k); i >= 0 {
+	if _, i := m.findSlot(k); i >= 0 {
 		return m.entries[i].val, true
 	}
 	return Value{}, false
 }
 
 // Has reports whether k is a key of m.
-func (m *Map) Has(k Value) bool { return m.find(k) >= 0 }
+func (m *Map) Has(k Value) bool {
+	_, i := m.findSlot(k)
+	return i >= 0
+}
 
 // Set stores v under k. A new key goes last; an existing key keeps its place.
 func (m *Map) Set(k, v Value) error {
@@ -107,7 +172,7 @@ func (m *Map) Set(k, v Value) error {
 	if k.k != m.keyKind {
 		panic("value: Map.Set with a " + k.k.String() + " key in a map of " + m.keyKind.String() + " keys")
 	}
-	if i := m.find(k); i >= 0 {
+	if _, i := m.findSlot(k); i >= 0 {
 		m.entries[i].val = v
 		return nil
 	}
@@ -121,40 +186,65 @@ func (m *Map) add(k, v Value) {
 		m.entries = make([]mapEntry, 0, 4) // skip the growth steps 1 and 2
 	}
 	m.entries = append(m.entries, mapEntry{k, v})
-	if m.indexed {
+	switch {
+	case m.idx != nil:
 		m.indexKey(k, len(m.entries)-1)
-	} else if len(m.entries) > smallMap {
+	case len(m.entries) > smallMap:
 		m.buildIndex()
 	}
 }
 
-func (m *Map) indexKey(k Value, i int) {
-	if k.k == KindString {
-		m.strs[k.str()] = i
-	} else {
-		m.ints[k.n] = i
+// indexKey puts absent key k, at position pos in entries, in the index,
+// which it rebuilds larger when the insertion would fill past half of it.
+func (m *Map) indexKey(k Value, pos int) {
+	x := m.idx
+	if 2*(x.used+1) > len(x.slots) {
+		m.buildIndex() // the entry at pos is in entries already
+		return
 	}
+	mask := len(x.slots) - 1
+	i := int(hashKey(k) >> x.shift)
+	for x.slots[i] > 0 {
+		i = (i + 1) & mask
+	}
+	if x.slots[i] == 0 {
+		x.used++
+	}
+	x.slots[i] = int32(pos + 1)
 }
 
+// buildIndex makes the index anew from the live entries, a quarter full
+// or less (so that it doubles as the map does), without deleted slots.
 func (m *Map) buildIndex() {
-	if m.keyKind == KindString {
-		if m.strs == nil {
-			m.strs = make(map[string]int, len(m.entries))
-		} else {
-			clear(m.strs)
-		}
-	} else {
-		if m.ints == nil {
-			m.ints = make(map[uint64]int, len(m.entries))
-		} else {
-			clear(m.ints)
-		}
+	live := len(m.entries) - m.dead
+	n := minSlots
+	for n < 4*live {
+		n *= 2
 	}
-	m.indexed = true
-	for i := range m.entries {
-		if k := m.entries[i].key; k.k != KindVoid {
-			m.indexKey(k, i)
+	x := m.idx
+	if x == nil {
+		x = new(mapIndex)
+		m.idx = x
+	}
+	if len(x.slots) == n {
+		clear(x.slots)
+	} else {
+		x.slots = make([]int32, n)
+	}
+	x.shift = uint8(64 - bits.TrailingZeros(uint(n)))
+	x.used = 0
+	mask := n - 1
+	for pos := range m.entries {
+		k := m.entries[pos].key
+		if k.k == KindVoid {
+			continue
 		}
+		i := int(hashKey(k) >> x.shift)
+		for x.slots[i] != 0 {
+			i = (i + 1) & mask
+		}
+		x.slots[i] = int32(pos + 1)
+		x.used++
 	}
 }
 
@@ -165,16 +255,12 @@ func (m *Map) Delete(k Value) error {
 	if m.iter != 0 {
 		return ErrIterating
 	}
-	i := m.find(k)
+	slot, i := m.findSlot(k)
+	if slot >= 0 {
+		m.idx.slots[slot] = slotDeleted
+	}
 	if i < 0 {
 		return nil
-	}
-	if m.indexed {
-		if k.k == KindString {
-			delete(m.strs, k.str())
-		} else {
-			delete(m.ints, k.n)
-		}
 	}
 	if i == len(m.entries)-1 {
 		m.entries[i] = mapEntry{}
@@ -204,7 +290,7 @@ func (m *Map) pack() {
 	clear(m.entries[j:])
 	m.entries = m.entries[:j]
 	m.dead = 0
-	if m.indexed {
+	if m.idx != nil {
 		m.buildIndex()
 	}
 }

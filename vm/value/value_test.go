@@ -348,12 +348,60 @@ func TestMapModel(t *testing.T) {
 							t.Fatalf("%v/%d step %d: Get(%v)", kind, size, step, key(k))
 						}
 					}
+					for k := range span {
+						if _, ok := vals[k]; !ok && m.Has(key(k)) {
+							t.Fatalf("%v/%d step %d: Has(%v) of a key deleted or never set", kind, size, step, key(k))
+						}
+					}
 				}
 			}
 			if len(m.entries) > 2*m.Len()+smallMap {
 				t.Errorf("%v/%d: %d slots for %d entries: tombstones are not compacted", kind, size, len(m.entries), m.Len())
 			}
 		}
+	}
+}
+
+// TestMapChurn keeps about 50 keys in a map while 100,000 come and go:
+// the index's deleted slots must not pile up (a probe needs an empty
+// slot to end) nor the index grow with the keys that passed through.
+func TestMapChurn(t *testing.T) {
+	for _, kind := range []Kind{KindInt, KindString} {
+		key := func(i int) Value {
+			if kind == KindString {
+				return Str("key" + strconv.Itoa(i))
+			}
+			return Int(int64(i) * 1000003)
+		}
+		m := NewMap(kind, 0).AsMap()
+		const live = 50
+		for i := range 100000 {
+			must(m.Set(key(i), Int(int64(i))))
+			if i >= live {
+				must(m.Delete(key(i - live)))
+			}
+			if i%1013 == 0 && i >= live {
+				if m.Has(key(i-live)) || !m.Has(key(i-live+1)) || m.Len() != live {
+					t.Fatalf("%v: at %d: len %d", kind, i, m.Len())
+				}
+			}
+		}
+		if x := m.idx; len(x.slots) > 8*live || 2*x.used > len(x.slots) {
+			t.Errorf("%v: %d slots, %d used, for %d keys", kind, len(x.slots), x.used, m.Len())
+		}
+		for i := 100000 - live; i < 100000; i++ {
+			if v, ok := m.Get(key(i)); !ok || v.AsInt() != int64(i) {
+				t.Fatalf("%v: Get(%v) = %v, %v", kind, key(i), v, ok)
+			}
+		}
+	}
+}
+
+// A map's header stays in the allocator's 64-byte size class: most maps
+// are small and have no index.
+func TestMapHeader(t *testing.T) {
+	if n := unsafe.Sizeof(Map{}); n > 64 {
+		t.Errorf("Map is %d bytes, want 64 or fewer", n)
 	}
 }
 
@@ -562,7 +610,7 @@ func TestTypeString(t *testing.T) {
 // guest, where every such input must cross the primitive gateway.
 func TestImports(t *testing.T) {
 	allowed := map[string]bool{
-		"cmp": true, "errors": true, "math": true,
+		"cmp": true, "errors": true, "math": true, "math/bits": true,
 		"strconv": true, "strings": true, "unicode/utf8": true, "unsafe": true,
 	}
 	files, _ := filepath.Glob("*.go")
