@@ -119,7 +119,6 @@ func BenchmarkMaps(b *testing.B) {
         assert(s == 9999900000, "sum");`))
 }
 
-
 // echoHost keeps the last published payload, in a buffer it reuses.
 type echoHost struct{ last []byte }
 
