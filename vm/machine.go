@@ -127,6 +127,9 @@ type Machine struct {
 	// from it once (zero for other constants). It is last so that the
 	// fields the dispatch loop reads keep their offsets.
 	variants []variantCtor
+
+	// tail lets s = s + t append in place (value.Tail).
+	tail value.Tail
 }
 
 // funcCode is a function ready to run. Its code is a copy of the image's

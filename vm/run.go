@@ -266,7 +266,13 @@ func (m *Machine) execAt(fn int, state []value.Value, budget int64, floor, base 
 		case opRegion:
 			// The header of a compiled loop (tier.go): the loop runs
 			// there unless the tier is off for it, from the header on
-			// (counted here already).
+			// (counted here already). A region given up on is
+			// passed here, without a call: the loop header runs once
+			// an iteration.
+			if m.regions[in.A].off {
+				in = &m.regionOrig[in.A]
+				goto dispatch
+			}
 			next, nregs, used, err := m.regionOp(in.A, regs, ip, steps+rest+1)
 			if err != nil {
 				m.steps = budget - rest - steps
@@ -561,14 +567,11 @@ func (m *Machine) cold(in *image.Instr, regs, ip unsafe.Pointer) (unsafe.Pointer
 	case image.OpNotInt:
 		*reg(regs, in.A) = value.Int(^(*reg(regs, in.B)).AsInt())
 
-	case image.OpConcatStr:
-		s := (*reg(regs, in.B)).AsStr() + (*reg(regs, in.C)).AsStr()
-		*reg(regs, in.A) = value.Str(s)
-		m.charge(int64(len(s)))
-	case image.OpConcatBytes:
-		s := (*reg(regs, in.B)).AsStr() + (*reg(regs, in.C)).AsStr()
-		*reg(regs, in.A) = value.BytesOf(s)
-		m.charge(int64(len(s)))
+	case image.OpConcatStr, image.OpConcatBytes:
+		// The checker gives both operands the result's kind.
+		v := m.tail.Concat(*reg(regs, in.B), *reg(regs, in.C))
+		*reg(regs, in.A) = v
+		m.charge(int64(v.ByteLen()))
 	case image.OpConcatList:
 		*reg(regs, in.A) = value.Concat((*reg(regs, in.B)).AsList(), (*reg(regs, in.C)).AsList())
 		m.charge(value.ShallowSize(*reg(regs, in.A)))

@@ -91,6 +91,13 @@ func (m *Machine) EnableTier(call TierCaller) {
 // consumer, many never run a loop).
 func (m *Machine) newRegionState() {
 	m.regions = make([]regionProbe, len(m.tierPlan.Regions))
+	for i, r := range m.tierPlan.Regions {
+		for _, in := range m.img.Funcs[r.Func].Code[r.Header : r.End+1] {
+			if in.Op == image.OpPublish || in.Op == image.OpPublishAfter {
+				m.regions[i].publishes = true
+			}
+		}
+	}
 }
 
 // opRegion is the machine's own opcode at the header of a compiled loop
@@ -105,6 +112,13 @@ type regionProbe struct {
 	steps     int64
 	fallbacks int
 	waste     int64 // steps of calls inside it handed back for a measure or for room
+	// batches counts the batches its calls ran in place (TierStep), and
+	// inPlace their instructions.
+	batches, inPlace int64
+	// publishes: the loop publishes, which compiled code does at a
+	// fraction of the interpreter's cost (a step that saves far more
+	// than a step's time), so batches do not count against it.
+	publishes bool
 }
 
 // A region that falls back this many times (for any reason but a full
@@ -112,6 +126,21 @@ type regionProbe struct {
 // under a try, or stopping where compiled code is unsure, would run
 // twice.
 const regionMaxFallbacks = 4
+
+// A region whose compiled code runs fewer than regionMinCompiled steps
+// for each batch of instructions it has run in place (once it has run
+// regionBatchProbe batches) is interpreted from then on. A batch is a
+// call from compiled code into the guest and back, which costs about
+// as much as interpreting nine steps (performance.md §5.36), so a loop
+// of a few steps around a concatenation or a map's lookup ran slower
+// compiled than interpreted (`s = s + "ab"` 20,000 times: 15 ms, 9.8
+// interpreted). The counts are the run's own, so the choice is the same
+// in every run of the program; it changes no result, only where the
+// steps run.
+const (
+	regionMinCompiled = 12
+	regionBatchProbe  = 64
+)
 
 // regionOp runs region i for the frame at regs, whose header instruction
 // the loop has just counted: budget is the steps left with it. It returns
@@ -140,6 +169,7 @@ func (m *Machine) regionOp(i int32, regs unsafe.Pointer, ip unsafe.Pointer, budg
 // pending until the call has returned.
 type regionCall struct {
 	active bool
+	probe  *regionProbe
 	fc     *funcCode
 	regs   unsafe.Pointer
 	budget int64
@@ -191,6 +221,8 @@ func TierStep(arg, used int64) int64 {
 		rc.bad = true
 		return 1
 	}
+	rc.probe.batches++
+	rc.probe.inPlace += int64(n)
 	batch := code[pc : pc+n]
 	for j := range batch {
 		in := &batch[j]
@@ -262,6 +294,13 @@ func TierStep(arg, used int64) int64 {
 		// Compiled code took the pool's last list (what it did is
 		// committed now): refill it for the rest of the call.
 		m.listPool.fill()
+	}
+	if rc.probe.batchBound(used) {
+		// The loop runs faster interpreted: stop the call here, where
+		// everything is committed (a fall-back without a trap), and
+		// interpret the region from now on.
+		rc.probe.off = true
+		return 1
 	}
 	return 0
 }
@@ -372,7 +411,7 @@ func (m *Machine) callRegion(i int32, regs unsafe.Pointer, ip unsafe.Pointer, bu
 	m.regionOut[tier.RegionOutCharge] = uint64(uintptr(unsafe.Pointer(&m.mem.charged)))
 	m.regionOut[tier.RegionOutAllow] = uint64(uintptr(unsafe.Pointer(&m.mem.allowance)))
 	m.regionOut[tier.RegionOutPool] = m.listPool.fill()
-	m.rcall = regionCall{active: true, fc: fc, regs: regs, budget: budget, pc: -1, charged: m.mem.charged}
+	m.rcall = regionCall{active: true, probe: pr, fc: fc, regs: regs, budget: budget, pc: -1, charged: m.mem.charged}
 	stepping = m
 	res, err := m.tierCall(b)
 	stepping = nil
@@ -466,6 +505,16 @@ func (m *Machine) regionSteps(pr *regionProbe, steps int64) {
 	if pr.calls == tierProbeCalls && pr.steps < tierProbeCalls*tierMinSteps {
 		pr.off = true
 	}
+	if pr.batchBound(0) {
+		pr.off = true
+	}
+}
+
+// batchBound reports whether region pr, its call under way having taken
+// used steps, runs too few steps compiled for each batch it runs in
+// place (regionMinCompiled).
+func (pr *regionProbe) batchBound(used int64) bool {
+	return pr.batches >= regionBatchProbe && !pr.publishes && pr.steps+used-pr.inPlace < regionMinCompiled*pr.batches
 }
 
 // tierBatch holds the addresses of the guest's publish batch (a []byte's

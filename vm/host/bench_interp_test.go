@@ -38,6 +38,38 @@ fn work() {
     for p in back { s = s + p; }
     assert(len(back) == 1000, "split");
 }`},
+	{"mapset", `
+fn work() {
+    var m: {int: int} = {};
+    for i in 0..100000 { m[i] = i * 2; }
+    assert(len(m) == 100000, "len");
+}`},
+	{"mapget", `
+fn work() {
+    var m: {int: int} = {};
+    for i in 0..100 { m[i] = i * 2; }
+    var s = 0;
+    for i in 0..100000 { s += m[i % 100]; }
+    assert(s == 9900000, "sum");
+}`},
+	{"mapsetsmall", `
+fn work() {
+    for r in 0..100 {
+        var m: {int: int} = {};
+        for i in 0..1000 { m[i] = i * 2; }
+        assert(len(m) == 1000, "len");
+    }
+}`},
+	{"strcat", `
+fn work() {
+    var total = 0;
+    for i in 0..1000 {
+        var s = "";
+        for j in 0..20 { s = s + "ab"; }
+        total += len(s);
+    }
+    assert(total == 40000, "total");
+}`},
 	{"tiercalls", `
 fn tiny(n: int) -> int { var s = 0; for i in 0..n { s += i; } return s; }
 fn work() {

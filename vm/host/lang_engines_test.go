@@ -286,3 +286,86 @@ main { spawn T; }
 	}
 	runEngineCases(t, []engineCase{{name: "churn", src: src, stdout: want}})
 }
+
+// TestEnginesStringBuild builds strings and bytes a piece at a time, the
+// chains that append in place (value.Tail): prefixes kept and extended
+// again later, a string taken twice, two chains in turn, and a chain
+// under a memory limit it outgrows, which must trap at the same piece on
+// both engines (the limit counts each result's length, as before). The
+// expected text is computed here in Go.
+func TestEnginesStringBuild(t *testing.T) {
+	const src = `
+fn build() {
+    var s = "";
+    var keep: [string] = [];
+    for i in 0..3000 {
+        s = s + str(i % 10);
+        if i % 500 == 0 { push(keep, s); }
+    }
+    var t = "";
+    var u = "";
+    for i in 0..200 { t += "ab"; u = u + t; }
+    var branched = keep[2] + "!";
+    var again = keep[2] + "?";
+    var twice = keep[1] + keep[1];
+    var b = b"";
+    for i in 0..100 { b = b + b"xy"; }
+    print(str(len(s)) + " " + keep[1] + " " + str(len(keep[2])));
+    print(str(len(u)) + " " + t);
+    print(branched + " " + again);
+    print(str(len(twice)) + " " + str(len(b)));
+}
+locus T {
+    var total: string = "";
+    on start {
+        build();
+        // outgrows a 1 MiB limit: 2,000 pieces of 1,000 bytes
+        var piece = "";
+        for i in 0..100 { piece += "zzzzzzzzzz"; }
+        for i in 0..2000 { total = total + piece; print(str(i)); }
+    }
+}
+main { spawn T; }
+`
+	var s strings.Builder
+	var keep []string
+	for i := range 3000 {
+		s.WriteString(strconv.Itoa(i % 10))
+		if i%500 == 0 {
+			keep = append(keep, s.String())
+		}
+	}
+	var tt, u string
+	for range 200 {
+		tt += "ab"
+		u += tt
+	}
+	want := fmt.Sprintf("%d %s %d\n%d %s\n%s %s\n%d %d\n", s.Len(), keep[1], len(keep[2]), len(u), tt,
+		keep[2]+"!", keep[2]+"?", 2*len(keep[1]), 200)
+	img := compileAll(t, src)
+	var outs []outcome
+	for _, kind := range realEngines {
+		o := runWith(t, img, Options{Engine: kind, MemoryLimit: 1 << 20})
+		if o.err != nil {
+			t.Fatalf("%v: %v", kind, o.err)
+		}
+		outs = append(outs, o)
+	}
+	n, w := outs[0], outs[1]
+	if n.stdout != w.stdout || n.stderr != w.stderr || n.res.Code != w.res.Code {
+		t.Fatalf("engines disagree:\nnative (exit %d):\n%s%s\nwasm (exit %d):\n%s%s",
+			n.res.Code, n.stdout, n.stderr, w.res.Code, w.stdout, w.stderr)
+	}
+	if !strings.HasPrefix(n.stdout, want) {
+		t.Fatalf("got:\n%.600s\nwant a start of:\n%.600s", n.stdout, want)
+	}
+	if !strings.Contains(n.stderr, "out of memory") || n.res.Code == 0 {
+		t.Fatalf("want an out-of-memory trap, got exit %d: %s", n.res.Code, n.stderr)
+	}
+	// The piece it traps at is the memory model's, not the allocator's:
+	// some hundreds in, before the 2,000th.
+	lines := strings.Split(strings.TrimSpace(strings.TrimPrefix(n.stdout, want)), "\n")
+	if last, _ := strconv.Atoi(lines[len(lines)-1]); len(lines) < 100 || last != len(lines)-1 || last > 1990 {
+		t.Fatalf("trapped after %d pieces (last printed %q)", len(lines), lines[len(lines)-1])
+	}
+}

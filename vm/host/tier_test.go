@@ -493,14 +493,15 @@ func TestTierPlansListsStructs(t *testing.T) {
 	}
 	// Answered: the loop calling step (a region: moving bs into the
 	// call's window runs in place, and step's 50 calls are compiled
-	// calls inside it), total, scale, bump, 2 earlies, the loop of
-	// pushes (a region, each push in place) and both calls of many.
-	// Handed back: a scale, 2 bumps and iterset, which trap, and 7
+	// calls inside it), total, scale, bump, 2 earlies and both calls of
+	// many. Handed back: a scale, 2 bumps and iterset, which trap, 7
 	// tries of many's first call, which filled the undo log (60,000
 	// writes): the log doubles from 512 entries at each try, and the
-	// call runs compiled again, until it holds 65,536.
-	if ti := e.g.tier; ti == nil || ti.done != 9 || ti.fellBack != 11 {
-		t.Fatalf("tier calls: %d answered, %d handed back; want 9 and 11", ti.done, ti.fellBack)
+	// call runs compiled again, until it holds 65,536; and the loop of
+	// pushes (a region running each push in place), given up at its
+	// 64th push (vm's regionMinCompiled).
+	if ti := e.g.tier; ti == nil || ti.done != 8 || ti.fellBack != 12 {
+		t.Fatalf("tier calls: %d answered, %d handed back; want 8 and 12", ti.done, ti.fellBack)
 	}
 }
 
@@ -866,12 +867,14 @@ func TestTierLogTooSmall(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Handed back: fill's call, once with each log of 512 to 262,144
-	// entries (10 sizes). Answered: the loop of pushes, the loop
-	// summing, and fill's loops: its outer loop returns each time it
-	// commits with its log past half full (5 times in 300,000 writes),
-	// and its inner loop's region finishes the inner loop under way.
-	if ti := e.g.tier; ti == nil || ti.fellBack != 10 || ti.done != 11 {
-		t.Fatalf("tier calls: %d answered, %d handed back; want 11 and 10", ti.done, ti.fellBack)
+	// entries (10 sizes), and the loop of pushes, which runs each push
+	// in place and is given up at its 64th (vm's regionMinCompiled).
+	// Answered: the loop summing, and fill's loops: its outer loop
+	// returns each time it commits with its log past half full (5 times
+	// in 300,000 writes), and its inner loop's region finishes the
+	// inner loop under way.
+	if ti := e.g.tier; ti == nil || ti.fellBack != 11 || ti.done != 10 {
+		t.Fatalf("tier calls: %d answered, %d handed back; want 10 and 11", ti.done, ti.fellBack)
 	}
 	// The host calls before the print are the polls of a long call.
 	if len(printed) == 0 || !strings.HasSuffix(printed[len(printed)-1], "45349500") {
@@ -968,4 +971,50 @@ func prepareTier(t testing.TB, src string) (*wasmRuntime, *wasmProgram, *image.I
 	}
 	t.Cleanup(func() { p.close(ctx) })
 	return w, p, img
+}
+
+// TestTierRegionBatchBound checks that a loop region whose compiled code
+// runs only a few steps between the instructions it runs in place (a
+// map's lookup each iteration) is given up after its 64th batch, the
+// call stopping there and the interpreter finishing the loop, and that a
+// loop with enough compiled work between its batches stays compiled.
+func TestTierRegionBatchBound(t *testing.T) {
+	for _, c := range []struct {
+		name, body     string
+		done, fellBack int
+	}{
+		// Three calls of work, each with two loops of a lookup every 5
+		// steps: each loop's first call stops at its 64th batch (2
+		// handed back), and nothing is compiled after.
+		{"few steps a batch", `s += m[i % 100];`, 0, 2},
+		// 20 compiled steps a batch: the second loop's three calls
+		// finish compiled; the first loop's (3 steps a batch) does not.
+		{"many steps a batch", `s += m[i % 100]; var x = i;
+            x = x * 3 + 1; x = x * 3 + 1; x = x * 3 + 1; x = x * 3 + 1; x = x * 3 + 1; s += x % 2;`, 3, 1},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			src := `
+fn work() -> int {
+    var m: {int: int} = {};
+    for i in 0..100 { m[i] = i * 2; }
+    var s = 0;
+    for i in 0..10000 { ` + c.body + ` }
+    return s;
+}
+locus Main { on start { var t = 0; for r in 0..3 { t += work(); } print(str(t)); } }
+main { spawn Main; }
+`
+			e, printed, err := startOnWasm(t, src)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if ti := e.g.tier; ti == nil || ti.done != c.done || ti.fellBack != c.fellBack {
+				t.Errorf("tier calls: %d answered, %d handed back; want %d and %d", ti.done, ti.fellBack, c.done, c.fellBack)
+			}
+			native := runWith(t, compileAll(t, src), Options{Engine: EngineNative})
+			if len(printed) == 0 || !strings.HasSuffix(printed[len(printed)-1], strings.TrimSpace(native.stdout)) {
+				t.Errorf("printed %q, the native engine %q", printed, native.stdout)
+			}
+		})
+	}
 }

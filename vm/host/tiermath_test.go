@@ -116,8 +116,11 @@ func TestTierMath(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if ti := e.g.tier; ti == nil || ti.done == 0 || ti.fellBack != 0 {
-		t.Fatalf("tier calls: %+v; want some answered, none handed back", ti)
+	// One call handed back: the printing loop's region, given up at its
+	// 64th batch run in place (vm's regionMinCompiled); it prints what
+	// compiled functions return, and the interpreter does as well.
+	if ti := e.g.tier; ti == nil || ti.done == 0 || ti.fellBack != 1 {
+		t.Fatalf("tier calls: %d answered, %d handed back; want some answered, one handed back", ti.done, ti.fellBack)
 	}
 }
 

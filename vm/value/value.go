@@ -160,6 +160,9 @@ func (v Value) AsStruct() *Struct {
 }
 
 // str returns the contents of a value known to be a string or bytes.
+// ByteLen returns the length in bytes of a string or bytes value.
+func (v Value) ByteLen() int { return int(v.n) }
+
 func (v Value) str() string { return unsafe.String((*byte)(v.p), int(v.n)) }
 
 // String returns Format(v), so that fmt prints values as str(x) does.
