@@ -184,6 +184,7 @@ func BenchmarkVsCPython(b *testing.B) {
 	workloads := []struct{ name, arg, want string }{
 		{"fib30", "", "832040"}, {"loop", "", "499999500000"}, {"format", "", "34518986"},
 		{"json_reply", "", "1015335 947080"},
+		{"strbuild", "", "1988890 299999,"}, {"wordfreq", "", "64 3157 4096 45 1000 213"},
 	}
 	for _, p := range gamePrograms {
 		// want "": the whole of CPython's output, which hale must print.
@@ -323,6 +324,8 @@ func TestBenchPrograms(t *testing.T) {
 		"loop.hl":       "499999500000\n",
 		"format.hl":     "34518986\n",
 		"json_reply.hl": "1015335 947080\n",
+		"strbuild.hl":   "1988890 299999,\n",
+		"wordfreq.hl":   "64 3157 4096 45 1000 213\n",
 		"msgs.hl":       "handled 200000\n",
 		"msgs_rand.hl":  "handled 200000\n",
 		"main10000.hl":  "acks 10000\n",
