@@ -25,20 +25,7 @@ func runEngineCases(t *testing.T, cases []engineCase) {
 	t.Helper()
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			img := compileAll(t, c.src)
-			var outs []outcome
-			for _, kind := range realEngines {
-				o := runWith(t, img, Options{Engine: kind})
-				if o.err != nil {
-					t.Fatalf("%v: %v", kind, o.err)
-				}
-				outs = append(outs, o)
-			}
-			n, w := outs[0], outs[1]
-			if n.stdout != w.stdout || n.stderr != w.stderr || n.res.Code != w.res.Code {
-				t.Fatalf("engines disagree:\nnative (exit %d):\n%s%s\nwasm (exit %d):\n%s%s",
-					n.res.Code, n.stdout, n.stderr, w.res.Code, w.stdout, w.stderr)
-			}
+			n := runBothHandled(t, compileAll(t, c.src), Options{}, false)
 			if n.stdout != c.stdout || n.res.Code != c.code || !strings.HasPrefix(n.stderr, c.stderr) || c.stderr == "" && n.stderr != "" {
 				t.Errorf("got (exit %d):\n%s%s\nwant (exit %d):\n%s%s", n.res.Code, n.stdout, n.stderr, c.code, c.stdout, c.stderr)
 			}
@@ -342,20 +329,7 @@ main { spawn T; }
 	}
 	want := fmt.Sprintf("%d %s %d\n%d %s\n%s %s\n%d %d\n", s.Len(), keep[1], len(keep[2]), len(u), tt,
 		keep[2]+"!", keep[2]+"?", 2*len(keep[1]), 200)
-	img := compileAll(t, src)
-	var outs []outcome
-	for _, kind := range realEngines {
-		o := runWith(t, img, Options{Engine: kind, MemoryLimit: 1 << 20})
-		if o.err != nil {
-			t.Fatalf("%v: %v", kind, o.err)
-		}
-		outs = append(outs, o)
-	}
-	n, w := outs[0], outs[1]
-	if n.stdout != w.stdout || n.stderr != w.stderr || n.res.Code != w.res.Code {
-		t.Fatalf("engines disagree:\nnative (exit %d):\n%s%s\nwasm (exit %d):\n%s%s",
-			n.res.Code, n.stdout, n.stderr, w.res.Code, w.stdout, w.stderr)
-	}
+	n := runBothHandled(t, compileAll(t, src), Options{MemoryLimit: 1 << 20}, false)
 	if !strings.HasPrefix(n.stdout, want) {
 		t.Fatalf("got:\n%.600s\nwant a start of:\n%.600s", n.stdout, want)
 	}
