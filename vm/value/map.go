@@ -54,35 +54,49 @@ const (
 )
 
 // hashKey returns k's hash; its top bits choose the slot. It is fixed,
-// not seeded: the package reads no randomness (the guest's would be
-// wazero's fixed source anyway), and nothing a program sees depends on
-// it, since entries keep their insertion order.
+// not seeded: the package reads no randomness, and the guest's Go maps
+// it replaced were no better (their seed came from wazero's fixed
+// random source); nothing a program sees depends on it, since entries
+// keep their insertion order. Every word goes through wyhash's
+// multiply-and-fold (mix), so keys that collide cannot be written down
+// from the formula, as they could for a plain multiply: finding them
+// takes a search, as it did for Go's hash.
 func hashKey(k Value) uint64 {
 	if k.k == KindString {
 		return hashString(k.p, int(k.n))
 	}
-	// Fibonacci hashing: a multiply spreads any run of keys over the top
-	// bits.
-	return (k.n ^ 0x2545f4914f6cdd1d) * 0x9e3779b97f4a7c15
+	return mix(k.n^hashK0, hashK1)
 }
 
-// hashString hashes n bytes at p eight at a time (FxHash's step), the
-// tail as one word, and the length last.
+// The constants of wyhash.
+const (
+	hashK0 = 0xa0761d6478bd642f
+	hashK1 = 0xe7037ed1a0b428db
+	hashK2 = 0x8ebc6af09c88c6e3
+)
+
+// mix multiplies a and b into 128 bits and folds them.
+func mix(a, b uint64) uint64 {
+	hi, lo := bits.Mul64(a, b)
+	return hi ^ lo
+}
+
+// hashString hashes n bytes at p eight at a time, the tail as one
+// word, and the length last.
 func hashString(p unsafe.Pointer, n int) uint64 {
-	const k = 0x517cc1b727220a95
-	h := uint64(0)
+	h := uint64(hashK2)
 	i := 0
 	for ; i+8 <= n; i += 8 {
-		h = (bits.RotateLeft64(h, 5) ^ *(*uint64)(unsafe.Add(p, i))) * k
+		h = mix(*(*uint64)(unsafe.Add(p, i))^hashK0, h^hashK1)
 	}
 	if i < n {
 		var w uint64
 		for j := n - 1; j >= i; j-- {
 			w = w<<8 | uint64(*(*byte)(unsafe.Add(p, j)))
 		}
-		h = (bits.RotateLeft64(h, 5) ^ w) * k
+		h = mix(w^hashK0, h^hashK1)
 	}
-	return (bits.RotateLeft64(h, 5) ^ uint64(n)) * k
+	return mix(h^uint64(n), hashK2)
 }
 
 // NewMap returns an empty map value whose keys are of kind key (KindInt,

@@ -729,3 +729,57 @@ func TestFieldOutOfRange(t *testing.T) {
 		}
 	}
 }
+
+// TestMapProbes keeps the index's probes short on the keys programs
+// use: runs of ints, ints with a common stride (multiples of a power of
+// two, which a plain multiply sends to few slots), and strings that
+// differ in one character or share a long prefix. A map's longest probe
+// (slots visited for one key) must stay small at the index's load.
+func TestMapProbes(t *testing.T) {
+	longest := func(m *Map) int {
+		worst := 0
+		for pos := range m.entries {
+			k := m.entries[pos].key
+			x := m.idx
+			i, n := int(hashKey(k)>>x.shift), 1
+			for x.slots[i] != int32(pos+1) {
+				i = (i + 1) & (len(x.slots) - 1)
+				n++
+			}
+			worst = max(worst, n)
+		}
+		return worst
+	}
+	sets := map[string]func(i int) Value{
+		"run":      func(i int) Value { return Int(int64(i)) },
+		"stride":   func(i int) Value { return Int(int64(i) << 20) },
+		"negative": func(i int) Value { return Int(-int64(i) * 4096) },
+		"suffix":   func(i int) Value { return Str("user-" + strconv.Itoa(i)) },
+		"prefix":   func(i int) Value { return Str(strconv.Itoa(i) + "/a/long/shared/path/to/the/same/place") },
+		// Keys written down to collide under a plain Fibonacci hash,
+		// (k ^ c) * 2^64/φ: its product is i, so every key's top bits
+		// are 0. A program fed such keys (a JSON object's ids) would
+		// probe n slots for its n-th key.
+		"crafted": func(i int) Value { return Int(int64(uint64(i)*fibInverse ^ 0x2545f4914f6cdd1d)) },
+	}
+	for name, key := range sets {
+		m := NewMap(key(0).Kind(), 0).AsMap()
+		for i := range 50000 {
+			must(m.Set(key(i), Int(int64(i))))
+		}
+		if n := longest(m); n > 64 {
+			t.Errorf("%s: a probe of %d slots among %d keys in %d slots", name, n, m.Len(), len(m.idx.slots))
+		}
+	}
+}
+
+// fibInverse is the inverse of 2^64/φ (0x9e3779b97f4a7c15) modulo 2^64,
+// by Newton's iteration (each step doubles the bits that are right).
+var fibInverse = func() uint64 {
+	const x = 0x9e3779b97f4a7c15
+	inv := uint64(x)
+	for range 6 {
+		inv *= 2 - x*inv
+	}
+	return inv
+}()
