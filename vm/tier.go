@@ -92,11 +92,7 @@ func (m *Machine) EnableTier(call TierCaller) {
 func (m *Machine) newRegionState() {
 	m.regions = make([]regionProbe, len(m.tierPlan.Regions))
 	for i, r := range m.tierPlan.Regions {
-		for _, in := range m.img.Funcs[r.Func].Code[r.Header : r.End+1] {
-			if in.Op == image.OpPublish || in.Op == image.OpPublishAfter {
-				m.regions[i].publishes = true
-			}
-		}
+		m.regions[i].publishes = r.Publishes
 	}
 }
 
@@ -115,7 +111,7 @@ type regionProbe struct {
 	// batches counts the batches its calls ran in place (TierStep), and
 	// inPlace their instructions.
 	batches, inPlace int64
-	// publishes: the loop publishes, which compiled code does at a
+	// publishes (tier.Region.Publishes): compiled code publishes at a
 	// fraction of the interpreter's cost (a step that saves far more
 	// than a step's time), so batches do not count against it.
 	publishes bool

@@ -3,6 +3,7 @@ package host
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -203,57 +204,16 @@ fn churn() {
 locus T { on start { churn(); } }
 main { spawn T; }
 `
-	// The model: an ordered map is a slice of keys in insertion order
-	// and a Go map of values.
-	type ordered[K comparable] struct {
-		keys []K
-		vals map[K]int
-	}
-	set := func(keys *[]int, vals map[int]int, k, v int) {
-		if _, ok := vals[k]; !ok {
-			*keys = append(*keys, k)
-		}
-		vals[k] = v
-	}
-	var m ordered[int]
-	m.vals = map[int]int{}
-	var s ordered[string]
-	s.vals = map[string]int{}
-	delInt := func(k int) {
-		if _, ok := m.vals[k]; ok {
-			delete(m.vals, k)
-			for i, x := range m.keys {
-				if x == k {
-					m.keys = append(m.keys[:i], m.keys[i+1:]...)
-					break
-				}
-			}
-		}
-	}
-	delStr := func(k string) {
-		if _, ok := s.vals[k]; ok {
-			delete(s.vals, k)
-			for i, x := range s.keys {
-				if x == k {
-					s.keys = append(s.keys[:i], s.keys[i+1:]...)
-					break
-				}
-			}
-		}
-	}
+	m, s := newOrderedModel[int](), newOrderedModel[string]()
 	for i := range 5000 {
 		k := (i * 7919) % 613
-		set(&m.keys, m.vals, k, m.vals[k]+i)
+		m.add(k, i)
 		if i%3 == 0 {
-			delInt((i * 31) % 613)
+			m.del((i * 31) % 613)
 		}
-		sk := "key" + strconv.Itoa(k%97)
-		if _, ok := s.vals[sk]; !ok {
-			s.keys = append(s.keys, sk)
-		}
-		s.vals[sk]++
+		s.add("key"+strconv.Itoa(k%97), 1)
 		if i%5 == 0 {
-			delStr("key" + strconv.Itoa(i%89))
+			s.del("key" + strconv.Itoa(i%89))
 		}
 	}
 	order, sum := 0, 0
@@ -341,5 +301,32 @@ main { spawn T; }
 	lines := strings.Split(strings.TrimSpace(strings.TrimPrefix(n.stdout, want)), "\n")
 	if last, _ := strconv.Atoi(lines[len(lines)-1]); len(lines) < 100 || last != len(lines)-1 || last > 1990 {
 		t.Fatalf("trapped after %d pieces (last printed %q)", len(lines), lines[len(lines)-1])
+	}
+}
+
+// orderedModel is a Hale map of int values as a test models it: its
+// keys in insertion order and a Go map of the values.
+type orderedModel[K comparable] struct {
+	keys []K
+	vals map[K]int
+}
+
+func newOrderedModel[K comparable]() *orderedModel[K] {
+	return &orderedModel[K]{vals: map[K]int{}}
+}
+
+// add adds d to k's value, a new key (valued d) going last.
+func (o *orderedModel[K]) add(k K, d int) {
+	if _, ok := o.vals[k]; !ok {
+		o.keys = append(o.keys, k)
+	}
+	o.vals[k] += d
+}
+
+// del deletes k, if it is a key.
+func (o *orderedModel[K]) del(k K) {
+	if _, ok := o.vals[k]; ok {
+		delete(o.vals, k)
+		o.keys = slices.DeleteFunc(o.keys, func(x K) bool { return x == k })
 	}
 }

@@ -43,6 +43,11 @@ type mapEntry struct {
 	key, val Value // key.k == KindVoid marks a tombstone
 }
 
+// holds reports whether e's key is k (a tombstone's, void, is no key).
+func (e *mapEntry) holds(k Value) bool {
+	return e.key.n == k.n && e.key.k == k.k && (k.k != KindString || e.key.str() == k.str())
+}
+
 const (
 	smallMap = 8
 	// slotDeleted marks the slot of a deleted key: a probe goes on past
@@ -139,9 +144,7 @@ func (m *Map) findSlot(k Value) (slot, pos int) {
 	x := m.idx
 	if x == nil {
 		for i := range m.entries {
-			// A tombstone's key is void: it matches no key.
-			if e := &m.entries[i]; e.key.n == k.n && e.key.k == k.k &&
-				(k.k != KindString || e.key.str() == k.str()) {
+			if m.entries[i].holds(k) {
 				return -1, i
 			}
 		}
@@ -154,11 +157,8 @@ func (m *Map) findSlot(k Value) (slot, pos int) {
 		if s == 0 {
 			return -1, -1
 		}
-		if s > 0 {
-			if e := &m.entries[s-1]; e.key.n == k.n && e.key.k == k.k &&
-				(k.k != KindString || e.key.str() == k.str()) {
-				return i, int(s - 1)
-			}
+		if s > 0 && m.entries[s-1].holds(k) {
+			return i, int(s - 1)
 		}
 		i = (i + 1) & mask
 	}

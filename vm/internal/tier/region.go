@@ -51,6 +51,10 @@ type Region struct {
 	Func   int
 	Header int // the loop header: where the interpreter calls it
 	End    int // the last backward jump to Header
+	// Publishes: the loop holds a publish, which the region compiles
+	// (or exits at), so in-place batches do not weigh against it (vm's
+	// bound on batches).
+	Publishes bool
 	// temps are the types of the function's temporaries on entry to
 	// the header (tempTypes), nil when it has none.
 	temps []image.TypeRef
@@ -311,6 +315,9 @@ func findRegions(img *image.Image, p *Plan, fi int) {
 			r.temps = temps[h]
 		}
 		if _, ok := analyzeRegion(img, p, r); ok {
+			r.Publishes = slices.ContainsFunc(f.Code[h:end[h]+1], func(in image.Instr) bool {
+				return in.Op == image.OpPublish || in.Op == image.OpPublishAfter
+			})
 			p.Regions = append(p.Regions, r)
 		}
 	}
